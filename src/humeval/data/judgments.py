@@ -1,0 +1,70 @@
+"""What a reader returns: the tables it found and a report of what it skipped and why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from humeval.data.tables import Comparisons, PostEdits, Rankings, Ratings
+
+EXAMPLE_LINES = 5  # how many line numbers a report keeps per skip reason
+
+
+@dataclass
+class ReadReport:
+    """What a reader did: the format, rows read, and every skip counted by reason."""
+
+    path: str
+    format: str
+    rows: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    examples: dict[str, list[int]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def skip(self, reason: str, n: int = 1, lines=()) -> None:
+        if n <= 0:
+            return
+        self.skipped[reason] = self.skipped.get(reason, 0) + int(n)
+        kept = self.examples.setdefault(reason, [])
+        kept.extend(int(x) for x in list(lines)[: EXAMPLE_LINES - len(kept)])
+
+    @property
+    def n_skipped(self) -> int:
+        return sum(self.skipped.values())
+
+    def lines(self) -> list[str]:
+        out = [f"{self.path}: {self.rows:,} rows read as {self.format}"]
+        out += [f"  note: {n}" for n in self.notes]
+        for reason, n in self.skipped.items():
+            where = self.examples.get(reason)
+            at = f" (e.g. line {', '.join(map(str, where))})" if where else ""
+            out.append(f"  skipped {n:,} {reason}{at}")
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+@dataclass
+class Judgments:
+    """The tables read from one file. Rankings come with the comparisons they expand to."""
+
+    report: ReadReport
+    rankings: Rankings | None = None
+    comparisons: Comparisons | None = None
+    ratings: Ratings | None = None
+    post_edits: PostEdits | None = None
+
+    def __post_init__(self):
+        if self.rankings is not None and self.comparisons is None:
+            self.comparisons, skipped = self.rankings.expand(return_skipped=True)
+            for reason, n in skipped.items():
+                self.report.skip(reason, n)
+
+    def tables(self) -> dict[str, object]:
+        """The tables present, by name."""
+        names = ("rankings", "comparisons", "ratings", "post_edits")
+        return {n: getattr(self, n) for n in names if getattr(self, n) is not None}
+
+    def __repr__(self) -> str:
+        inside = ", ".join(repr(t) for t in self.tables().values()) or "no judgments"
+        return f"Judgments({self.report.path}: {inside})"

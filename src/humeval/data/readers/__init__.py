@@ -1,0 +1,133 @@
+"""Readers, one module per format, and ``read`` which guesses the format and says so."""
+
+from __future__ import annotations
+
+import gzip
+import inspect
+import json
+import tarfile
+from pathlib import Path
+
+from humeval.data.judgments import Judgments
+from humeval.data.readers import appraise, mlqe, mqm, pairwise, ratings, wmt_csv, wmt_edits, wmt_legacy
+from humeval.data.readers._arrow import kind_of
+from humeval.data.readers.appraise import read_appraise
+from humeval.data.readers.mlqe import read_mlqe_da, read_mlqe_pe
+from humeval.data.readers.mqm import MQMWeights, read_mqm, read_mqm_avg
+from humeval.data.readers.pairwise import read_pairwise
+from humeval.data.readers.ratings import read_ratings
+from humeval.data.readers.wmt_csv import read_wmt_csv
+from humeval.data.readers.wmt_edits import read_wmt_edits
+from humeval.data.readers.wmt_legacy import read_wmt_legacy
+from humeval.errors import InputError
+
+READERS = {
+    "wmt-csv": read_wmt_csv,
+    "wmt-legacy": read_wmt_legacy,
+    "appraise-xml": read_appraise,
+    "pairwise": read_pairwise,
+    "ratings": read_ratings,
+    "mlqe-da": read_mlqe_da,
+    "mlqe-pe": read_mlqe_pe,
+    "mqm": read_mqm,
+    "mqm-avg": read_mqm_avg,
+    "wmt-edits": read_wmt_edits,
+}
+FORMATS = tuple(READERS)
+HEAD_BYTES = 1 << 16
+
+
+def read(path, format: str | None = None, **options) -> Judgments:
+    """Read a judgments file into tables, guessing the format unless ``format`` names it.
+
+    ``options`` go to the format's reader (e.g. ``columns=`` for pairwise and ratings files,
+    ``weights=`` for MQM, ``encoding=`` for text formats). The report says what was guessed.
+    """
+    guessed = None
+    if format is None:
+        format, guessed = guess_format(path)
+    if format not in READERS:
+        raise InputError(path, None, f"unknown format {format!r}", f"use one of {', '.join(FORMATS)}")
+    reader = READERS[format]
+    accepted = inspect.signature(reader).parameters
+    wrong = [k for k in options if k not in accepted]
+    if wrong:
+        takes = ", ".join(p for p in accepted if p != "path") or "no options"
+        raise InputError(path, None, f"option {', '.join(wrong)} does not apply to format {format}",
+                         f"{format} takes {takes}")
+    result = reader(path, **options)
+    if guessed:
+        result.report.notes.insert(0, f"format {format} guessed from {guessed}")
+    return result
+
+
+def guess_format(path) -> tuple[str, str]:
+    """(format, what gave it away). Raises ``InputError`` when nothing fits."""
+    p = Path(path)
+    name = p.name.lower()
+    if name.endswith((".xml", ".xml.gz")):
+        return "appraise-xml", "the .xml ending"
+    if p.suffix.lstrip(".") in mlqe.PE_PARTS or (not p.exists() and mlqe.looks_like_pe(p)):
+        return "mlqe-pe", f"the .{p.suffix.lstrip('.') or 'mt/.pe'} ending"
+    if not p.exists():
+        raise InputError(p, None, "no such file", "check the path")
+    kind = kind_of(p)
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+        try:
+            cells = pq.read_schema(p).names
+        except Exception as error:
+            raise InputError(p, None, f"not a readable Parquet file ({error})", "check the file") from None
+        return _by_columns(p, cells, "the Parquet columns")
+    head = _head(p)
+    if not head.strip():
+        raise InputError(p, None, "the file is empty", "check that the export finished")
+    if appraise.looks_like(head):
+        return "appraise-xml", "the XML content"
+    line = head.split(b"\n", 1)[0].decode("utf-8-sig", errors="replace").rstrip("\r")
+    for fmt, module in (("wmt-csv", wmt_csv), ("wmt-legacy", wmt_legacy), ("wmt-edits", wmt_edits),
+                        ("mqm", mqm)):
+        if module.looks_like(line):
+            return fmt, "the header"
+    if mlqe.looks_like_da(line):
+        return "mlqe-da", "the header"
+    if mqm.looks_like_avg(line):
+        return "mqm-avg", "the header"
+    if line.lstrip().startswith("{"):
+        try:
+            cells = list(json.loads(line))
+        except ValueError:
+            cells = []
+    else:
+        cells = [c.strip().strip('"') for c in line.split("\t" if kind == "tsv" or "\t" in line else ",")]
+    return _by_columns(p, cells, "the header")
+
+
+def _by_columns(path, cells, where) -> tuple[str, str]:
+    if pairwise.looks_like(cells):
+        return "pairwise", where
+    if ratings.looks_like(cells):
+        return "ratings", where
+    raise InputError(path, 1, f"cannot tell the format from {where} ({', '.join(cells[:8])}"
+                     f"{', …' if len(cells) > 8 else ''})",
+                     f"pass format= (CLI: --format) with one of {', '.join(FORMATS)}; "
+                     "for pairwise or ratings files with other column names also pass columns=")
+
+
+def _head(path: Path) -> bytes:
+    name = path.name.lower()
+    try:
+        if name.endswith((".tar.gz", ".tgz")):
+            with tarfile.open(path) as tar:
+                member = next((m for m in tar.getmembers() if m.isfile()), None)
+                return tar.extractfile(member).read(HEAD_BYTES) if member else b""
+        if name.endswith(".gz"):
+            with gzip.open(path) as handle:
+                return handle.read(HEAD_BYTES)
+        with open(path, "rb") as handle:
+            return handle.read(HEAD_BYTES)
+    except (OSError, EOFError, tarfile.TarError) as error:
+        raise InputError(path, None, f"cannot be read ({error})", "check the file") from None
+
+
+__all__ = ["FORMATS", "MQMWeights", "READERS", "guess_format", "read", *(f.__name__ for f in READERS.values())]

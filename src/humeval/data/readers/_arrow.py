@@ -1,0 +1,109 @@
+"""Loading tabular files through pyarrow, and integer-coding arrow columns."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.json as pajson
+import pyarrow.parquet as pq
+
+from humeval.data.readers._io import ENCODING_FIX, decode, read_bytes
+from humeval.errors import InputError
+
+
+def kind_of(path) -> str:
+    """csv, tsv, jsonl or parquet, from the file name (a .gz ending is looked through)."""
+    name = Path(path).name.lower().removesuffix(".gz")
+    if name.endswith((".parquet", ".pq")):
+        return "parquet"
+    if name.endswith((".jsonl", ".ndjson", ".json")):
+        return "jsonl"
+    if name.endswith((".tsv", ".tab")):
+        return "tsv"
+    return "csv"
+
+
+def first_row_line(kind: str) -> int:
+    """The file line of data row 0 (CSV/TSV have a header line; Parquet has no lines)."""
+    return {"csv": 2, "tsv": 2, "jsonl": 1}.get(kind, 0)
+
+
+def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
+    """Read the whole file as an arrow table; text columns stay strings."""
+    if kind == "parquet":
+        try:
+            return pq.read_table(path)
+        except FileNotFoundError:
+            raise InputError(path, None, "no such file", "check the path") from None
+        except (pa.ArrowException, OSError) as error:
+            raise InputError(path, None, f"not a readable Parquet file ({error})",
+                             "check the file, or give a .csv/.jsonl name if it is text") from None
+    data = read_bytes(path)
+    text = decode(data, path, encoding)  # locates bad bytes; arrow would only say "invalid"
+    if encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+        data = text.encode("utf-8")
+    buffer = io.BytesIO(data)
+    if kind == "jsonl":
+        try:
+            return pajson.read_json(buffer)
+        except pa.ArrowInvalid:
+            _raise_json_error(path, text)
+    delimiter = "\t" if kind == "tsv" else ","
+    header = next(csv.reader([text.split("\n", 1)[0].rstrip("\r")], delimiter=delimiter))
+    try:
+        return pacsv.read_csv(
+            buffer, parse_options=pacsv.ParseOptions(delimiter=delimiter),
+            convert_options=pacsv.ConvertOptions(column_types={h: pa.string() for h in header},
+                                                 strings_can_be_null=True))
+    except pa.ArrowInvalid as error:
+        _raise_csv_error(path, text, delimiter, len(header), error)
+
+
+def _raise_csv_error(path, text, delimiter, width, error):
+    for fields in (reader := csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)):
+        if fields and len(fields) != width:
+            raise InputError(path, reader.line_num, f"{len(fields)} fields, expected {width} as in the header",
+                             "check the delimiters and quotes in this row")
+    raise InputError(path, None, f"cannot be parsed as {'TSV' if delimiter == chr(9) else 'CSV'} ({error})",
+                     "check the delimiters and quotes")
+
+
+def _raise_json_error(path, text):
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(path, number, f"not valid JSON ({error.msg} at column {error.colno})",
+                             "write one JSON object per line") from None
+        if not isinstance(value, dict):
+            raise InputError(path, number, "a JSON line must be an object", "write one JSON object per line")
+    raise InputError(path, None, "the JSON lines do not have consistent fields",
+                     "give every line the same keys with the same types")
+
+
+def encode_arrow(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], tuple[str, ...]]:
+    """Integer-code arrow columns against one shared sorted label tuple (null/"" -> -1)."""
+    joined = pa.chunked_array([chunk for c in columns for chunk in
+                               (c.cast(pa.string()) if c.type != pa.string() else c).chunks], type=pa.string())
+    encoded = joined.combine_chunks().dictionary_encode() if joined.num_chunks else \
+        pa.array([], pa.string()).dictionary_encode()
+    labels = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
+    order = np.argsort(labels, kind="stable") if len(labels) else np.zeros(0, np.int64)
+    keep = order[labels[order] != ""]
+    lookup = np.full(len(labels) + 1, -1, dtype=np.int32)
+    lookup[keep] = np.arange(len(keep), dtype=np.int32)
+    indices = encoded.indices.fill_null(len(labels)).to_numpy(zero_copy_only=False)
+    codes = lookup[indices]
+    out, start = [], 0
+    for c in columns:
+        out.append(codes[start:start + len(c)])
+        start += len(c)
+    return out, tuple(str(x) for x in labels[keep])

@@ -1,0 +1,126 @@
+"""Google MQM annotations (Freitag et al. 2021), per error or as segment averages.
+
+Per-error TSV (no quoting): ``system doc doc_id seg_id rater source target category
+severity [comment]``; one row per marked error (or one ``No-error`` row). The WMT23
+side-by-side files say ``globalSegId`` for the segment and may come as a ``.tsv.tar.gz``.
+Each (system, segment, rater) becomes one score, the negated weighted error count
+(higher is better, 0 = no error), with the standard weights (Freitag et al. 2021, §3.3):
+Major 5, Minor 1, Minor ``Fluency/Punctuation`` 0.1, Major ``Non-translation`` 25.
+Rows with another severity (e.g. the quality-control value ``HOTW-test``) are counted and
+skipped.
+
+Segment-average files ``system mqm_avg_score seg_id`` (whitespace-separated, ``None`` =
+not rated) give one score per (system, segment) with the judge unknown.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, replace
+
+import pandas as pd
+
+from humeval.data.judgments import Judgments, ReadReport
+from humeval.data.readers._io import read_bytes, decode, text_stream
+from humeval.data.readers._tracks import track_from_path
+from humeval.data.tables import Ratings
+from humeval.errors import InputError
+
+FORMAT, AVG_FORMAT = "mqm", "mqm-avg"
+SCALE = "-MQM (0 = no errors, higher is better)"
+
+
+@dataclass(frozen=True)
+class MQMWeights:
+    """Error weights; override any of them: ``MQMWeights(major=10)`` or a dict to ``read_mqm``."""
+
+    major: float = 5.0
+    minor: float = 1.0
+    minor_punctuation: float = 0.1
+    non_translation: float = 25.0
+
+    def of(self, severity: str, category: str) -> float | None:
+        severity = severity.strip().lower()
+        if severity == "major":
+            return self.non_translation if category.strip().lower().startswith("non-translation") else self.major
+        if severity == "minor":
+            return self.minor_punctuation if category.strip() == "Fluency/Punctuation" else self.minor
+        if severity in ("no-error", "neutral"):
+            return 0.0
+        return None
+
+
+def looks_like(header: str) -> bool:
+    cells = header.split("\t")
+    return "severity" in cells and "rater" in cells and "system" in cells
+
+
+def looks_like_avg(header: str) -> bool:
+    return header.split() == ["system", "mqm_avg_score", "seg_id"]
+
+
+def read_mqm(path, weights: MQMWeights | dict | None = None, encoding: str = "utf-8") -> Judgments:
+    """Per-(system, segment, rater) MQM scores from a per-error MQM TSV."""
+    weights = replace(MQMWeights(), **weights) if isinstance(weights, dict) else (weights or MQMWeights())
+    reader = csv.reader(text_stream(decode(read_bytes(path), path, encoding)), delimiter="\t",
+                        quoting=csv.QUOTE_NONE)
+    header = next(reader)
+    segment = "seg_id" if "seg_id" in header else "globalSegId"
+    need = ["system", segment, "rater", "category", "severity"]
+    missing = [c for c in need if c not in header]
+    if missing:
+        raise InputError(path, 1, f"not an MQM header: missing {', '.join(missing)}",
+                         "expected system, doc, doc_id, seg_id, rater, source, target, category, severity")
+    at = {c: header.index(c) for c in need}
+    report = ReadReport(str(path), FORMAT)
+    penalty: dict[tuple[str, str, str], float] = {}
+    for fields in reader:
+        line = reader.line_num
+        if not fields or fields == [""]:
+            continue
+        if len(fields) < len(need) or max(at.values()) >= len(fields):
+            raise InputError(path, line, f"{len(fields)} fields, too few for the header's {len(header)}",
+                             "check for a line break inside a field")
+        report.rows += 1
+        severity, category = fields[at["severity"]], fields[at["category"]]
+        weight = weights.of(severity, category)
+        if weight is None:
+            report.skip(f"rows with severity {severity!r}", lines=[line])
+            continue
+        key = (fields[at["system"]], fields[at[segment]], fields[at["rater"]])
+        penalty[key] = penalty.get(key, 0.0) + weight
+    if not penalty:
+        raise InputError(path, None, "no scorable MQM rows", "check the severity column")
+    df = pd.DataFrame(list(penalty), columns=["system", "item", "judge"])
+    df["score"] = [-p for p in penalty.values()]
+    df["track"], df["criterion"] = track_from_path(path), "MQM"
+    report.notes.append(f"weights: {weights}")
+    return Judgments(report, ratings=Ratings.from_pandas(df, scale=SCALE))
+
+
+def read_mqm_avg(path, encoding: str = "utf-8") -> Judgments:
+    """Segment-average MQM scores (``system mqm_avg_score seg_id``); judge unknown."""
+    lines = decode(read_bytes(path), path, encoding).split("\n")
+    if not looks_like_avg(lines[0]):
+        raise InputError(path, 1, f"expected the header 'system mqm_avg_score seg_id', found {lines[0][:60]!r}",
+                         "is this a segment-average MQM file?")
+    report = ReadReport(str(path), AVG_FORMAT)
+    rows = []
+    for number, text in enumerate(lines[1:], 2):
+        if not text.strip():
+            continue
+        fields = text.split()
+        if len(fields) != 3:
+            raise InputError(path, number, f"{len(fields)} fields, expected system, score, seg_id",
+                             "check this line")
+        report.rows += 1
+        if fields[1] == "None":
+            report.skip("segments not rated (None)", lines=[number])
+            continue
+        try:
+            rows.append((fields[0], fields[2], float(fields[1])))
+        except ValueError:
+            raise InputError(path, number, f"score {fields[1]!r} is not a number", "fix the score") from None
+    df = pd.DataFrame(rows, columns=["system", "item", "score"])
+    df["track"], df["criterion"] = track_from_path(path), "MQM"
+    return Judgments(report, ratings=Ratings.from_pandas(df, scale=SCALE))

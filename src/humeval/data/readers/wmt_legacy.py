@@ -1,0 +1,114 @@
+"""WMT07–WMT09 manual-evaluation layout.
+
+``TASK,TYPE,ITEM_ID,ANNOTATOR_ID,TIME,SYSTEM_0,SCORE_0_A,SCORE_0_B,…,SYSTEM_4,SCORE_4_A,SCORE_4_B``
+(WMT07/08: comma-separated). WMT09: tab-separated, a leading ``JUDGEMENT_ID``, an
+``ANNOTATOR_TYPE_COUNT`` column after ``ANNOTATOR_ID`` and a trailing free-text ``EXTRA``
+that may contain ``"`` (so quoting is off) and may be missing from a row.
+
+- ``RANK`` rows: a k-way ranking in ``SCORE_x_A`` -> ``Rankings``.
+- ``NIST`` rows: two 1–5 scores per output. WMT07 collected adequacy and fluency, but the
+  file does not say which of A and B is which, so both are kept as criteria ``SCORE_A`` and
+  ``SCORE_B``; ``score_names=("adequacy", "fluency")`` names them if you know -> ``Ratings``.
+- ``EDIT`` rows: the post-edit of ``SYSTEM_0``'s output in ``EXTRA`` -> ``PostEdits``.
+- Other types are counted and skipped.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+
+import pandas as pd
+
+from humeval.data.builders import RankingRows
+from humeval.data.judgments import Judgments, ReadReport
+from humeval.data.readers._io import read_text, text_stream
+from humeval.data.tables import PostEdits, Ratings
+from humeval.errors import InputError
+
+FORMAT = "wmt-legacy"
+BASE = ("TASK", "TYPE", "ITEM_ID", "ANNOTATOR_ID")
+
+
+def looks_like(header: str) -> bool:
+    cells = re.split(r"[\t,]", header)
+    return all(c in cells for c in BASE) and "SYSTEM_0" in cells
+
+
+def read_wmt_legacy(path, encoding: str = "utf-8", score_names=("SCORE_A", "SCORE_B")) -> Judgments:
+    """Read a WMT07–WMT09 judgments file into rankings, ratings and post-edits."""
+    text = read_text(path, encoding)
+    tabbed = "\t" in text.split("\n", 1)[0]
+    reader = csv.reader(text_stream(text), delimiter="\t" if tabbed else ",",
+                        quoting=csv.QUOTE_NONE if tabbed else csv.QUOTE_MINIMAL)
+    header = [h.strip() for h in next(reader)]
+    where = {h: i for i, h in enumerate(header)}
+    missing = [c for c in BASE if c not in where]
+    slots = sorted(int(m.group(1)) for m in (re.fullmatch(r"SYSTEM_(\d+)", h) for h in header) if m)
+    missing += [f"SCORE_{k}_{x}" for k in slots for x in "AB" if f"SCORE_{k}_{x}" not in where]
+    if missing or not slots:
+        raise InputError(path, 1, f"not a WMT07–09 header: missing {', '.join(missing) or 'SYSTEM_0'}",
+                         "the header must name TASK,TYPE,ITEM_ID,ANNOTATOR_ID,SYSTEM_0,SCORE_0_A,SCORE_0_B,…")
+    extra = where.get("EXTRA")
+    report = ReadReport(str(path), FORMAT)
+    rankings, ratings, edits = RankingRows(), [], []
+    for fields in reader:
+        line = reader.line_num
+        if not fields or fields == [""]:
+            report.skip("blank lines", lines=[line])
+            continue
+        fields = _fit(fields, header, extra, path, line, "\t" if tabbed else ",")
+        task, kind, item, judge = (fields[where[c]].strip() for c in BASE)
+        systems = [fields[where[f"SYSTEM_{k}"]].strip() or None for k in slots]
+        report.rows += 1
+        if kind == "RANK":
+            ranks = [_score(fields[where[f"SCORE_{k}_A"]], path, line, f"SCORE_{k}_A") for k in slots]
+            rankings.add(task, item, judge, systems, [-1 if r is None else int(r) for r in ranks])
+        elif kind == "NIST":
+            for k, system in zip(slots, systems):
+                for letter, name in zip("AB", score_names):
+                    value = _score(fields[where[f"SCORE_{k}_{letter}"]], path, line, f"SCORE_{k}_{letter}")
+                    if system is not None and value is not None:
+                        ratings.append((task, item, system, judge, name, value))
+        elif kind == "EDIT":
+            text_ = fields[extra] if extra is not None else ""
+            if systems[0] is None or not text_.strip():
+                report.skip("EDIT rows without a system or an edit", lines=[line])
+                continue
+            edits.append((task, item, systems[0], judge, "EDIT", text_))
+        else:
+            report.skip(f"rows of type {kind or '(empty)'} (not a ranking, score or edit)", lines=[line])
+    if not report.rows:
+        raise InputError(path, None, "the file has a header but no judgments", "check that the export finished")
+    out = Judgments(report, rankings=rankings.build() if len(rankings) else None)
+    if ratings:
+        df = pd.DataFrame(ratings, columns=["track", "item", "system", "judge", "criterion", "score"])
+        out.ratings = Ratings.from_pandas(df, scale="1-5")
+    if edits:
+        df = pd.DataFrame(edits, columns=["track", "item", "system", "editor", "action", "post_edit"])
+        out.post_edits = PostEdits.from_pandas(df)
+    return out
+
+
+def _fit(fields, header, extra, path, line, delimiter):
+    """Rows may lack EXTRA; EXTRA text may hold the delimiter itself (quoting is off)."""
+    if len(fields) == len(header):
+        return fields
+    if extra is not None and extra == len(header) - 1:
+        if len(fields) == len(header) - 1:
+            return fields + [""]
+        if len(fields) > len(header):
+            return fields[:extra] + [delimiter.join(fields[extra:])]
+    raise InputError(path, line, f"{len(fields)} fields, expected {len(header)} as in the header",
+                     "check the delimiters in this row")
+
+
+def _score(text: str, path, line: int, column: str):
+    text = text.strip()
+    if text in ("", "-1", "NA", "N/A"):
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(path, line, f"{column} is {text!r}, expected a number or empty",
+                         "fix the value or leave it empty") from None

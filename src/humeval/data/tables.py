@@ -38,8 +38,12 @@ def encode(*columns: Iterable) -> tuple[list[np.ndarray], tuple[str, ...]]:
         pd.concat(parts, ignore_index=True)
     if isinstance(joined.dtype, pd.CategoricalDtype):
         joined = joined.astype(object)
-    if joined.dtype == object and pd.api.types.infer_dtype(joined, skipna=True) != "string":
-        joined = joined.map(_label_str, na_action="ignore")
+    if joined.dtype == object:
+        kind = pd.api.types.infer_dtype(joined, skipna=True)
+        if kind in ("integer", "floating", "mixed-integer-float", "decimal"):
+            joined = pd.to_numeric(joined)
+        elif kind != "string":
+            joined = joined.map(_label_str, na_action="ignore")
     codes, uniques = pd.factorize(joined, sort=True)
     labels = [_label_str(u) for u in uniques]
     codes = codes.astype(np.int32)
@@ -47,11 +51,20 @@ def encode(*columns: Iterable) -> tuple[list[np.ndarray], tuple[str, ...]]:
         empty = labels.index("")
         codes = np.where(codes == empty, -1, codes - (codes > empty)).astype(np.int32)
         del labels[empty]
+    if labels and all(_integer_like(x) for x in labels):  # "7" before "39", as numbers sort
+        order = np.argsort([int(x) for x in labels], kind="stable")
+        rank = np.empty(len(labels) + 1, dtype=np.int32)
+        rank[order], rank[-1] = np.arange(len(labels)), -1
+        codes, labels = rank[codes], [labels[i] for i in order]
     out, start = [], 0
     for part in parts:
         out.append(codes[start:start + len(part)])
         start += len(part)
     return out, tuple(labels)
+
+
+def _integer_like(label: str) -> bool:
+    return label.isdigit() or (label[:1] == "-" and label[1:].isdigit())
 
 
 def _label_str(value) -> str:
@@ -208,6 +221,8 @@ class Table:
                 continue
             if col.labels:
                 by_set.setdefault(col.labels, []).append(name)
+            elif col.dtype is object:  # text: missing is None, whatever pandas made of it
+                kwargs[name] = df[name].astype(object).where(df[name].notna(), None).to_numpy()
             else:
                 kwargs[name] = df[name].to_numpy()
         for label_set, names in by_set.items():

@@ -68,7 +68,8 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
     if not keep.all():
         kwargs = {k: (v[keep] if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
         a, b, outcome = a[keep], b[keep], outcome[keep]
-    return Judgments(report, comparisons=Comparisons(a=a, b=b, outcome=outcome, **kwargs))
+    comparisons = Comparisons(a=a, b=b, outcome=outcome, **kwargs)
+    return Judgments(report, comparisons=comparisons if keep.all() else comparisons.compact())
 
 
 def _mapping(names: list[str], columns: dict[str, str] | None, path) -> dict[str, str]:

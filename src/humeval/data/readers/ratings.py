@@ -48,7 +48,7 @@ def read_ratings(path, columns: dict[str, str] | None = None, scale: str = "",
     keep = ~bad
     ratings = Ratings(score=score[keep], scale=scale, higher_is_better=higher_is_better,
                       **{k: (v[keep] if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()})
-    return Judgments(report, ratings=ratings)
+    return Judgments(report, ratings=ratings if keep.all() else ratings.compact())
 
 
 def _floats(column: pa.ChunkedArray, path, line0: int, name: str) -> np.ndarray:

@@ -1,0 +1,107 @@
+"""Malformed input: every error names the file, the line and what was expected."""
+
+import pytest
+
+import humeval
+from humeval.data.readers import read_appraise, read_pairwise, read_wmt_csv
+
+WMT_HEADER = ("srclang,trglang,srcIndex,documentId,segmentId,judgeId,system1Number,system1Id,system2Number,"
+              "system2Id,system1rank,system2rank\n")
+
+
+def write(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    return path
+
+
+def error_of(call, *args, **kw) -> humeval.InputError:
+    with pytest.raises(humeval.InputError) as caught:
+        call(*args, **kw)
+    return caught.value
+
+
+def test_empty_file(tmp_path):
+    path = write(tmp_path, "empty.csv", "")
+    e = error_of(humeval.read, path)
+    assert e.path == str(path) and e.line is None and "empty" in e.problem
+    e = error_of(read_wmt_csv, write(tmp_path, "header_only.csv", WMT_HEADER))
+    assert "no rankings" in e.problem
+
+
+def test_missing_file(tmp_path):
+    e = error_of(humeval.read, tmp_path / "nope.csv")
+    assert "no such file" in str(e)
+
+
+def test_wrong_header(tmp_path):
+    path = write(tmp_path, "bad.csv", "srclang,trglang,srcIndex,judgeId,system1Id\nA,B,1,j,x\n")
+    e = error_of(read_wmt_csv, path)
+    assert e.line == 1 and "system1rank" in e.problem and e.fix
+
+
+def test_unknown_format(tmp_path):
+    e = error_of(humeval.read, write(tmp_path, "what.csv", "foo,bar\n1,2\n"))
+    assert e.line == 1 and "cannot tell the format" in e.problem and "--format" in e.fix
+
+
+def test_non_numeric_rank(tmp_path):
+    path = write(tmp_path, "r.csv", WMT_HEADER + "Fr,En,1,d,1,j,1,A,2,B,1,2\nFr,En,2,d,2,j,1,A,2,B,1,two\n")
+    e = error_of(read_wmt_csv, path)
+    assert (e.line, e.path) == (3, str(path)) and "system2rank is 'two'" in e.problem
+    assert str(e).startswith(f"{path}:3: ")
+
+
+def test_zero_rank_and_wrong_field_count(tmp_path):
+    e = error_of(read_wmt_csv, write(tmp_path, "z.csv", WMT_HEADER + "Fr,En,1,d,1,j,1,A,2,B,0,2\n"))
+    assert e.line == 2 and "expected a rank" in e.problem
+    e = error_of(read_wmt_csv, write(tmp_path, "n.csv", WMT_HEADER + "Fr,En,1,d,1,j,1,A,2,B,1,2\nFr,En,1,d,1,j,1,A,2,B,1\n"))
+    assert e.line == 3 and "11 fields, expected 12" in e.problem
+
+
+def test_bad_encoding_names_line_and_column(tmp_path):
+    content = (WMT_HEADER + "Fr,En,1,d,1,j,1,A,2,B,1,2\n").encode() + "Fr,En,2,d,1,j,1,Ä,2,B,1,2\n".encode("latin-1")
+    path = write(tmp_path, "latin.csv", content)
+    e = error_of(read_wmt_csv, path)
+    assert e.line == 3 and "not valid utf-8: byte 0xc4 at column 17" in e.problem and "encoding" in e.fix
+    # ... and the fix works
+    assert read_wmt_csv(path, encoding="latin-1").rankings.systems == ("A", "B", "Ä")
+
+
+def test_pairwise_errors(tmp_path):
+    e = error_of(read_pairwise, write(tmp_path, "p.csv", "model_a,model_b,winner\nA,B,model_a\nA,B\n"))
+    assert e.line == 3 and "2 fields, expected 3" in e.problem
+    e = error_of(read_pairwise, write(tmp_path, "w.csv", "model_a,model_b,winner\nA,B,model_a\nA,B,draw\n"))
+    assert e.line == 3 and "outcome 'draw'" in e.problem and "outcomes=" in e.fix
+    e = error_of(read_pairwise, write(tmp_path, "j.jsonl", '{"model_a": "A", "model_b": "B", "winner": "tie"}\n{"model_a": "A",\n'))
+    assert e.line == 2 and "not valid JSON" in e.problem
+    e = error_of(read_pairwise, write(tmp_path, "bad.parquet", b"not parquet"))
+    assert "Parquet" in e.problem
+
+
+def test_bad_xml(tmp_path):
+    path = write(tmp_path, "a.xml", '<set>\n<HIT source-language="deu" target-language="eng">\n<ranking-task id="1">\n'
+                 '<ranking-result user="u">\n<translation system="A" rank="x"/>\n</ranking-result></ranking-task></HIT></set>\n')
+    e = error_of(read_appraise, path)
+    assert e.line == 5 and 'rank="x"' in e.problem
+    e = error_of(read_appraise, write(tmp_path, "t.xml", "<set>\n<HIT>\n<ranking-task"))
+    assert e.line == 3 and "not well-formed XML" in e.problem
+    e = error_of(read_appraise, write(tmp_path, "none.xml", "<set><HIT></HIT></set>"))
+    assert "no <ranking-result>" in e.problem
+
+
+def test_bad_gzip(tmp_path):
+    e = error_of(read_appraise, write(tmp_path, "a.xml.gz", b"plain text, not gzip"))
+    assert "compressed" in e.problem
+
+
+def test_bad_scores(tmp_path, fixture):
+    e = error_of(humeval.read, write(tmp_path, "r.csv", "item,system,score\n1,A,70\n2,A,good\n"))
+    assert e.line == 3 and "score is 'good'" in e.problem
+    e = error_of(humeval.read, write(tmp_path, "d.tsv", "index\toriginal\ttranslation\tscores\tmean\tz_scores\tz_mean\tmodel_scores\n"
+                                     "0\ta\tb\t[90, oops]\t1\t[1]\t1\t1\n"))
+    assert e.line == 2 and "expected a list" in e.problem
+    (tmp_path / "x.mt").write_text("a\nb\n")
+    (tmp_path / "x.pe").write_text("a\n")
+    e = error_of(humeval.read, tmp_path / "x.mt")
+    assert e.path.endswith("x.pe") and "1 lines, but x.mt has 2" in e.problem

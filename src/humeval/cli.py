@@ -29,8 +29,8 @@ err = Console(stderr=True, highlight=False)
 class UserError(click.ClickException):
     exit_code = 2
 
-    def show(self, file=None):
-        err.print(f"[bold red]error:[/] {self.format_message()}", markup=True)
+    def show(self, file=None):  # one line, never wrapped: scripts grep it
+        click.echo(f"{click.style('error:', fg='red', bold=True)} {self.format_message()}", err=True)
 
 
 class Group(click.Group):

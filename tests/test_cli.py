@@ -96,3 +96,13 @@ def test_demo_simulated_and_on_a_file(fixture):
     assert data["comparisons"][0]["comparisons"] == 20000
     on_file = run("demo", fixture("mqm_small.ende.tsv"))
     assert on_file.exit_code == 0 and "mean score per system" in on_file.output
+
+
+def test_info_on_ratings_and_post_edits(fixture):
+    ratings = json.loads(run("info", fixture("ratings_long.csv"), "--json").output)["ratings"][0]
+    # scores 70, 55, 80, 40: mean 61.25, sample sd sqrt(918.75 / 3) = 17.5
+    assert (ratings["scores"], ratings["mean"], ratings["sd"], ratings["judges"]) == (4, 61.25, 17.5, 2)
+    edits = json.loads(run("info", fixture("wmt10_edits_small.tsv"), "--json").output)["post_edits"][0]
+    assert (edits["EDIT"], edits["OK"], edits["BAD"], edits["editors"]) == (1, 1, 1, 2)
+    shown = run("info", fixture("mlqe_pe_small.pe"))
+    assert shown.exit_code == 0 and "mean HTER" in shown.output

@@ -157,3 +157,25 @@ def test_options_that_do_not_apply(fixture):
         humeval.read(fixture("wmt10_small.csv"), columns={"a": "x"})
     with pytest.raises(humeval.InputError, match="unknown format"):
         humeval.read(fixture("wmt10_small.csv"), format="nope")
+
+
+def test_tar_gz_with_one_file(fixture, tmp_path):
+    import tarfile
+    archive = tmp_path / "mqm.tsv.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(fixture("mqm_small.ende.tsv"), arcname="mqm_small.tsv")
+    r = humeval.read(archive).ratings
+    assert sorted(r.score.tolist()) == pytest.approx([-25.0, -6.1, -1.0, 0.0])
+    two = tmp_path / "two.tsv.tar.gz"
+    with tarfile.open(two, "w:gz") as tar:
+        tar.add(fixture("mqm_small.ende.tsv"), arcname="a.tsv")
+        tar.add(fixture("mqm_avg_small.tsv"), arcname="b.tsv")
+    with pytest.raises(humeval.InputError, match="holds 2 files"):
+        read_mqm(two)
+
+
+def test_report_text(fixture):
+    text = str(humeval.read(fixture("arena_small.csv")).report)
+    assert text.splitlines()[1:] == ["  note: format pairwise guessed from the header",
+                                     "  skipped 1 rows without an outcome (e.g. line 7)",
+                                     "  skipped 1 rows comparing a system with itself (e.g. line 6)"]

@@ -83,7 +83,7 @@ def test_bad_xml(tmp_path):
     path = write(tmp_path, "a.xml", '<set>\n<HIT source-language="deu" target-language="eng">\n<ranking-task id="1">\n'
                  '<ranking-result user="u">\n<translation system="A" rank="x"/>\n</ranking-result></ranking-task></HIT></set>\n')
     e = error_of(read_appraise, path)
-    assert e.line == 5 and 'rank="x"' in e.problem
+    assert e.line == 5 and "rank in <translation> is 'x'" in e.problem
     e = error_of(read_appraise, write(tmp_path, "t.xml", "<set>\n<HIT>\n<ranking-task"))
     assert e.line == 3 and "not well-formed XML" in e.problem
     e = error_of(read_appraise, write(tmp_path, "none.xml", "<set><HIT></HIT></set>"))
@@ -105,3 +105,9 @@ def test_bad_scores(tmp_path, fixture):
     (tmp_path / "x.pe").write_text("a\n")
     e = error_of(humeval.read, tmp_path / "x.mt")
     assert e.path.endswith("x.pe") and "1 lines, but x.mt has 2" in e.problem
+
+
+def test_legacy_rank_must_be_whole(fixture, tmp_path):
+    text = fixture("wmt08_small.csv").read_text().replace("sysA,2,,", "sysA,2.5,,")
+    e = error_of(humeval.read, write(tmp_path, "w.csv", text))
+    assert e.line == 2 and "SCORE_0_A is '2.5'" in e.problem

@@ -5,6 +5,22 @@ from __future__ import annotations
 import numpy as np
 
 from humeval.data.tables import Rankings, encode
+from humeval.errors import InputError
+
+
+def parse_rank(text: str | None, path, line: int | None, what: str) -> int:
+    """A rank as WMT files write it: 1, 2, … (1 best); empty or -1 means unset (-1)."""
+    text = (text or "").strip()
+    if text in ("", "-1"):
+        return -1
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise InputError(path, line, f"{what} is {text!r}, expected a rank 1, 2, … or -1 for unset",
+                         "fix the rank or set it to -1")
+    return value
 
 
 class RankingRows:

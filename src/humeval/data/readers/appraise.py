@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from xml.parsers import expat
 
-from humeval.data.builders import RankingRows
+from humeval.data.builders import RankingRows, parse_rank
 from humeval.data.judgments import Judgments, ReadReport
 from humeval.data.readers._io import read_bytes
 from humeval.errors import InputError
@@ -78,20 +78,8 @@ def _add_translation(result, attrs, report: ReadReport, path, line: int) -> None
     if not names:
         report.skip("translations without a system name", lines=[line])
         return
-    rank = _rank(attrs.get("rank"), path, line)
+    rank = parse_rank(attrs.get("rank"), path, line, "rank in <translation>")
     result["systems"] += names
     result["ranks"] += [rank] * len(names)
     result["outputs"] += [position] * len(names)
 
-
-def _rank(text, path, line: int) -> int:
-    if text is None or text.strip() in ("", "-1"):
-        return -1
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise InputError(path, line, f"rank=\"{text}\" in a <translation>, expected 1, 2, … or -1",
-                         "fix the rank attribute")
-    return value

@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import re
 
-from humeval.data.builders import RankingRows
+from humeval.data.builders import RankingRows, parse_rank
 from humeval.data.judgments import Judgments, ReadReport
 from humeval.data.readers._io import read_text, text_stream
 from humeval.errors import InputError
@@ -52,23 +52,10 @@ def read_wmt_csv(path, encoding: str = "utf-8") -> Judgments:
         systems, values = [], []
         for k, (i, r) in enumerate(zip(ids, ranks)):
             systems.append(fields[i] or None)
-            values.append(_rank(fields[r], path, line, f"system{slots[k]}rank"))
+            values.append(parse_rank(fields[r], path, line, f"system{slots[k]}rank"))
         rows.add(f"{fields[src]}-{fields[trg]}", fields[item], fields[judge], systems, values)
     if not len(rows):
         raise InputError(path, None, "the file has a header but no rankings", "check that the export finished")
     report.rows = len(rows)
     return Judgments(report, rankings=rows.build())
 
-
-def _rank(text: str, path, line: int, column: str) -> int:
-    text = text.strip()
-    if text in ("", "-1"):
-        return -1
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise InputError(path, line, f"{column} is {text!r}, expected a rank 1, 2, … or -1 for unset",
-                         "fix the rank in this row or set it to -1")
-    return value

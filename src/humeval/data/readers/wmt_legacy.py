@@ -20,7 +20,7 @@ import re
 
 import pandas as pd
 
-from humeval.data.builders import RankingRows
+from humeval.data.builders import RankingRows, parse_rank
 from humeval.data.judgments import Judgments, ReadReport
 from humeval.data.readers._io import read_text, text_stream
 from humeval.data.tables import PostEdits, Ratings
@@ -62,8 +62,8 @@ def read_wmt_legacy(path, encoding: str = "utf-8", score_names=("SCORE_A", "SCOR
         systems = [fields[where[f"SYSTEM_{k}"]].strip() or None for k in slots]
         report.rows += 1
         if kind == "RANK":
-            ranks = [_score(fields[where[f"SCORE_{k}_A"]], path, line, f"SCORE_{k}_A") for k in slots]
-            rankings.add(task, item, judge, systems, [-1 if r is None else int(r) for r in ranks])
+            ranks = [parse_rank(fields[where[f"SCORE_{k}_A"]], path, line, f"SCORE_{k}_A") for k in slots]
+            rankings.add(task, item, judge, systems, ranks)
         elif kind == "NIST":
             for k, system in zip(slots, systems):
                 for letter, name in zip("AB", score_names):

@@ -1,6 +1,7 @@
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -91,7 +92,8 @@ def test_simulate_writes_readable_file(tmp_path):
 def test_demo_simulated_and_on_a_file(fixture):
     result = run("demo")
     assert result.exit_code == 0
-    assert "Spearman correlation of win share with the true abilities: 0.972" in result.output
+    assert "Spearman correlation of win_share with the true abilities: 0.972" in result.output
+    assert "Spearman correlation of irt-gaussian with the true abilities: 0.972" in result.output
     data = json.loads(run("demo", "--json").output)
     assert data["comparisons"][0]["comparisons"] == 20000
     on_file = run("demo", fixture("mqm_small.ende.tsv"))
@@ -106,3 +108,40 @@ def test_info_on_ratings_and_post_edits(fixture):
     assert (edits["EDIT"], edits["OK"], edits["BAD"], edits["editors"]) == (1, 1, 1, 2)
     shown = run("info", fixture("mlqe_pe_small.pe"))
     assert shown.exit_code == 0 and "mean HTER" in shown.output
+
+
+def test_rank_by_hand_and_side_by_side(fixture):
+    data = json.loads(run("rank", fixture("wmt10_small.csv"), "--track", "French-English", "-m", "bojar", "--json").output)
+    rows = {r["system"]: r for r in data["French-English"]}
+    # _ref beat all three it met; bbn: 4 wins in the first ranking, 3 losses in the second
+    assert rows["_ref"]["score"] == 1.0 and rows["_ref"]["rank"] == 1 and rows["bbn"]["score"] == pytest.approx(4 / 7)
+    both = json.loads(run("rank", fixture("wmt10_small.csv"), "-m", "bojar,expected-wins", "--json").output)
+    assert set(both) == {"French-English", "German-English"}
+    assert set(both["German-English"][0]) == {"system", "bojar", "expected-wins"}
+    assert both["German-English"][0]["system"] == "kit"  # ranked 1 in the only German-English ranking
+    bad = run("rank", fixture("wmt10_small.csv"), "-m", "elo")
+    assert bad.exit_code == 2 and "unknown model 'elo'" in bad.output
+    ratings = run("rank", fixture("ratings_long.csv"))
+    assert ratings.exit_code == 2 and "holds no pairwise comparisons" in ratings.output
+
+
+def test_rank_plots(fixture, tmp_path):
+    result = run("rank", fixture("wmt10_small.csv"), "-m", "irt-gaussian", "--plot", tmp_path / "a.png",
+                 "--heatmap", tmp_path / "h.png")
+    assert result.exit_code == 0
+    assert {p.name for p in tmp_path.iterdir()} == {"a.French-English.png", "a.German-English.png",
+                                                    "h.French-English.png", "h.German-English.png"}
+
+
+def test_compare_models(tmp_path):
+    sim = tmp_path / "sim.parquet"
+    assert run("simulate", sim, "--design", "rankings", "--judgments", 600, "--items", 300).exit_code == 0
+    result = run("compare-models", sim, "-m", "uniform,independent-pairs", "--sizes", "100,200", "--trials", 2,
+                 "--plot", tmp_path / "c.png", "--out", tmp_path / "c.csv", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    rows = {r["model"]: r for r in data["mean_perplexity"]}
+    assert rows["uniform"]["100"] == pytest.approx(3.0) and rows["independent-pairs"]["200"] < 3.0
+    assert len(pd.read_csv(tmp_path / "c.csv")) == 2 * 2 * 2 and (tmp_path / "c.png").exists()
+    bad = run("compare-models", sim, "-m", "bojar")
+    assert bad.exit_code == 2 and "no perplexity" in bad.output

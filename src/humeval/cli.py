@@ -301,10 +301,14 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
         data = Judgments(report, rankings=sim.rankings, comparisons=sim.comparisons)
         truth = sim.truth.abilities
     summary = describe(data)
+    from humeval.ranking import IRTGaussian
     standings = {}
     if data.comparisons is not None:
         for name, part in data.comparisons.by_track().items():
-            table = part.tally().sort_values("win_share", ascending=False)
+            irt = IRTGaussian(random_state=random_state).fit(part)
+            table = part.tally()[["comparisons", "win_share"]]
+            table["irt-gaussian"], table["± sd"] = irt.scores_, irt.scores_std_
+            table = table.sort_values("irt-gaussian", ascending=False)
             if truth is not None:
                 table["true ability"] = truth.reindex(table.index).to_numpy()
             standings[name] = table
@@ -319,15 +323,158 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
         out.print(render(df, kind.replace("_", "-")))
     for name, table in standings.items():
         out.print()
-        out.print(render(table, f"{name}: systems by share of non-tied wins (Bojar 2011)"))
+        out.print(render(table, f"{name}: systems by IRT-Gaussian ability (Hopkins & May 2013) beside the "
+                                "share of non-tied wins (Bojar 2011)"))
         if truth is not None:
-            rho = table["win_share"].rank().corr(table["true ability"].rank())
-            out.print(f"Spearman correlation of win share with the true abilities: {rho:.3f}")
+            for column in ("win_share", "irt-gaussian"):
+                rho = table[column].rank().corr(table["true ability"].rank())
+                out.print(f"Spearman correlation of {column} with the true abilities: {rho:.3f}")
+    if standings:
+        out.print("\nNext: `humeval compare-models FILE` tells which model predicts held-out judgments best.")
     if data.ratings is not None and data.comparisons is None:
         for name, part in data.ratings.by_track().items():
             df = part.to_pandas().groupby("system", observed=True)["score"].agg(["count", "mean", "std"])
             out.print(render(df.sort_values("mean", ascending=not part.higher_is_better),
                              f"{name}: mean score per system"))
+
+
+def _models(names: str, random_state):
+    from humeval.ranking import HEURISTICS, PREFERENCE_MODELS, make_model
+    informative = tuple(m for m in PREFERENCE_MODELS if "uniform" not in m)  # the uniforms rank nobody
+    chosen = {"all": informative + HEURISTICS, "preference": PREFERENCE_MODELS}.get(names)
+    try:
+        return {n: make_model(n, random_state) for n in (chosen or names.split(","))}
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--model") from None
+
+
+def _comparisons_of(judgments, path):
+    if judgments.comparisons is None:
+        raise InputError(path, None, "holds no pairwise comparisons or rankings",
+                         "rank takes ranking or pairwise files; ratings come with their own commands")
+    return judgments.comparisons
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@read_options
+@click.option("--model", "-m", "model_names", default="irt-gaussian", show_default=True,
+              help="A model name, several separated by commas, 'preference' or 'all'.")
+@click.option("--plot", type=click.Path(dir_okay=False), help="Draw the scores with error bars (PNG/PDF/SVG).")
+@click.option("--heatmap", type=click.Path(dir_okay=False), help="Draw the fitted preference model as a heatmap.")
+@click.option("--random-state", default=0, show_default=True, help="Seed for sampled models.")
+@common_options
+def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, plot, heatmap, random_state, quiet, as_json):
+    """Rank the systems of each track with one model, or several side by side.
+
+    \b
+    Models: uniform, adjusted-uniform, independent-pairs, independent-students[:asymmetric|
+    arithmetic|geometric], irt-gaussian, irt-categorical (preference models); orig-wmt, bojar,
+    expected-wins, feedback-arc (heuristics).
+
+    \b
+    Example:
+      humeval rank data_RNK.csv --track Czech-English --model irt-gaussian --plot cz.png
+      humeval rank data_RNK.csv --model all
+    """
+    from humeval.report import plot_abilities, plot_preference_heatmap
+    comparisons = _comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json), file)
+    models = _models(model_names, random_state)
+    results = {}
+    parts = comparisons.by_track()
+    for track, part in parts.items():
+        fitted = {}
+        for name, model in models.items():
+            fitted[name] = model.fit(part)
+        first = next(iter(fitted.values()))
+        if len(fitted) == 1:
+            table = first.ranking()
+        else:
+            table = pd.DataFrame({name: m.ranking()["rank"] for name, m in fitted.items()})
+            table = table.loc[table.mean(axis=1).sort_values(kind="stable").index]
+            table.index.name = "system"
+        results[track] = table
+        suffix = (lambda p: Path(p).with_stem(f"{Path(p).stem}.{track}")) if len(parts) > 1 else Path
+        if plot:
+            plot_abilities(first.ranking(), suffix(plot), title=f"{track}: {first!r}")
+        if heatmap and hasattr(first, "predict_proba"):
+            plot_preference_heatmap(first, suffix(heatmap), title=f"{track}: {first!r}")
+    if as_json:
+        click.echo(json.dumps({t: _jsonable(df) for t, df in results.items()}, indent=2))
+    elif not quiet:
+        for track, table in results.items():
+            what = next(iter(models)) if len(models) == 1 else "rank by model"
+            out.print(render(table, f"{track}: {what} ({len(parts[track]):,} comparisons)"))
+            out.print()
+
+
+@cli.command("compare-models")
+@click.argument("file", type=click.Path(dir_okay=False))
+@read_options
+@click.option("--model", "-m", "model_names", default="preference", show_default=True,
+              help="Preference models to compare: names separated by commas, or 'preference' for all.")
+@click.option("--sizes", default="100,200,400,800,1600,3200", show_default=True, help="Training sizes.")
+@click.option("--trials", default=5, show_default=True, help="Random training subsets per size.")
+@click.option("--expert", type=click.Path(dir_okay=False),
+              help="Train on FILE but test on this file's test split (Hopkins & May's Figure 5).")
+@click.option("--plot", type=click.Path(dir_okay=False), help="Draw the learning curves.")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write every trial's perplexity (CSV/Parquet/JSONL).")
+@click.option("--jobs", "-j", default=1, show_default=True, help="Processes for the trials (0 = all cores).")
+@click.option("--random-state", default=0, show_default=True, help="Seed for subsets and sampled models.")
+@common_options
+def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, sizes, trials, expert, plot,
+                   out_file, jobs, random_state, quiet, as_json):
+    """Which model predicts held-out judgments best: Hopkins & May's learning curves.
+
+    Per track, the test set is Hopkins & May's (comparisons of rarely judged segments, at least
+    2000), each model is trained on random training subsets of each size, and the perplexity on
+    the test set is averaged over trials and tracks. Lower is better; the uniform model scores 3.
+
+    \b
+    Example:
+      humeval compare-models data_RNK.csv --trials 5 --plot curves.png --jobs 2
+      humeval compare-models data_RNK-public.csv --expert data_RNK.csv --plot fig5.png
+    """
+    from rich.progress import Progress
+    from humeval.experiments import mean_curve, track_curves
+    from humeval.report import plot_learning_curve
+    models = _models(model_names, random_state)
+    not_preference = [n for n, m in models.items() if not hasattr(m, "predict_proba")]
+    if not_preference:
+        raise click.BadParameter(f"{', '.join(not_preference)} are heuristics without a preference "
+                                 "distribution, so they have no perplexity", param_hint="--model")
+    try:
+        size_list = [int(x) for x in sizes.split(",")]
+    except ValueError:
+        raise click.BadParameter(f"{sizes!r}: give whole numbers separated by commas", param_hint="--sizes") from None
+    data = _comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json), file)
+    test_source = _comparisons_of(load(expert, fmt, encoding, columns, outcomes, tracks, quiet or as_json), expert) \
+        if expert else data
+    with Progress(console=err, disable=quiet or as_json, transient=True) as bar:
+        task = bar.add_task("learning curves", total=None)
+        try:
+            curve = track_curves(data, models, size_list, trials, random_state, jobs,
+                                 progress=lambda done, total: bar.update(task, completed=done, total=total),
+                                 expert=test_source if expert else None)
+        except ValueError as error:
+            raise InputError(file, None, str(error), "check --expert and --track") from None
+    tests = curve.groupby("track")["test"].first()
+    table = mean_curve(curve).sort_values(size_list[-1], ascending=False)
+    if out_file:
+        write(curve, out_file)
+    if plot:
+        where = f"{len(tests)} track{'s' if len(tests) > 1 else ''}"
+        plot_learning_curve(curve, plot, title=f"Held-out perplexity, mean over {where} and {trials} trials"
+                            + (" (expert test set)" if expert else ""))
+    if as_json:
+        click.echo(json.dumps({"tracks": list(tests.index), "mean_perplexity": _jsonable(table)}, indent=2))
+    elif not quiet:
+        table.columns = [str(c) for c in table.columns]
+        out.print(render(table, f"mean test perplexity by training size ({len(tests)} track"
+                         f"{'s' if len(tests) > 1 else ''}, {trials} trials)",
+                         "model"))
+        sizes_of_test = ", ".join(f"{t} {n:,}" for t, n in tests.items())
+        out.print(f"test sets: {sizes_of_test}")
 
 
 def main():

@@ -1,0 +1,6 @@
+"""The papers' experiments as reusable functions: splits, perplexity, learning curves."""
+
+from humeval.experiments.perplexity import (ability_trials, crowd_vs_expert, hopkins_may_split, learning_curve,
+                                            mean_curve, perplexity, track_curves)
+
+__all__ = ["ability_trials", "crowd_vs_expert", "hopkins_may_split", "learning_curve", "mean_curve", "perplexity", "track_curves"]

@@ -1,0 +1,204 @@
+"""Judging preference models by held-out perplexity (Hopkins & May 2013, §4 and §8)."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from humeval.data.tables import Comparisons
+from humeval.ranking.base import PreferenceModel, Ranker
+
+SIZES = (100, 200, 400, 800, 1600, 3200)
+MIN_TEST = 2000
+
+
+@dataclass
+class Split:
+    """Train and test comparisons of one track, and the k that made the test set."""
+
+    train: Comparisons
+    test: Comparisons
+    k: int
+
+
+def hopkins_may_split(comparisons: Comparisons, min_test: int = MIN_TEST) -> dict[str, Split]:
+    """Per track: the test set is the comparisons whose source segment appears in at most k
+    comparisons, k the smallest positive integer giving at least ``min_test`` of them; the rest
+    is training (Hopkins & May 2013, §4).
+
+    "Source segment" is the ``item`` (WMT's ``srcIndex``) within the track, and a segment's
+    comparisons are counted after expansion, without the pairs skipped for a blank rank. With
+    that reading the split reproduces the WMT10 column of the paper's Table 3 exactly.
+    Comparisons without a segment (item −1) always go to training. A track with fewer than
+    ``min_test`` comparisons with a segment puts all of them in the test set (k = the largest count).
+    """
+    out = {}
+    for track, c in comparisons.by_track().items():
+        known = c.item >= 0
+        counts = np.bincount(c.item[known], minlength=len(c.items))
+        per_comparison = np.where(known, counts[np.maximum(c.item, 0)], np.iinfo(np.int64).max)
+        # sizes of the test set for every k: comparisons with a count <= k
+        by_count = np.bincount(per_comparison[known], minlength=1)
+        cumulative = np.cumsum(by_count)
+        reach = np.nonzero(cumulative >= min_test)[0]
+        k = int(max(reach[0], 1)) if len(reach) else int(len(by_count) - 1)
+        test = per_comparison <= k
+        out[track] = Split(train=c.take(~test), test=c.take(test), k=k)
+    return out
+
+
+def perplexity(model: PreferenceModel, test: Comparisons) -> float:
+    """2 ** −(1/|D|) Σ log2 Q(π | s1, s2) over the test comparisons (Hopkins & May 2013, §4).
+
+    Test systems are matched to the model's by name, so train and test tables may code them
+    differently; a test system the model never saw is an error.
+    """
+    if not isinstance(model, PreferenceModel):
+        raise TypeError(f"{type(model).__name__} is a ranking heuristic, not a preference model: it has no perplexity")
+    names = np.asarray(test.systems, dtype=object)
+    proba = model.predict_proba(names[test.a], names[test.b])
+    chosen = proba[np.arange(len(test)), test.outcome]
+    with np.errstate(divide="ignore"):
+        return float(2.0 ** (-np.mean(np.log2(chosen))))
+
+
+def _align(train: Comparisons, test: Comparisons) -> Comparisons:
+    """Training data whose system labels cover the test systems, so every model can answer
+    questions about systems it has no training comparisons for (they keep their prior)."""
+    missing = sorted(set(test.systems) - set(train.systems))
+    if not missing:
+        return train
+    systems = tuple(sorted(set(train.systems) | set(missing)))
+    position = {s: i for i, s in enumerate(systems)}
+    lookup = np.array([position[s] for s in train.systems], dtype=np.int32)
+    return Comparisons(a=lookup[train.a], b=lookup[train.b], outcome=train.outcome, item=train.item,
+                       judge=train.judge, group=train.group, track=train.track, systems=systems,
+                       items=train.items, judges=train.judges, tracks=train.tracks)
+
+
+def _trial(task):
+    models, train, test, size, trial, seed = task
+    rng = np.random.default_rng(seed)
+    take = rng.choice(len(train), size=min(size, len(train)), replace=False)
+    sample = _align(train.take(np.sort(take)), test)
+    rows = []
+    for name, model in models.items():
+        params = model.get_params()
+        if "random_state" in params:
+            params["random_state"] = seed
+        fitted = type(model)(**params).fit(sample)
+        rows.append({"model": name, "size": size, "trial": trial, "train": len(sample),
+                     "perplexity": perplexity(fitted, test)})
+    return rows
+
+
+def learning_curve(models: dict[str, PreferenceModel] | list[PreferenceModel], train: Comparisons,
+                   test: Comparisons, sizes=SIZES, trials: int = 5, random_state=None, jobs: int = 1,
+                   progress=None) -> pd.DataFrame:
+    """Perplexity on ``test`` of each model trained on random subsets of ``train`` of each size
+    (Hopkins & May 2013, §8; sizes above the training set take all of it).
+
+    Returns a tidy DataFrame (model, size, trial, train, perplexity); ``mean_curve`` averages
+    it over trials. Trials run in ``jobs`` processes; ``progress(done, total)`` is called after
+    each. Every model of a trial sees the same subset.
+    """
+    models = _named(models)
+    seeds = np.random.SeedSequence(random_state).generate_state(len(sizes) * trials)
+    tasks = [(models, train, test, size, trial, int(seeds[i * trials + trial]))
+             for i, size in enumerate(sizes) for trial in range(trials)]
+    rows = []
+    if jobs == 1:
+        for done, task in enumerate(tasks, 1):
+            rows += _trial(task)
+            if progress:
+                progress(done, len(tasks))
+    else:
+        with ProcessPoolExecutor(max_workers=jobs if jobs > 0 else os.cpu_count()) as pool:
+            for done, result in enumerate(pool.map(_trial, tasks), 1):
+                rows += result
+                if progress:
+                    progress(done, len(tasks))
+    return pd.DataFrame(rows)
+
+
+def mean_curve(curve: pd.DataFrame) -> pd.DataFrame:
+    """Mean perplexity per model (rows) and training size (columns)."""
+    return curve.pivot_table(index="model", columns="size", values="perplexity", aggfunc="mean")
+
+
+def track_curves(comparisons: Comparisons, models, sizes=SIZES, trials: int = 5, random_state=None,
+                 jobs: int = 1, progress=None, expert: Comparisons | None = None,
+                 min_test: int = MIN_TEST) -> pd.DataFrame:
+    """``learning_curve`` for every track, on Hopkins & May's split (§4, §8).
+
+    Without ``expert``: train on each track's training part, test on its test part. With
+    ``expert`` (the paper's Figure 5): the test sets come from ``expert``'s split, and every
+    model is trained twice, on the expert training part and on all of ``comparisons`` (e.g. the
+    crowd's); the ``training`` column says which and the model names get " (expert)" or
+    " (crowd)". Tracks missing from either table are left out. ``progress(done, total)`` counts
+    trials over all tracks.
+    """
+    splits = hopkins_may_split(expert if expert is not None else comparisons, min_test)
+    own = comparisons.by_track()
+    tracks = [t for t in splits if t in own]
+    if not tracks:
+        raise ValueError("no track is in both tables")
+    conditions = [("expert", lambda t: splits[t].train), ("crowd", lambda t: own[t])] if expert is not None \
+        else [("train split", lambda t: splits[t].train)]
+    total = len(tracks) * len(conditions) * len(sizes) * trials
+    done = 0
+
+    def step(*_):
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done, total)
+
+    frames = []
+    for label, train_of in conditions:
+        for track in tracks:
+            curve = learning_curve(models, train_of(track), splits[track].test, sizes, trials, random_state, jobs, step)
+            if expert is not None:
+                curve["model"] = curve["model"] + f" ({label})"
+            frames.append(curve.assign(track=track, training=label, test=len(splits[track].test)))
+    return pd.concat(frames, ignore_index=True)
+
+
+def crowd_vs_expert(crowd: Comparisons, expert: Comparisons, models, sizes=SIZES, trials: int = 5,
+                    random_state=None, jobs: int = 1, progress=None) -> pd.DataFrame:
+    """Hopkins & May's Figure 5: train on crowd comparisons or on expert ones, test on the
+    expert test set. Same as ``track_curves(crowd, …, expert=expert)``."""
+    return track_curves(crowd, models, sizes, trials, random_state, jobs, progress, expert=expert)
+
+
+def ability_trials(model: Ranker, train: Comparisons, size: int = 1600, trials: int = 5,
+                   random_state=None) -> pd.DataFrame:
+    """Hopkins & May's Figure 6 (left): a model's scores fitted on ``trials`` random subsets of
+    ``size`` comparisons; per system the mean and standard deviation over trials, best first."""
+    rng = np.random.default_rng(random_state)
+    scores = []
+    for _ in range(trials):
+        take = np.sort(rng.choice(len(train), size=min(size, len(train)), replace=False))
+        params = model.get_params()
+        if "random_state" in params:
+            params["random_state"] = int(rng.integers(2 ** 31))
+        scores.append(type(model)(**params).fit(train.take(take)).scores_)
+    table = pd.concat(scores, axis=1)
+    return pd.DataFrame({"mean": table.mean(axis=1), "std": table.std(axis=1, ddof=1)}).sort_values(
+        "mean", ascending=False)
+
+
+def _named(models) -> dict[str, PreferenceModel]:
+    if isinstance(models, dict):
+        return dict(models)
+    named = {}
+    for model in models:
+        name = type(model).__name__
+        if getattr(model, "reconstruction", None):
+            name += f" ({model.reconstruction})"
+        named[name] = model
+    return named

@@ -1,0 +1,76 @@
+"""Matplotlib figures of Hopkins & May (2013): learning curves (Figures 2–5), abilities with
+error bars and the preference heatmap (Figure 6). Each returns the figure and saves it when
+given a path."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")  # files, not windows: works on servers and in CI
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+
+def _save(fig, path):
+    if path is not None:
+        fig.savefig(path, dpi=120, bbox_inches="tight")
+    return fig
+
+
+def plot_learning_curve(curve: pd.DataFrame, path=None, title: str = "Held-out perplexity"):
+    """Mean perplexity per model against training size (log x), one line per model; a band of
+    ± one standard deviation over trials (of the mean over tracks, when there are several).
+    ``curve`` is ``learning_curve``'s tidy frame."""
+    per_trial = curve.groupby(["model", "size", "trial"])["perplexity"].mean().reset_index()
+    stats = per_trial.groupby(["model", "size"])["perplexity"].agg(["mean", "std"]).reset_index()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    final = stats.sort_values("size").groupby("model")["mean"].last().sort_values(ascending=False)
+    for name in final.index:
+        part = stats[stats.model == name].sort_values("size")
+        line, = ax.plot(part["size"], part["mean"], marker="o", label=name)
+        ax.fill_between(part["size"], part["mean"] - part["std"].fillna(0), part["mean"] + part["std"].fillna(0),
+                        color=line.get_color(), alpha=0.12)
+    ax.set_xscale("log")
+    sizes = sorted(stats["size"].unique())
+    ax.set_xticks(sizes, [str(s) for s in sizes])
+    ax.minorticks_off()
+    ax.set_xlabel("training comparisons")
+    ax.set_ylabel("test perplexity (lower is better)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    return _save(fig, path)
+
+
+def plot_abilities(table: pd.DataFrame, path=None, title: str = "Abilities"):
+    """Scores with ± one standard deviation error bars, best on top (Figure 6, left). ``table``
+    has columns ``mean`` and ``std`` (``ability_trials``) or ``score`` and ``std`` (``ranking()``)."""
+    value = table["mean"] if "mean" in table else table["score"]
+    order = value.sort_values().index
+    fig, ax = plt.subplots(figsize=(6, 0.3 * len(order) + 1.2))
+    err = table["std"].reindex(order) if "std" in table else None
+    ax.errorbar(value.reindex(order), np.arange(len(order)), xerr=err, fmt="o", capsize=3)
+    ax.set_yticks(np.arange(len(order)), [str(s) for s in order])
+    ax.set_xlabel("ability")
+    ax.set_title(title)
+    ax.grid(axis="x", alpha=0.3)
+    return _save(fig, path)
+
+
+def plot_preference_heatmap(model, path=None, title: str = "Preference model"):
+    """Cell (s1, s2) is P(s1 preferred) − P(s2 preferred) under the fitted model: dark when
+    the model favours s1 (Figure 6, right). Systems ordered by score, best first."""
+    order = np.argsort(-model.scores_.to_numpy(), kind="stable")
+    p = model.proba_matrix()[np.ix_(order, order)]
+    net = p[:, :, 1] - p[:, :, 2]
+    names = [model.systems_[i] for i in order]
+    fig, ax = plt.subplots(figsize=(0.35 * len(names) + 2.5, 0.35 * len(names) + 2))
+    image = ax.imshow(net, cmap="Greys", vmin=-1, vmax=1)
+    ax.set_xticks(np.arange(len(names)), names, rotation=90, fontsize=7)
+    ax.set_yticks(np.arange(len(names)), names, fontsize=7)
+    ax.set_xlabel("s2")
+    ax.set_ylabel("s1")
+    ax.set_title(title)
+    fig.colorbar(image, ax=ax, label="P(s1 preferred) − P(s2 preferred)", shrink=0.8)
+    return _save(fig, path)

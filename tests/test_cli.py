@@ -119,8 +119,8 @@ def test_rank_by_hand_and_side_by_side(fixture):
     assert set(both) == {"French-English", "German-English"}
     assert set(both["German-English"][0]) == {"system", "bojar", "expected-wins"}
     assert both["German-English"][0]["system"] == "kit"  # ranked 1 in the only German-English ranking
-    bad = run("rank", fixture("wmt10_small.csv"), "-m", "elo")
-    assert bad.exit_code == 2 and "unknown model 'elo'" in bad.output
+    bad = run("rank", fixture("wmt10_small.csv"), "-m", "glicko")
+    assert bad.exit_code == 2 and "unknown model 'glicko'" in bad.output
     ratings = run("rank", fixture("ratings_long.csv"))
     assert ratings.exit_code == 2 and "holds no pairwise comparisons" in ratings.output
 
@@ -145,3 +145,36 @@ def test_compare_models(tmp_path):
     assert len(pd.read_csv(tmp_path / "c.csv")) == 2 * 2 * 2 and (tmp_path / "c.png").exists()
     bad = run("compare-models", sim, "-m", "bojar")
     assert bad.exit_code == 2 and "no perplexity" in bad.output
+
+
+def test_rank_bootstrap_wmt_table(tmp_path):
+    sim = tmp_path / "sim.parquet"
+    assert run("simulate", sim, "--design", "rankings", "--judgments", 400, "--systems", 6).exit_code == 0
+    result = run("rank", sim, "-m", "trueskill", "--bootstrap", 200, "--clusters", "--out", tmp_path / "t.csv",
+                 "--plot", tmp_path / "t.png")
+    assert result.exit_code == 0, result.output
+    assert "cluster" in result.output and "simultaneous" in result.output and "─" in result.output
+    table = pd.read_csv(tmp_path / "t.csv")
+    assert len(table) == 6 and table["cluster"].iloc[0] == 1 and table["cluster"].is_monotonic_increasing
+    assert (table["rank_lo"] <= table["rank_hi"]).all() and (tmp_path / "t.png").stat().st_size > 5000
+    data = json.loads(run("rank", sim, "-m", "bt", "--bootstrap", 50, "--by", "ranking", "--json").output)
+    assert {"lower", "upper", "rank_lo", "cluster"} <= set(data["simulated"][0])
+    both = run("rank", sim, "-m", "bt,elo", "--bootstrap", 10)
+    assert both.exit_code == 2 and "one model at a time" in both.output
+
+
+def test_rank_reports_a_disconnected_graph(tmp_path):
+    path = tmp_path / "p.csv"
+    path.write_text("model_a,model_b,winner\nA,B,model_a\nB,A,model_a\nC,D,model_a\nD,C,model_a\n")
+    result = run("rank", path, "-m", "bt")
+    assert result.exit_code == 2 and "falls into 2 parts" in result.output and "l2=" in result.output
+
+
+def test_compare_models_puts_trueskill_and_bt_beside_hopkins_may(tmp_path):
+    sim = tmp_path / "sim.parquet"
+    run("simulate", sim, "--design", "rankings", "--judgments", 600, "--items", 300)
+    result = run("compare-models", sim, "-m", "uniform,trueskill,bt,davidson,rao-kupper", "--sizes", "200",
+                 "--trials", 1, "--json")
+    assert result.exit_code == 0, result.output
+    rows = {r["model"]: r["200"] for r in json.loads(result.output)["mean_perplexity"]}
+    assert rows["uniform"] == pytest.approx(3.0) and rows["davidson"] < 3.0 and rows["rao-kupper"] < 3.0

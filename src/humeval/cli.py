@@ -126,14 +126,15 @@ def restrict(judgments, tracks):
 
 # -- rendering --------------------------------------------------------------------------------
 
-def render(df: pd.DataFrame, title: str, index_name: str | None = None) -> RichTable:
+def render(df: pd.DataFrame, title: str, index_name: str | None = None, breaks=()) -> RichTable:
+    """A rich table of a DataFrame; ``breaks`` are row positions after which a rule is drawn."""
     table = RichTable(title=title, title_justify="left", show_edge=False, header_style="bold")
     table.add_column(index_name or df.index.name or "")
     for column in df.columns:
         table.add_column(str(column), justify="right")
     percent = [("rate" in str(c) or "share" in str(c)) for c in df.columns]
-    for key, row in df.iterrows():
-        table.add_row(str(key), *(_cell(v, p) for v, p in zip(row, percent)))
+    for position, (key, row) in enumerate(df.iterrows()):
+        table.add_row(str(key), *(_cell(v, p) for v, p in zip(row, percent)), end_section=position in breaks)
     return table
 
 
@@ -360,52 +361,107 @@ def _comparisons_of(judgments, path):
 @read_options
 @click.option("--model", "-m", "model_names", default="irt-gaussian", show_default=True,
               help="A model name, several separated by commas, 'preference' or 'all'.")
-@click.option("--plot", type=click.Path(dir_okay=False), help="Draw the scores with error bars (PNG/PDF/SVG).")
+@click.option("--bootstrap", "n_boot", default=0, show_default=True,
+              help="Bootstrap resamples for score intervals, rank ranges and clusters (WMT used 1000).")
+@click.option("--by", type=click.Choice(["comparison", "ranking", "segment", "judge"]), default="comparison",
+              show_default=True, help="What the bootstrap resamples: single comparisons or whole units.")
+@click.option("--confidence", default=0.95, show_default=True, help="Coverage of intervals and rank ranges.")
+@click.option("--clusters", is_flag=True, help="Draw WMT's cluster boundaries in the printed table.")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write the table (.csv/.tsv/.jsonl/.parquet).")
+@click.option("--plot", type=click.Path(dir_okay=False), help="Draw the scores (with intervals when bootstrapping).")
 @click.option("--heatmap", type=click.Path(dir_okay=False), help="Draw the fitted preference model as a heatmap.")
-@click.option("--random-state", default=0, show_default=True, help="Seed for sampled models.")
+@click.option("--jobs", "-j", default=1, show_default=True, help="Processes for bootstrap refits (0 = all cores).")
+@click.option("--random-state", default=0, show_default=True, help="Seed for sampled models and resampling.")
 @common_options
-def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, plot, heatmap, random_state, quiet, as_json):
-    """Rank the systems of each track with one model, or several side by side.
+def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
+         plot, heatmap, jobs, random_state, quiet, as_json):
+    """Rank the systems of each track with one model, or several side by side; with
+    --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
     \b
-    Models: uniform, adjusted-uniform, independent-pairs, independent-students[:asymmetric|
-    arithmetic|geometric], irt-gaussian, irt-categorical (preference models); orig-wmt, bojar,
+    Models: trueskill, bt, davidson, rao-kupper, elo, crowd-bt (TrueSkill and Bradley-Terry
+    family); irt-gaussian, irt-categorical, independent-pairs, independent-students[:asymmetric|
+    arithmetic|geometric], uniform, adjusted-uniform (Hopkins & May); orig-wmt, bojar,
     expected-wins, feedback-arc (heuristics).
 
     \b
     Example:
       humeval rank data_RNK.csv --track Czech-English --model irt-gaussian --plot cz.png
+      humeval rank sample-fr-en-train.csv -m trueskill --bootstrap 1000 --clusters --out wmt.csv
       humeval rank data_RNK.csv --model all
     """
-    from humeval.report import plot_abilities, plot_preference_heatmap
+    from rich.progress import Progress
+    from humeval.experiments import bootstrap
+    from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
     comparisons = _comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json), file)
     models = _models(model_names, random_state)
-    results = {}
+    if n_boot and len(models) > 1:
+        raise click.BadParameter("bootstrap one model at a time", param_hint="--model")
+    results, notes = {}, {}
     parts = comparisons.by_track()
     for track, part in parts.items():
-        fitted = {}
-        for name, model in models.items():
-            fitted[name] = model.fit(part)
+        suffix = (lambda p: Path(p).with_stem(f"{Path(p).stem}.{track}")) if len(parts) > 1 else Path
+        try:
+            fitted = {name: model.fit(part) for name, model in models.items()}
+        except ValueError as error:  # e.g. a disconnected comparison graph
+            raise InputError(file, None, f"{track}: {error}", "see the message") from None
         first = next(iter(fitted.values()))
-        if len(fitted) == 1:
+        if n_boot:
+            with Progress(console=err, disable=quiet or as_json, transient=True) as bar:
+                task = bar.add_task(f"{track}: {n_boot} resamples", total=n_boot)
+                result = bootstrap(first, part, n=n_boot, by=by, confidence=confidence, random_state=random_state,
+                                   jobs=jobs, progress=lambda done, total: bar.update(task, completed=done))
+            table = result.table()
+            notes[track] = [f"scores: {result.scale}" if result.scale else "",
+                            f"{n_boot} resamples of {by}s; {confidence:.0%} intervals; rank range = WMT's trimmed "
+                            "range, simultaneous = valid for all systems at once"]
+            notes[track] += [f"{v:,} {k}" for k, v in result.failed.items()]
+            if plot:
+                plot_bootstrap(table, suffix(plot), title=f"{track}: {first!r}, {n_boot} bootstrap resamples",
+                               scale=result.scale)
+        elif len(fitted) == 1:
             table = first.ranking()
+            notes[track] = [f"scores: {first.scale_}"] if getattr(first, "scale_", None) else []
+            if plot:
+                plot_abilities(table, suffix(plot), title=f"{track}: {first!r}")
         else:
             table = pd.DataFrame({name: m.ranking()["rank"] for name, m in fitted.items()})
             table = table.loc[table.mean(axis=1).sort_values(kind="stable").index]
             table.index.name = "system"
-        results[track] = table
-        suffix = (lambda p: Path(p).with_stem(f"{Path(p).stem}.{track}")) if len(parts) > 1 else Path
-        if plot:
-            plot_abilities(first.ranking(), suffix(plot), title=f"{track}: {first!r}")
+            notes[track] = []
         if heatmap and hasattr(first, "predict_proba"):
             plot_preference_heatmap(first, suffix(heatmap), title=f"{track}: {first!r}")
+        results[track] = table
+    if out_file:
+        frames = [t.reset_index().assign(track=name) for name, t in results.items()]
+        write(pd.concat(frames, ignore_index=True), out_file)
     if as_json:
         click.echo(json.dumps({t: _jsonable(df) for t, df in results.items()}, indent=2))
     elif not quiet:
         for track, table in results.items():
             what = next(iter(models)) if len(models) == 1 else "rank by model"
-            out.print(render(table, f"{track}: {what} ({len(parts[track]):,} comparisons)"))
+            shown = _wmt_view(table) if n_boot else table
+            breaks = _cluster_breaks(table) if (n_boot and clusters) else ()
+            out.print(render(shown, f"{track}: {what} ({len(parts[track]):,} comparisons)", breaks=breaks))
+            for note in notes.get(track, []):
+                if note:
+                    out.print(f"  {note}")
             out.print()
+
+
+def _wmt_view(table: pd.DataFrame) -> pd.DataFrame:
+    """The WMT-style columns: score, interval, rank range, simultaneous range, cluster."""
+    span = lambda lo, hi: "-" if np.isnan(lo) else (f"{lo:.0f}" if lo == hi else f"{lo:.0f}–{hi:.0f}")
+    view = pd.DataFrame({"score": table["score"], "lower": table["lower"], "upper": table["upper"]})
+    view["rank"] = [span(lo, hi) for lo, hi in zip(table["rank_lo"], table["rank_hi"])]
+    view["simultaneous"] = [span(lo, hi) for lo, hi in zip(table["sim_rank_lo"], table["sim_rank_hi"])]
+    view["cluster"] = table["cluster"]
+    return view
+
+
+def _cluster_breaks(table: pd.DataFrame) -> tuple[int, ...]:
+    c = table["cluster"].to_numpy()
+    return tuple(i for i in range(len(c) - 1) if c[i] != c[i + 1])
 
 
 @cli.command("compare-models")

@@ -65,7 +65,7 @@ def test_errors_name_the_problem():
     with pytest.raises(ValueError, match="one track at a time"):
         Uniform().fit(two_tracks)
     with pytest.raises(ValueError, match="unknown model"):
-        make_model("elo")
+        make_model("glicko")
     with pytest.raises(TypeError, match="ranking heuristic"):
         perplexity(make_model("bojar").fit(c), c)
     assert set(PREFERENCE_MODELS) >= {"irt-gaussian", "uniform"} and "bojar" in MODELS

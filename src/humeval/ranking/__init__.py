@@ -1,19 +1,25 @@
 """Rankings and preference models, one module per family; ``base`` holds the estimator protocol."""
 
 from humeval.ranking.base import Estimator, PreferenceModel, Ranker
+from humeval.ranking.bradley_terry import BradleyTerry, Davidson, DisconnectedError, RaoKupper
+from humeval.ranking.crowd_bt import CrowdBT
 from humeval.ranking.feedback_arc import MinimumFeedbackArc
 from humeval.ranking.heuristics import Bojar, ExpectedWins, OrigWMT
 from humeval.ranking.irt import IRTCategorical, IRTGaussian
 from humeval.ranking.preference import AdjustedUniform, IndependentPairs, IndependentStudents, Uniform
+from humeval.ranking.trueskill import Elo, TrueSkill
 
 MODELS = {
     "uniform": Uniform, "adjusted-uniform": AdjustedUniform, "independent-pairs": IndependentPairs,
     "independent-students": IndependentStudents, "irt-gaussian": IRTGaussian, "irt-categorical": IRTCategorical,
+    "trueskill": TrueSkill, "bt": BradleyTerry, "davidson": Davidson, "rao-kupper": RaoKupper, "elo": Elo,
+    "crowd-bt": CrowdBT,
     "orig-wmt": OrigWMT, "bojar": Bojar, "expected-wins": ExpectedWins, "feedback-arc": MinimumFeedbackArc,
 }
-PREFERENCE_MODELS = ("uniform", "adjusted-uniform", "independent-pairs", "independent-students:asymmetric",
-                     "independent-students:arithmetic", "independent-students:geometric", "irt-gaussian",
-                     "irt-categorical")
+HOPKINS_MAY = ("uniform", "adjusted-uniform", "independent-pairs", "independent-students:asymmetric",
+               "independent-students:arithmetic", "independent-students:geometric", "irt-gaussian",
+               "irt-categorical")
+PREFERENCE_MODELS = HOPKINS_MAY + ("trueskill", "bt", "davidson", "rao-kupper", "elo", "crowd-bt")
 HEURISTICS = ("orig-wmt", "bojar", "expected-wins", "feedback-arc")
 
 
@@ -32,6 +38,8 @@ def make_model(name: str, random_state=None):
         model.set_params(random_state=random_state)
     return model
 
-__all__ = ["HEURISTICS", "MODELS", "PREFERENCE_MODELS", "make_model", "AdjustedUniform", "Bojar", "Estimator", "ExpectedWins",
+__all__ = ["HEURISTICS", "HOPKINS_MAY", "MODELS", "PREFERENCE_MODELS", "make_model", "AdjustedUniform", "Bojar",
+           "BradleyTerry", "CrowdBT", "Davidson", "DisconnectedError", "Elo", "Estimator", "ExpectedWins", "RaoKupper",
+           "TrueSkill",
            "IRTCategorical", "IRTGaussian", "IndependentPairs", "IndependentStudents", "MinimumFeedbackArc",
            "OrigWMT", "PreferenceModel", "Ranker", "Uniform"]

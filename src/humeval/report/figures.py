@@ -74,3 +74,31 @@ def plot_preference_heatmap(model, path=None, title: str = "Preference model"):
     ax.set_title(title)
     fig.colorbar(image, ax=ax, label="P(s1 preferred) − P(s2 preferred)", shrink=0.8)
     return _save(fig, path)
+
+
+def plot_bootstrap(table: pd.DataFrame, path=None, title: str = "Bootstrap", scale: str = ""):
+    """Scores with their bootstrap intervals, best on top, the marginal rank range written beside
+    each system and a dashed line at every WMT cluster boundary. ``table`` is
+    ``BootstrapResult.table()``."""
+    df = table.iloc[::-1]
+    y = np.arange(len(df))
+    fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(df) + 1.4))
+    centre = df["mean"].to_numpy()
+    err = np.vstack([centre - df["lower"].to_numpy(), df["upper"].to_numpy() - centre])
+    ax.errorbar(centre, y, xerr=np.clip(np.nan_to_num(err), 0, None), fmt="o", capsize=3, color="tab:blue")
+    ax.set_yticks(y, [str(s) for s in df.index], fontsize=8)
+    right = np.nanmax(df["upper"].to_numpy())
+    for yi, (lo, hi) in zip(y, zip(df["rank_lo"], df["rank_hi"])):
+        if not np.isnan(lo):
+            label = f"{lo:.0f}" if lo == hi else f"{lo:.0f}–{hi:.0f}"
+            ax.annotate(label, (right, yi), xytext=(8, 0), textcoords="offset points", va="center", fontsize=7,
+                        color="0.3")
+    clusters = df["cluster"].to_numpy()
+    for yi in range(len(df) - 1):
+        if clusters[yi] != clusters[yi + 1]:
+            ax.axhline(yi + 0.5, color="tab:red", linestyle="--", linewidth=1)
+    ax.margins(x=0.12)
+    ax.set_xlabel(scale or "score")
+    ax.set_title(title)
+    ax.grid(axis="x", alpha=0.3)
+    return _save(fig, path)

@@ -1,0 +1,242 @@
+"""Bootstrap confidence for rankings: score intervals, rank ranges, and WMT's rank clusters.
+
+``bootstrap(model, comparisons, n=1000, by=...)`` refits the model on ``n`` resamples and keeps
+every system's score. Resampling units (``by``): single ``comparison``\\s, whole ``ranking``\\s
+(all pairs of one k-way ranking), ``segment``\\s or ``judge``\\s; resampling whole units is what
+clustered judgments call for. Comparisons without a unit id (e.g. no judge) are units of their own.
+
+Fast paths: Bradley–Terry models resample the pair-count table (a multinomial draw over its
+cells for ``by="comparison"``; for clustered units, per-unit cell counts weighted by how often
+each unit was drawn) and refit warm-started, never copying rows; TrueSkill replays all runs in
+compiled parallel code. Other models are refitted on resampled rows (``jobs`` processes).
+
+A system that a resample leaves without comparisons, or outside the resample's largest strongly
+connected part (Bradley–Terry), gets NaN there; ``BootstrapResult.failed`` counts them.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from humeval.data.tables import Comparisons
+from humeval.ranking.base import Ranker, check_comparisons
+
+UNITS = ("comparison", "ranking", "segment", "judge")
+
+
+@dataclass
+class BootstrapResult:
+    """Scores of ``n`` bootstrap refits (``samples``: resamples × systems, NaN where undefined)."""
+
+    systems: tuple[str, ...]
+    estimate: pd.Series  # the model fitted on all the data
+    samples: np.ndarray
+    by: str
+    confidence: float
+    scale: str = ""
+    failed: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.samples)
+
+    def rank_samples(self) -> np.ndarray:
+        """Rank of every system in every resample (1 = best; ties share the best rank; NaN stays NaN)."""
+        s = self.samples
+        valid = ~np.isnan(s)
+        filled = np.where(valid, s, -np.inf)
+        ranks = 1 + (filled[:, None, :] > filled[:, :, None]).sum(axis=2).astype(float)
+        return np.where(valid, ranks, np.nan)
+
+    def table(self) -> pd.DataFrame:
+        """Per system, best first: the estimate, the bootstrap mean, the score interval
+        (percentiles), the marginal rank range (WMT: trimmed to the central ``confidence``
+        share), the simultaneous rank range, and the WMT cluster."""
+        lo_q, hi_q = (1 - self.confidence) / 2, 1 - (1 - self.confidence) / 2
+        s = self.samples
+        with np.errstate(all="ignore"):
+            mean = np.nanmean(s, axis=0) if len(s) else np.full(len(self.systems), np.nan)
+            lower, upper = (np.nanquantile(s, q, axis=0) for q in (lo_q, hi_q))
+        ranks = self.rank_samples()
+        rank_lo, rank_hi = zip(*(trimmed_range(ranks[:, i], self.confidence) for i in range(len(self.systems))))
+        sim_lo, sim_hi = simultaneous_rank_intervals(self.estimate.to_numpy(), s, self.confidence)
+        df = pd.DataFrame({"score": self.estimate.to_numpy(), "mean": mean, "lower": lower, "upper": upper,
+                           "rank_lo": rank_lo, "rank_hi": rank_hi, "sim_rank_lo": sim_lo, "sim_rank_hi": sim_hi,
+                           "missing": np.isnan(s).sum(axis=0)},
+                          index=pd.Index(self.systems, name="system"))
+        df = df.sort_values(["mean", "score"], ascending=False, kind="stable")
+        df["cluster"] = rank_clusters(df["rank_lo"].to_numpy(), df["rank_hi"].to_numpy())
+        return df
+
+
+def trimmed_range(ranks: np.ndarray, confidence: float) -> tuple[float, float]:
+    """WMT's rank range: sort the resamples' ranks, drop ⌈(n − n·confidence)/2⌉ from each end,
+    report the smallest and largest left (NaN ranks are left out first)."""
+    r = np.sort(ranks[~np.isnan(ranks)])
+    if not len(r):
+        return (np.nan, np.nan)
+    alpha = int(math.ceil((len(r) - len(r) * confidence) / 2 - 1e-9))
+    kept = r[alpha:len(r) - alpha] if len(r) > 2 * alpha else r[len(r) // 2:len(r) // 2 + 1]
+    return float(kept[0]), float(kept[-1])
+
+
+def rank_clusters(rank_lo: np.ndarray, rank_hi: np.ndarray) -> np.ndarray:
+    """WMT's clusters for systems listed best first: a boundary falls after system i when its
+    worst rank is better (smaller) than the best rank of every system below it. Returns the
+    cluster number (1 = top) of each system."""
+    cluster = np.ones(len(rank_lo), dtype=int)
+    current = 1
+    for i in range(len(rank_lo)):
+        cluster[i] = current
+        below = rank_lo[i + 1:]
+        if len(below) and np.all(rank_hi[i] < below):
+            current += 1
+    return cluster
+
+
+def simultaneous_rank_intervals(estimate: np.ndarray, samples: np.ndarray, confidence: float):
+    """Rank intervals that hold for all systems at once (a max-t correction over all pairwise
+    differences). With d_st = θ_s − θ_t and its bootstrap standard error se_st, the critical value
+    c is the ``confidence`` quantile of max_{s,t} |d*_st − d̂_st| / se_st over resamples; s is
+    surely better than t when d̂_st > c·se_st. Then rank(s) ∈ [1 + #{t surely better than s},
+    n − #{t surely worse than s}]."""
+    n = len(estimate)
+    valid = ~np.isnan(estimate)
+    if len(samples) < 2 or valid.sum() < 2:
+        return np.full(n, np.nan), np.full(n, np.nan)
+    diff_hat = estimate[:, None] - estimate[None, :]
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN pairs in a resample are expected
+        diff = samples[:, :, None] - samples[:, None, :]  # resamples × s × t
+        se = np.nanstd(diff, axis=0, ddof=1)
+        t = np.abs(diff - diff_hat) / se
+        t[:, np.eye(n, dtype=bool)] = np.nan
+        worst = np.nanmax(t.reshape(len(samples), -1), axis=1)
+    worst = worst[np.isfinite(worst)]
+    c = np.quantile(worst, confidence) if len(worst) else np.inf
+    with np.errstate(invalid="ignore"):
+        better = np.nan_to_num(diff_hat > c * se)  # [s, t]: s surely better than t
+    np.fill_diagonal(better, False)
+    better &= valid[:, None] & valid[None, :]
+    m = valid.sum()
+    lo = 1 + better.sum(axis=0)
+    hi = m - better.sum(axis=1)
+    return np.where(valid, lo, np.nan).astype(float), np.where(valid, hi, np.nan).astype(float)
+
+
+def units_of(comparisons: Comparisons, by: str) -> tuple[np.ndarray, int, int]:
+    """Unit id of every comparison, the number of units, and how many rows lacked a unit id."""
+    if by not in UNITS:
+        raise ValueError(f"by must be one of {UNITS}, not {by!r}")
+    if by == "comparison":
+        return np.arange(len(comparisons)), len(comparisons), 0
+    column = {"ranking": comparisons.group, "segment": comparisons.item, "judge": comparisons.judge}[by]
+    column = column.astype(np.int64)
+    missing = column < 0
+    ids, unit = np.unique(column[~missing], return_inverse=True)
+    out = np.empty(len(comparisons), dtype=np.int64)
+    out[~missing] = unit
+    out[missing] = len(ids) + np.arange(missing.sum())
+    return out, len(ids) + int(missing.sum()), int(missing.sum())
+
+
+def _refit(task):
+    model, comparisons, rows = task
+    params = model.get_params()
+    fitted = type(model)(**params).fit(comparisons.take(rows))
+    scores = fitted.scores_.reindex(list(comparisons.systems)).to_numpy(dtype=float)
+    played = np.bincount(np.concatenate([comparisons.a[rows], comparisons.b[rows]]), minlength=len(comparisons.systems))
+    return np.where(played > 0, scores, np.nan)
+
+
+def bootstrap(model: Ranker, comparisons: Comparisons, n: int = 1000, by: str = "comparison",
+              confidence: float = 0.95, random_state=None, jobs: int = 1, progress=None) -> BootstrapResult:
+    """Refit ``model`` on ``n`` bootstrap resamples of ``comparisons`` (one track)."""
+    comparisons = check_comparisons(comparisons)
+    if n < 1:
+        raise ValueError("n must be at least 1")
+    if not 0 < confidence < 1:
+        raise ValueError("confidence is a share between 0 and 1")
+    rng = np.random.default_rng(random_state)
+    fitted = type(model)(**model.get_params()).fit(comparisons)
+    unit, n_units, _ = units_of(comparisons, by)
+    systems = tuple(comparisons.systems)
+    failed: dict[str, int] = {}
+    if hasattr(fitted, "_bootstrap_counts"):
+        samples = _bootstrap_pair_model(fitted, comparisons, unit, n_units, by, n, rng, progress)
+    elif hasattr(fitted, "_bootstrap") and fitted.get_params().get("order") != "active":
+        order = np.argsort(unit, kind="stable")
+        start = np.zeros(n_units + 1, dtype=np.int64)
+        np.cumsum(np.bincount(unit, minlength=n_units), out=start[1:])
+        seeds = rng.integers(1, 2 ** 63, n, dtype=np.int64)
+        samples = fitted._bootstrap(comparisons, start, order, n_units, seeds)
+        if progress:
+            progress(n, n)
+    else:
+        tasks = []
+        for _ in range(n):
+            drawn = np.bincount(rng.integers(0, n_units, n_units), minlength=n_units)
+            rows = np.repeat(np.arange(len(comparisons)), drawn[unit])
+            tasks.append((model, comparisons, rows))
+        rows_out = []
+        if jobs == 1:
+            for i, task in enumerate(tasks, 1):
+                rows_out.append(_refit(task))
+                if progress:
+                    progress(i, n)
+        else:
+            with ProcessPoolExecutor(max_workers=jobs if jobs > 0 else os.cpu_count()) as pool:
+                for i, row in enumerate(pool.map(_refit, tasks, chunksize=max(1, n // 50)), 1):
+                    rows_out.append(row)
+                    if progress:
+                        progress(i, n)
+        samples = np.array(rows_out)
+    missing = int(np.isnan(samples).sum() - np.isnan(fitted.scores_.to_numpy()).sum() * n)
+    if missing > 0:
+        failed["system scores left undefined by a resample (NaN)"] = missing
+    return BootstrapResult(systems, fitted.scores_, samples, by, confidence, getattr(fitted, "scale_", ""), failed)
+
+
+def _bootstrap_pair_model(fitted, comparisons, unit, n_units, by, n, rng, progress) -> np.ndarray:
+    """Resample the pair-count table: a multinomial over cells for single comparisons, or unit
+    counts applied to per-unit cell counts for clustered resampling."""
+    a, b = fitted._cells
+    size = len(fitted.systems_)
+    code = {int(x) * size + int(y): i for i, (x, y) in enumerate(zip(a.tolist(), b.tolist()))}
+    keep = comparisons.a != comparisons.b
+    row_cell = np.full(len(comparisons), -1, dtype=np.int64)
+    codes = comparisons.a[keep].astype(np.int64) * size + comparisons.b[keep]
+    lookup_codes = np.array(sorted(code), dtype=np.int64)
+    lookup_cells = np.array([code[k] for k in lookup_codes.tolist()], dtype=np.int64)
+    row_cell[keep] = lookup_cells[np.searchsorted(lookup_codes, codes)]
+    flat = row_cell * 3 + comparisons.outcome
+    n_cells = len(a) * 3
+    samples = np.empty((n, size))
+    if by == "comparison":
+        base = np.bincount(flat[keep], minlength=n_cells).astype(float)
+        total = int(base.sum())
+        p = base / total
+        for i in range(n):
+            counts = rng.multinomial(total, p).reshape(-1, 3).astype(float)
+            samples[i] = fitted._bootstrap_counts(counts)
+            if progress:
+                progress(i + 1, n)
+        return samples
+    # per (unit, cell, outcome) counts once; each resample weights them by how often the unit was drawn
+    pair_key = unit[keep] * n_cells + flat[keep]
+    unique, count = np.unique(pair_key, return_counts=True)
+    key_unit, key_cell = unique // n_cells, unique % n_cells
+    for i in range(n):
+        drawn = np.bincount(rng.integers(0, n_units, n_units), minlength=n_units)
+        counts = np.bincount(key_cell, weights=drawn[key_unit] * count, minlength=n_cells).reshape(-1, 3)
+        samples[i] = fitted._bootstrap_counts(counts)
+        if progress:
+            progress(i + 1, n)
+    return samples

@@ -1,0 +1,312 @@
+"""Compiled TrueSkill updates (Herbrich, Minka & Graepel 2007), one player per team.
+
+The k-way update follows the factor-graph schedule of the reference ``trueskill`` package
+(Heungsub Lee), with Gaussian messages in natural parameters (π = 1/σ², τ = μ/σ²): priors,
+performances and team performances are sent down once; the chain of team differences is swept
+forward and backward (up to 10 times, until no truncation message moves by more than
+``min_delta``); then everything is sent back up. Teams are sorted by rank (stably); adjacent
+teams with equal rank get a draw factor. The normal CDF and PDF are exact (``math.erfc``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+SQRT2 = math.sqrt(2.0)
+INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+@numba.njit(cache=True)
+def _cdf(x):
+    return 0.5 * math.erfc(-x / SQRT2)
+
+
+@numba.njit(cache=True)
+def _pdf(x):
+    return INV_SQRT_2PI * math.exp(-0.5 * x * x)
+
+
+@numba.njit(cache=True)
+def _vw(diff, margin, draw):
+    """The V and W functions of a truncated Gaussian (win: diff > margin; draw: |diff| < margin)."""
+    if not draw:
+        x = diff - margin
+        denom = _cdf(x)
+        v = _pdf(x) / denom if denom > 0.0 else -x
+        return v, v * (v + x)
+    a, b = margin - abs(diff), -margin - abs(diff)
+    denom = _cdf(a) - _cdf(b)
+    if denom <= 0.0:
+        v = a
+        w = 1.0
+    else:
+        v = (_pdf(b) - _pdf(a)) / denom
+        w = v * v + (a * _pdf(a) - b * _pdf(b)) / denom
+    return (-v if diff < 0 else v), w
+
+
+@numba.njit(cache=True)
+def _set(value, i, pi, tau):
+    """Set a variable's value, returning the change as the reference package measures it."""
+    dpi = abs(value[i, 0] - pi)
+    delta = 0.0 if math.isinf(dpi) else max(abs(value[i, 1] - tau), math.sqrt(dpi))
+    value[i, 0] = pi
+    value[i, 1] = tau
+    return delta
+
+
+@numba.njit(cache=True)
+def _update_message(value, i, msg, m, pi, tau):
+    """Replace the message ``msg[m]`` a factor sends to variable ``value[i]``."""
+    new_pi = value[i, 0] - msg[m, 0] + pi
+    new_tau = value[i, 1] - msg[m, 1] + tau
+    msg[m, 0] = pi
+    msg[m, 1] = tau
+    return _set(value, i, new_pi, new_tau)
+
+
+@numba.njit(cache=True)
+def _update_value(value, i, msg, m, pi, tau):
+    """Set variable ``value[i]`` and make the factor's message ``msg[m]`` consistent with it."""
+    msg[m, 0] = pi + msg[m, 0] - value[i, 0]
+    msg[m, 1] = tau + msg[m, 1] - value[i, 1]
+    return _set(value, i, pi, tau)
+
+
+@numba.njit(cache=True)
+def _mu_of(pi, tau):
+    return tau / pi if pi != 0.0 else 0.0
+
+
+@numba.njit(cache=True)
+def _sum_update(target_value, t, target_msg, m, vals_pi, vals_tau, coeffs):
+    """SumFactor.update: the message to ``target`` from terms given as (value / message) pairs."""
+    pi_inv = 0.0
+    mu = 0.0
+    for k in range(len(coeffs)):
+        mu += coeffs[k] * _mu_of(vals_pi[k], vals_tau[k])
+        if math.isinf(pi_inv):
+            continue
+        if vals_pi[k] == 0.0:
+            pi_inv = math.inf
+        else:
+            pi_inv += coeffs[k] ** 2 / vals_pi[k]
+    pi = 1.0 / pi_inv
+    return _update_message(target_value, t, target_msg, m, pi, pi * mu)
+
+
+@numba.njit(cache=True)
+def rate_ranking(mu, sigma, ranks, beta, dynamic, margin, min_delta):  # pragma: no cover - compiled
+    """New (mu, sigma) of k single-player teams after one match with the given ranks (lower is
+    better, equal ranks draw). ``margin`` is the draw margin of a two-player difference."""
+    k = len(mu)
+    order = np.argsort(ranks, kind="mergesort")
+    # variables: rating R, performance P, team performance T, difference D; messages per factor
+    R, P, T, D = np.zeros((k, 2)), np.zeros((k, 2)), np.zeros((k, 2)), np.zeros((k - 1, 2))
+    m_prior_R, m_like_R, m_like_P, m_team_P, m_team_T = (np.zeros((k, 2)), np.zeros((k, 2)), np.zeros((k, 2)),
+                                                        np.zeros((k, 2)), np.zeros((k, 2)))
+    m_diff_Tl, m_diff_Tr, m_diff_D, m_trunc_D = np.zeros((k - 1, 2)), np.zeros((k - 1, 2)), np.zeros((k - 1, 2)), \
+        np.zeros((k - 1, 2))
+    beta2 = beta * beta
+    for i in range(k):  # priors down
+        s2 = sigma[order[i]] ** 2 + dynamic ** 2
+        _update_value(R, i, m_prior_R, i, 1.0 / s2, mu[order[i]] / s2)
+    for i in range(k):  # likelihoods down
+        mpi, mtau = R[i, 0] - m_like_R[i, 0], R[i, 1] - m_like_R[i, 1]
+        a = 1.0 / (1.0 + beta2 * mpi)
+        _update_message(P, i, m_like_P, i, a * mpi, a * mtau)
+    one = np.ones(1)
+    vp, vt = np.zeros(2), np.zeros(2)
+    for i in range(k):  # team sums down (one player, coefficient 1)
+        vp[0], vt[0] = P[i, 0] - m_team_P[i, 0], P[i, 1] - m_team_P[i, 1]
+        _sum_update(T, i, m_team_T, i, vp[:1], vt[:1], one)
+    pm = np.array([1.0, -1.0])
+    draws = np.empty(k - 1, dtype=np.bool_)
+    for x in range(k - 1):
+        draws[x] = ranks[order[x]] == ranks[order[x + 1]]
+
+    def diff_down(x):
+        vp[0], vt[0] = T[x, 0] - m_diff_Tl[x, 0], T[x, 1] - m_diff_Tl[x, 1]
+        vp[1], vt[1] = T[x + 1, 0] - m_diff_Tr[x, 0], T[x + 1, 1] - m_diff_Tr[x, 1]
+        _sum_update(D, x, m_diff_D, x, vp, vt, pm)
+
+    def trunc_up(x):
+        dpi, dtau = D[x, 0] - m_trunc_D[x, 0], D[x, 1] - m_trunc_D[x, 1]
+        sqrt_pi = math.sqrt(dpi)
+        v, w = _vw(dtau / sqrt_pi, margin * sqrt_pi, draws[x])
+        denom = 1.0 - w
+        return _update_value(D, x, m_trunc_D, x, dpi / denom, (dtau + sqrt_pi * v) / denom)
+
+    def diff_up(x, index):
+        # message to team x (index 0, coefficient +1) or team x+1 (index 1, coefficient -1)
+        cd = np.empty(2)
+        vp[0], vt[0] = D[x, 0] - m_diff_D[x, 0], D[x, 1] - m_diff_D[x, 1]
+        if index == 0:
+            cd[0], cd[1] = 1.0, 1.0  # 1/c, -c_other/c with c = +1, c_other = -1
+            vp[1], vt[1] = T[x + 1, 0] - m_diff_Tr[x, 0], T[x + 1, 1] - m_diff_Tr[x, 1]
+            return _sum_update(T, x, m_diff_Tl, x, vp, vt, cd)
+        cd[0], cd[1] = 1.0, -1.0  # with c = -1: -c_other/c = 1 for team x, 1/c = -1 for the sum
+        vp[1], vt[1] = vp[0], vt[0]
+        vp[0], vt[0] = T[x, 0] - m_diff_Tl[x, 0], T[x, 1] - m_diff_Tl[x, 1]
+        return _sum_update(T, x + 1, m_diff_Tr, x, vp, vt, cd)
+
+    for _ in range(10):
+        delta = 0.0
+        if k == 2:
+            diff_down(0)
+            delta = trunc_up(0)
+        else:
+            for x in range(k - 2):  # forward over all but the last difference
+                diff_down(x)
+                delta = max(delta, trunc_up(x))
+                diff_up(x, 1)
+            for x in range(k - 2, 0, -1):  # backward over all but the first
+                diff_down(x)
+                delta = max(delta, trunc_up(x))
+                diff_up(x, 0)
+        if delta <= min_delta:
+            break
+    diff_up(0, 0)
+    diff_up(k - 2, 1)
+    for i in range(k):  # team sums up to the performance
+        vp[0], vt[0] = T[i, 0] - m_team_T[i, 0], T[i, 1] - m_team_T[i, 1]
+        _sum_update(P, i, m_team_P, i, vp[:1], vt[:1], one)
+    for i in range(k):  # likelihoods up to the rating
+        mpi, mtau = P[i, 0] - m_like_P[i, 0], P[i, 1] - m_like_P[i, 1]
+        a = 1.0 / (1.0 + beta2 * mpi)
+        _update_message(R, i, m_like_R, i, a * mpi, a * mtau)
+    new_mu, new_sigma = np.empty(k), np.empty(k)
+    for i in range(k):
+        new_mu[order[i]] = R[i, 1] / R[i, 0]
+        new_sigma[order[i]] = math.sqrt(1.0 / R[i, 0])
+    return new_mu, new_sigma
+
+
+@numba.njit(cache=True)
+def rate_pair(mu, sigma, a, b, outcome, beta, dynamic, margin):  # pragma: no cover - compiled
+    """One two-player match in place: outcome 1 = a wins, 2 = b wins, 0 = draw. The closed form
+    of the schedule above for k = 2 (Herbrich et al. 2007, Table 1)."""
+    if outcome == 2:
+        a, b = b, a
+    sa2 = sigma[a] ** 2 + dynamic ** 2
+    sb2 = sigma[b] ** 2 + dynamic ** 2
+    c2 = 2.0 * beta * beta + sa2 + sb2
+    c = math.sqrt(c2)
+    v, w = _vw((mu[a] - mu[b]) / c, margin / c, outcome == 0)
+    mu[a] += sa2 / c * v
+    mu[b] -= sb2 / c * v
+    sigma[a] = math.sqrt(sa2 * (1.0 - sa2 / c2 * w))
+    sigma[b] = math.sqrt(sb2 * (1.0 - sb2 / c2 * w))
+
+
+@numba.njit(cache=True)
+def play(mu, sigma, a, b, outcome, order, beta, dynamic, margin):  # pragma: no cover - compiled
+    """Replay the matches ``order`` (indices into a, b, outcome) in place."""
+    for i in order:
+        rate_pair(mu, sigma, a[i], b[i], outcome[i], beta, dynamic, margin)
+
+
+@numba.njit(cache=True)
+def _splitmix(state):
+    state = (state + np.uint64(0x9E3779B97F4A7C15))
+    z = state
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return state, z ^ (z >> np.uint64(31))
+
+
+@numba.njit(cache=True)
+def _uniform_int(state, n):
+    state, z = _splitmix(state)
+    return state, np.int64(z % np.uint64(n))
+
+
+@numba.njit(cache=True, parallel=True)
+def bootstrap_play(n_systems, mu0, sigma0, a, b, outcome, unit_start, unit_order, n_units, seeds,
+                   beta, dynamic, margin):  # pragma: no cover - compiled
+    """Many bootstrap runs in parallel: each draws ``n_units`` units with replacement (a unit is a
+    run of comparisons ``unit_order[unit_start[u]:unit_start[u + 1]]``, e.g. one comparison, one
+    judge's or one segment's) and replays them in the order drawn. Systems with no match in a run
+    get NaN. A per-run counter-based generator keeps results independent of the thread count."""
+    runs = len(seeds)
+    out_mu = np.empty((runs, n_systems))
+    out_sigma = np.empty((runs, n_systems))
+    for r in numba.prange(runs):
+        mu = np.full(n_systems, mu0)
+        sigma = np.full(n_systems, sigma0)
+        played = np.zeros(n_systems, dtype=np.bool_)
+        state = np.uint64(seeds[r])
+        for _ in range(n_units):
+            state, u = _uniform_int(state, n_units)
+            for j in range(unit_start[u], unit_start[u + 1]):
+                i = unit_order[j]
+                rate_pair(mu, sigma, a[i], b[i], outcome[i], beta, dynamic, margin)
+                played[a[i]] = True
+                played[b[i]] = True
+        for s in range(n_systems):
+            out_mu[r, s] = mu[s] if played[s] else np.nan
+            out_sigma[r, s] = sigma[s] if played[s] else np.nan
+    return out_mu, out_sigma
+
+
+@numba.njit(cache=True)
+def _uniform(state):
+    state, z = _splitmix(state)
+    return state, (z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@numba.njit(cache=True)
+def active_play(mu, sigma, a, b, outcome, pair_start, pair_rows, n_matches, seed, beta, dynamic,
+                margin):  # pragma: no cover - compiled
+    """Sakaguchi, Post & Van Durme (2014): ``n_matches`` times, take the system with the largest
+    σ (the first on ties), draw an opponent t among the systems it has judgments with, with
+    probability ∝ exp(−|μ_s − μ_t|), and replay a random observed judgment of that pair.
+    ``pair_rows[pair_start[s * n + t]:pair_start[s * n + t + 1]]`` lists the comparisons of s and t.
+    Returns how often each comparison was replayed."""
+    n = len(mu)
+    used = np.zeros(len(a), dtype=np.int64)
+    weights = np.empty(n)
+    state = np.uint64(seed)
+    for _ in range(n_matches):
+        s = 0
+        for i in range(1, n):
+            if sigma[i] > sigma[s]:
+                s = i
+        total = 0.0
+        for t in range(n):
+            cell = s * n + t
+            has = pair_start[cell + 1] > pair_start[cell]
+            weights[t] = math.exp(-abs(mu[s] - mu[t])) if (t != s and has) else 0.0
+            total += weights[t]
+        if total == 0.0:
+            sigma[s] = 0.0  # nothing to compare it with: never pick it again
+            continue
+        state, u = _uniform(state)
+        u *= total
+        t = 0
+        acc = weights[0]
+        while acc < u and t < n - 1:
+            t += 1
+            acc += weights[t]
+        while weights[t] == 0.0:  # guard against rounding at the end
+            t -= 1
+        cell = s * n + t
+        state, j = _uniform_int(state, pair_start[cell + 1] - pair_start[cell])
+        i = pair_rows[pair_start[cell] + j]
+        rate_pair(mu, sigma, a[i], b[i], outcome[i], beta, dynamic, margin)
+        used[i] += 1
+    return used
+
+
+@numba.njit(cache=True)
+def elo_play(rating, a, b, outcome, order, k, base, scale):  # pragma: no cover - compiled
+    """Online Elo in place: E_a = 1 / (1 + base^((R_b − R_a) / scale)); R_a += k (S_a − E_a)."""
+    for i in order:
+        ra, rb = rating[a[i]], rating[b[i]]
+        expected = 1.0 / (1.0 + base ** ((rb - ra) / scale))
+        score = 1.0 if outcome[i] == 1 else (0.0 if outcome[i] == 2 else 0.5)
+        rating[a[i]] = ra + k * (score - expected)
+        rating[b[i]] = rb - k * (score - expected)

@@ -1,0 +1,280 @@
+"""The Bradley–Terry family, fitted by maximum likelihood on sufficient statistics.
+
+One pass over the data counts, for every ordered pair of systems (a shown first, b second),
+the ties, a-wins and b-wins; everything after that costs the same for a thousand comparisons as
+for ten million. With x = θ_a − θ_b (+ h, a first-position advantage, when ``position_effect``):
+
+- ``BradleyTerry`` (Bradley & Terry 1952): P(a) = σ(x), ties counted as half a win each;
+  ``predict_proba`` uses the training tie rate t: (t, (1 − t) σ(x), (1 − t) σ(−x)).
+- ``Davidson`` (1970): P(a) ∝ e^{x/2}, P(b) ∝ e^{−x/2}, P(tie) ∝ ν.
+- ``RaoKupper`` (1967): P(a) = σ(x − η), P(b) = σ(−x − η), P(tie) = the rest (η ≥ 0).
+
+An optional Gaussian prior (``l2`` = λ, the penalty λ/2 Σθ²) keeps estimates finite when the
+comparison graph is not strongly connected. Without it such data are refused with the
+components named. Newton's method with a line search on (θ, h, log ν or log η); the Hessian of
+θ is the weighted graph Laplacian, its null space (a common shift) fixed by Σθ = 0.
+
+Scores are log-odds (natural units), mean zero over the rated systems, or zero at ``anchor``;
+``scale="elo"`` reports 400/ln 10 Elo points per logit around 1000 (the arenas' convention).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+from scipy.special import expit, log_expit
+
+from humeval.data.tables import Comparisons
+from humeval.ranking.base import PreferenceModel
+
+ELO_PER_LOGIT = 400.0 / np.log(10.0)
+
+
+class DisconnectedError(ValueError):
+    """The comparisons do not link every rated system to every other in both directions."""
+
+    def __init__(self, components: list[list[str]]):
+        self.components = components
+        shown = "; ".join("{" + ", ".join(c[:6]) + (", …" if len(c) > 6 else "") + "}" for c in components[:5])
+        super().__init__(
+            f"the comparison graph falls into {len(components)} parts that never beat each other both ways "
+            f"({shown}): their maximum-likelihood scores are infinite. Rank the parts separately, or pass "
+            "l2=0.01 (a Gaussian prior) to put them on one scale anyway")
+
+
+def cell_counts(comparisons: Comparisons, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ordered pairs (a, b), a ≠ b, that occur, and their counts of (tie, a wins, b wins)."""
+    keep = comparisons.a != comparisons.b
+    index = (comparisons.a[keep].astype(np.int64) * n + comparisons.b[keep]) * 3 + comparisons.outcome[keep]
+    flat = np.bincount(index, minlength=n * n * 3).reshape(n * n, 3).astype(np.float64)
+    cells = np.nonzero(flat.sum(axis=1))[0]
+    return cells // n, cells % n, flat[cells]
+
+
+# -- per-cell log-likelihoods as functions of x: value, first and second derivative ---------------
+
+def _bt(x, counts, tie):
+    t, w, l = counts.T
+    w, l = w + t / 2, l + t / 2
+    s = expit(x)
+    return w * log_expit(x) + l * log_expit(-x), w - (w + l) * s, -(w + l) * s * (1 - s)
+
+
+def _davidson(x, counts, log_nu):
+    t, w, l = counts.T
+    n, u, nu = counts.sum(axis=1), x / 2, np.exp(log_nu)
+    au = np.abs(u)
+    log_d = au + np.log1p(np.exp(-2 * au) + nu * np.exp(-au))  # log(2 cosh u + ν)
+    sinh_d = np.tanh(u) / (2 + nu / np.cosh(u))  # sinh(u) / D
+    cosh_d = 1 / (2 + nu / np.cosh(u))  # cosh(u) / D
+    value = (w - l) * u + t * log_nu - n * log_d
+    return value, (w - l) / 2 - n * sinh_d, -n * (cosh_d / 2 - sinh_d ** 2)
+
+
+def _rao_kupper(x, counts, log_eta):
+    t, w, l = counts.T
+    eta = np.exp(log_eta)
+    lo, hi = x - eta, x + eta
+    s_lo, s_hi = expit(lo), expit(hi)
+    value = w * log_expit(lo) + l * log_expit(-hi) + t * (log_expit(hi) + log_expit(-lo) + np.log(-np.expm1(-2 * eta)))
+    d1 = w * (1 - s_lo) - l * s_hi + t * ((1 - s_hi) - s_lo)
+    d2 = -(w * s_lo * (1 - s_lo) + l * s_hi * (1 - s_hi) + t * (s_hi * (1 - s_hi) + s_lo * (1 - s_lo)))
+    return value, d1, d2
+
+
+class _PairModel(PreferenceModel):
+    """Shared fitting for models whose likelihood depends on x = θ_a − θ_b (+ h) and one tie parameter."""
+
+    _link = staticmethod(_bt)
+    _tie_name: str | None = None  # name of the tie parameter, fitted on the log scale
+    _tie_start = 0.0
+
+    def __init__(self, l2: float = 0.0, position_effect: bool = False, anchor: str | None = None,
+                 scale: str = "logit", max_iter: int = 100, tol: float = 1e-10):
+        self.l2 = l2
+        self.position_effect = position_effect
+        self.anchor = anchor
+        self.scale = scale
+        self.max_iter = max_iter
+        self.tol = tol
+
+    # -- fitting -----------------------------------------------------------------------------
+    def _fit(self, c: Comparisons) -> None:
+        if self.scale not in ("logit", "elo"):
+            raise ValueError(f"scale must be 'logit' or 'elo', not {self.scale!r}")
+        n = len(self.systems_)
+        a, b, counts = cell_counts(c, n)
+        rated = np.bincount(np.concatenate([a, b]), minlength=n) > 0
+        if self.l2 <= 0:
+            parts = self._components(a, b, counts, rated)
+            if len(parts) > 1:
+                raise DisconnectedError([[self.systems_[i] for i in p] for p in parts])
+        self._cells = (a, b)
+        self.rated_ = rated
+        self.tie_rate_ = float(np.mean(c.outcome == 0))
+        theta, h, tie = self._solve(a, b, counts, n, rated, None)
+        self._set(theta, h, tie)
+
+    @staticmethod
+    def _components(a, b, counts, rated) -> list[list[int]]:
+        """Strongly connected parts of the graph 'a beat or tied b' among rated systems."""
+        n = len(rated)
+        forward = counts[:, 1] + counts[:, 0] > 0  # a won or tied
+        backward = counts[:, 2] + counts[:, 0] > 0
+        rows = np.concatenate([a[forward], b[backward]])
+        cols = np.concatenate([b[forward], a[backward]])
+        graph = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+        _, labels = connected_components(graph, directed=True, connection="strong")
+        parts = {}
+        for i in np.nonzero(rated)[0]:
+            parts.setdefault(labels[i], []).append(int(i))
+        return sorted(parts.values(), key=len, reverse=True)
+
+    def _objective(self, a, b, counts, theta, h, tie):
+        value, _, _ = self._link(theta[a] - theta[b] + h, counts, tie)
+        return value.sum() - self.l2 / 2 * np.sum(theta ** 2)
+
+    def _solve(self, a, b, counts, n, rated, start):
+        """Newton's method on (θ of rated systems, h?, log tie?) with a backtracking line search."""
+        idx = np.nonzero(rated)[0]
+        m = len(idx)
+        local = np.full(n, -1)
+        local[idx] = np.arange(m)
+        la, lb = local[a], local[b]
+        extra_h = 1 if self.position_effect else 0
+        extra_t = 1 if self._tie_name else 0
+        size = m + extra_h + extra_t
+        theta = np.zeros(m) if start is None else start[0][idx].copy()
+        h = 0.0 if start is None else start[1]
+        tie = self._tie_start if start is None else start[2]
+        eps = 1e-5
+        objective = self._objective(la, lb, counts, theta, h, tie)
+        for _ in range(self.max_iter):
+            x = theta[la] - theta[lb] + h
+            _, d1, d2 = self._link(x, counts, tie)
+            c = -d2
+            g = np.zeros(size)
+            g[:m] = np.bincount(la, d1, m) - np.bincount(lb, d1, m) - self.l2 * theta
+            H = np.zeros((size, size))
+            H[:m, :m] = -(coo_matrix((c, (la, lb)), shape=(m, m)).toarray())
+            H[:m, :m] += H[:m, :m].T
+            H[np.arange(m), np.arange(m)] += np.bincount(la, c, m) + np.bincount(lb, c, m) + self.l2
+            if extra_h:
+                g[m] = d1.sum()
+                H[m, m] = c.sum()
+                H[:m, m] = H[m, :m] = np.bincount(la, c, m) - np.bincount(lb, c, m)
+            if extra_t:  # the tie parameter: derivatives by central differences of the exact link
+                k = m + extra_h
+                up, down = self._link(x, counts, tie + eps), self._link(x, counts, tie - eps)
+                mid = self._link(x, counts, tie)[0].sum()
+                g[k] = (up[0].sum() - down[0].sum()) / (2 * eps)
+                H[k, k] = -(up[0].sum() - 2 * mid + down[0].sum()) / eps ** 2
+                cross = -(up[1] - down[1]) / (2 * eps)  # -d(dl/dx)/d tie, per cell
+                H[:m, k] = H[k, :m] = np.bincount(la, cross, m) - np.bincount(lb, cross, m)
+                if extra_h:
+                    H[m, k] = H[k, m] = cross.sum()
+            if self.l2 <= 0:
+                H[:m, :m] += 1.0 / m  # fix the common shift: the step keeps Σθ unchanged
+            try:
+                step = np.linalg.solve(H, g)
+            except np.linalg.LinAlgError:
+                step = np.linalg.lstsq(H, g, rcond=None)[0]
+            t = 1.0
+            while True:
+                new_theta = theta + t * step[:m]
+                new_h = h + t * step[m] if extra_h else h
+                new_tie = tie + t * step[-1] if extra_t else tie
+                new_objective = self._objective(la, lb, counts, new_theta, new_h, new_tie)
+                if new_objective >= objective - 1e-12 * abs(objective) or t < 1e-8:
+                    break
+                t /= 2
+            done = np.max(np.abs(t * step)) < self.tol
+            theta, h, tie, objective = new_theta, new_h, new_tie, new_objective
+            if done:
+                break
+        if self.l2 <= 0:
+            theta = theta - theta.mean()
+        full = np.full(n, np.nan)
+        full[idx] = theta
+        return full, h, tie
+
+    def _set(self, theta, h, tie):
+        self.theta_, self.position_effect_, self._tie = theta, h, tie
+        if self._tie_name:
+            setattr(self, f"{self._tie_name}_", float(np.exp(tie)))
+        self.scores_ = self._series(self._rescale(theta))
+        self.scale_ = self._scale_text()
+
+    def _rescale(self, theta):
+        if self.anchor is not None:
+            if self.anchor not in self.systems_:
+                raise ValueError(f"anchor {self.anchor!r} is not one of the systems {list(self.systems_)}")
+            theta = theta - theta[self.systems_.index(self.anchor)]
+        return theta * ELO_PER_LOGIT + 1000.0 if self.scale == "elo" else theta
+
+    def _scale_text(self) -> str:
+        unit = "Elo points (400/ln 10 per logit)" if self.scale == "elo" else "log-odds"
+        zero = "1000" if self.scale == "elo" else "0"
+        where = f"{self.anchor} = {zero}" if self.anchor is not None else f"mean {zero}"
+        return f"{unit}, {where}"
+
+    # -- prediction --------------------------------------------------------------------------
+    def _proba(self, a, b):
+        x = np.nan_to_num(self.theta_[a] - self.theta_[b]) + self.position_effect_
+        return self._predict(x)
+
+    def _predict(self, x):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    # -- bootstrap fast path -----------------------------------------------------------------
+    def _bootstrap_counts(self, counts) -> np.ndarray:
+        """Scores refitted on resampled cell counts (same cells), warm-started; NaN for systems a
+        resample leaves without comparisons or outside its largest strongly connected part."""
+        a, b = self._cells
+        n = len(self.systems_)
+        rated = np.bincount(np.concatenate([a, b]), weights=np.concatenate([counts.sum(1)] * 2), minlength=n) > 0
+        if self.l2 <= 0:
+            parts = self._components(a, b, counts, rated)
+            if len(parts) > 1:
+                rated = np.zeros(n, dtype=bool)
+                rated[parts[0]] = True
+        keep = rated[a] & rated[b]
+        theta, _, _ = self._solve(a[keep], b[keep], counts[keep], n, rated,
+                                  (np.nan_to_num(self.theta_), self.position_effect_, self._tie))
+        return self._rescale(theta)
+
+
+class BradleyTerry(_PairModel):
+    """Bradley–Terry by maximum likelihood, ties as half a win for each side (see module doc)."""
+
+    def _predict(self, x):
+        t = self.tie_rate_
+        return np.column_stack([np.full(len(x), t), (1 - t) * expit(x), (1 - t) * expit(-x)])
+
+
+class Davidson(_PairModel):
+    """Davidson's (1970) tie model; ``nu_`` is the fitted tie parameter ν."""
+
+    _link = staticmethod(_davidson)
+    _tie_name = "nu"
+    _tie_start = 0.0  # ν = 1
+
+    def _predict(self, x):
+        u = x / 2
+        nu = np.exp(self._tie)
+        d = np.exp(u) + np.exp(-u) + nu
+        return np.column_stack([nu / d, np.exp(u) / d, np.exp(-u) / d])
+
+
+class RaoKupper(_PairModel):
+    """Rao & Kupper's (1967) tie model; ``eta_`` is the threshold η (their θ = e^η)."""
+
+    _link = staticmethod(_rao_kupper)
+    _tie_name = "eta"
+    _tie_start = np.log(0.5)
+
+    def _predict(self, x):
+        eta = np.exp(self._tie)
+        p1, p2 = expit(x - eta), expit(-x - eta)
+        return np.column_stack([1 - p1 - p2, p1, p2])

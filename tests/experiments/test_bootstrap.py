@@ -1,0 +1,97 @@
+import numpy as np
+import pytest
+
+from humeval.data import Comparisons
+from humeval.experiments import bootstrap, rank_clusters
+from humeval.experiments.bootstrap import simultaneous_rank_intervals, trimmed_range, units_of
+from humeval.ranking import BradleyTerry, Bojar, TrueSkill
+from humeval.simulate import simulate_competition
+
+
+def test_trimmed_range_as_wmt():
+    ranks = np.array([5.0] + [2.0] * 9 + [3.0] * 9 + [1.0])
+    # 20 resamples at 90 %: drop ceil((20 - 18) / 2) = 1 from each end -> 2..3
+    assert trimmed_range(ranks, 0.9) == (2.0, 3.0)
+    assert trimmed_range(ranks, 1.0) == (1.0, 5.0)  # nothing dropped
+    assert trimmed_range(np.array([np.nan, 4.0]), 0.95) == (4.0, 4.0)
+
+
+def test_rank_clusters_rule():
+    # boundary after i when its worst rank beats the best rank of everyone below
+    lo = np.array([1, 2, 2, 4, 4, 6])
+    hi = np.array([1, 3, 3, 5, 6, 6])
+    assert rank_clusters(lo, hi).tolist() == [1, 2, 2, 3, 3, 3]
+
+
+def test_simultaneous_intervals_separate_clear_winners():
+    rng = np.random.default_rng(0)
+    estimate = np.array([3.0, 2.0, 0.0, 0.01])
+    samples = estimate + rng.normal(0, 0.05, (400, 4))
+    lo, hi = simultaneous_rank_intervals(estimate, samples, 0.95)
+    assert lo.tolist() == [1, 2, 3, 3] and hi.tolist() == [1, 2, 4, 4]
+
+
+def test_units():
+    c = Comparisons(a=[0, 0, 1, 1], b=[1, 1, 0, 0], outcome=[1, 1, 1, 1], judge=[3, -1, 3, 0], group=[7, 7, 8, -1],
+                    systems=("A", "B"), judges=("j0", "j1", "j2", "j3"))
+    unit, n_units, missing = units_of(c, "judge")
+    assert n_units == 3 and missing == 1 and unit[0] == unit[2] and len(set(unit.tolist())) == 3
+    unit, n_units, _ = units_of(c, "ranking")
+    assert n_units == 3 and unit[0] == unit[1] != unit[2]
+    with pytest.raises(ValueError, match="by must be"):
+        units_of(c, "day")
+
+
+@pytest.fixture(scope="module")
+def campaign():
+    return simulate_competition(n_systems=6, n_items=400, n_judges=12, n_judgments=600, design="rankings",
+                                random_state=5)
+
+
+def test_bt_fast_path_agrees_with_refitting(campaign):
+    c = campaign.comparisons
+    fast = bootstrap(BradleyTerry(), c, n=300, random_state=0)
+
+    class Refit(BradleyTerry):  # the generic path: copy rows, refit
+        _bootstrap_counts = None
+
+    del Refit._bootstrap_counts
+    slow = bootstrap(Refit(), c, n=300, random_state=1)
+    np.testing.assert_allclose(np.nanstd(fast.samples, axis=0), np.nanstd(slow.samples, axis=0), rtol=0.2)
+    np.testing.assert_allclose(fast.samples.mean(axis=0), slow.samples.mean(axis=0), atol=0.03)
+    table = fast.table()
+    assert (table["lower"] <= table["score"]).all() and (table["score"] <= table["upper"]).all()
+    assert table["cluster"].is_monotonic_increasing and table["cluster"].iloc[0] == 1
+
+
+def test_clustered_resampling_is_wider(campaign):
+    c = campaign.comparisons
+    single = bootstrap(BradleyTerry(), c, n=300, random_state=0)
+    rankings = bootstrap(BradleyTerry(), c, n=300, by="ranking", random_state=0)
+    # pairs from one 5-way ranking are correlated: resampling whole rankings widens the intervals
+    assert np.nanstd(rankings.samples, axis=0).mean() > np.nanstd(single.samples, axis=0).mean()
+
+
+def test_trueskill_fast_path_is_reproducible(campaign):
+    c = campaign.comparisons
+    first = bootstrap(TrueSkill(), c, n=50, random_state=3)
+    second = bootstrap(TrueSkill(), c, n=50, random_state=3)
+    np.testing.assert_array_equal(first.samples, second.samples)
+    assert first.samples.shape == (50, 6) and not np.isnan(first.samples).any()
+
+
+def test_missing_systems_are_nan_and_reported():
+    # system C is judged only by judge j1: resamples without j1 leave C undefined
+    c = Comparisons(a=[0, 0, 1, 2, 1, 0], b=[1, 1, 0, 0, 0, 2], outcome=[1, 2, 1, 1, 2, 1],
+                    judge=[0, 0, 2, 1, 2, 1], systems=("A", "B", "C"), judges=("j0", "j1", "j2"))
+    result = bootstrap(Bojar(), c, n=200, by="judge", random_state=0)
+    missing = np.isnan(result.samples[:, 2]).sum()
+    assert 0 < missing < 200 and result.table().loc["C", "missing"] == missing
+    assert result.failed == {"system scores left undefined by a resample (NaN)": np.isnan(result.samples).sum()}
+
+
+def test_generic_path_in_parallel(campaign):
+    c = campaign.comparisons.take(np.arange(300))
+    serial = bootstrap(Bojar(), c, n=20, random_state=4)
+    parallel = bootstrap(Bojar(), c, n=20, random_state=4, jobs=2)
+    np.testing.assert_array_equal(serial.samples, parallel.samples)

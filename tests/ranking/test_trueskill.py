@@ -1,0 +1,109 @@
+import math
+
+import numpy as np
+import pytest
+import trueskill
+from scipy.stats import norm
+
+from humeval.data import Comparisons
+from humeval.ranking import Elo, TrueSkill
+from humeval.ranking._trueskill_kernel import rate_ranking
+from humeval.ranking.trueskill import draw_margin
+from humeval.simulate import simulate_competition
+
+
+def reference(beta, backend="scipy"):
+    return trueskill.TrueSkill(mu=0.0, sigma=0.5, beta=beta, tau=0.0, draw_probability=0.25, backend=backend)
+
+
+def replay_pairs(env, c):
+    r = [env.create_rating() for _ in c.systems]
+    for a, b, o in zip(c.a, c.b, c.outcome):
+        ranks = [0, 0] if o == 0 else ([0, 1] if o == 1 else [1, 0])
+        (r[a],), (r[b],) = env.rate([(r[a],), (r[b],)], ranks=ranks)
+    return np.array([x.mu for x in r]), np.array([x.sigma for x in r])
+
+
+@pytest.fixture(scope="module")
+def campaign():
+    return simulate_competition(n_systems=8, n_judgments=250, design="rankings", random_state=0)
+
+
+def test_pairwise_matches_the_reference_package(campaign):
+    c = campaign.comparisons
+    model = TrueSkill().fit(c)
+    assert model.beta_ == pytest.approx(0.5 * len(c) / 40)  # WMT's β = σ · matches / 40
+    mu, sigma = replay_pairs(reference(model.beta_), c)
+    np.testing.assert_allclose(model.mu_, mu, atol=1e-9, rtol=0)
+    np.testing.assert_allclose(model.sigma_, sigma, atol=1e-9, rtol=0)
+    # the package's default backend approximates erfc (about 1e-7): agreement to 1e-5 only
+    approx_mu, _ = replay_pairs(reference(model.beta_, backend=None), c.take(np.arange(300)))
+    ours = TrueSkill(beta=model.beta_).fit(c.take(np.arange(300))).mu_
+    assert np.abs(ours - approx_mu).max() < 1e-5
+
+
+def test_five_way_rankings_with_ties_match_the_reference(campaign):
+    r = campaign.rankings
+    assert (np.array([len(set(row)) for row in r.rank.tolist()]) < 5).any()  # ties present
+    model = TrueSkill().fit(r)
+    env = reference(0.5 * len(r) / 40)
+    ratings = [env.create_rating() for _ in r.systems]
+    for systems, ranks in zip(r.system, r.rank):
+        for s, (new,) in zip(systems, env.rate([(ratings[s],) for s in systems], ranks=list(ranks))):
+            ratings[s] = new
+    np.testing.assert_allclose(model.mu_, [x.mu for x in ratings], atol=1e-9, rtol=0)
+    np.testing.assert_allclose(model.sigma_, [x.sigma for x in ratings], atol=1e-9, rtol=0)
+
+
+def test_single_free_for_all_updates_match():
+    rng = np.random.default_rng(3)
+    env = reference(0.25)
+    margin = draw_margin(0.25, 0.25)
+    for _ in range(200):
+        k = int(rng.integers(2, 7))
+        mu, sigma, ranks = rng.normal(0, 0.5, k), rng.uniform(0.1, 0.6, k), rng.integers(1, 4, k)
+        result = env.rate([(env.create_rating(m, s),) for m, s in zip(mu, sigma)], ranks=list(ranks))
+        new_mu, new_sigma = rate_ranking(mu, sigma, ranks.astype(np.int64), 0.25, 0.0, margin, 1e-4)
+        np.testing.assert_allclose(new_mu, [x[0].mu for x in result], atol=1e-9, rtol=0)
+        np.testing.assert_allclose(new_sigma, [x[0].sigma for x in result], atol=1e-9, rtol=0)
+
+
+def test_draw_margin_and_predictions():
+    assert draw_margin(0.25, 1.0) == pytest.approx(norm.ppf(0.625) * math.sqrt(2))
+    c = Comparisons(a=[0, 1], b=[1, 2], outcome=[1, 0], systems=("A", "B", "C"))
+    model = TrueSkill(beta=0.3).fit(c)
+    p = model.predict_proba(["A", "B"], ["B", "A"])
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    assert p[0, 1] == pytest.approx(p[1, 2]) and p[0, 1] > p[0, 2]
+    scale = math.sqrt(2 * 0.09 + model.sigma_[0] ** 2 + model.sigma_[1] ** 2)
+    gap = model.mu_[0] - model.mu_[1]
+    assert p[0, 1] == pytest.approx(1 - norm.cdf((model.margin_ - gap) / scale))
+
+
+def test_orders_and_active_sampling(campaign):
+    c = campaign.comparisons
+    data = TrueSkill(beta=1.0).fit(c)
+    shuffled = TrueSkill(beta=1.0, order="random", random_state=1).fit(c)
+    assert not np.allclose(data.mu_, shuffled.mu_)
+    active = TrueSkill(beta=1.0, order="active", n_matches=500, random_state=2).fit(c)
+    again = TrueSkill(beta=1.0, order="active", n_matches=500, random_state=2).fit(c)
+    assert active.n_matches_ == 500 and np.array_equal(active.mu_, again.mu_)
+    # with one observed pair only, active sampling can only ever replay that pair
+    lone = Comparisons(a=[0, 0, 1], b=[1, 1, 0], outcome=[1, 1, 2], systems=("A", "B", "C"))
+    model = TrueSkill(beta=1.0, order="active", n_matches=20, random_state=0).fit(lone)
+    assert np.isnan(model.scores_["C"]) and model.scores_["A"] > model.scores_["B"]
+    with pytest.raises(ValueError, match="order"):
+        TrueSkill(order="sorted").fit(c)
+
+
+def test_elo_by_hand():
+    c = Comparisons(a=[0, 1, 0], b=[1, 0, 1], outcome=[1, 1, 0], systems=("A", "B"))
+    model = Elo(k=4).fit(c)
+    # A beats B at 1000-1000: +2 / -2. B beats A: E_B = 1 / (1 + 10^(4/400)). Then a tie.
+    e_b = 1 / (1 + 10 ** (4 / 400))
+    a, b = 1002 - 4 * (1 - e_b), 998 + 4 * (1 - e_b)
+    e_a = 1 / (1 + 10 ** ((b - a) / 400))
+    a, b = a + 4 * (0.5 - e_a), b - 4 * (0.5 - e_a)
+    assert model.scores_.tolist() == pytest.approx([a, b])
+    p = model.predict_proba(["A"], ["B"])[0]
+    assert p[0] == pytest.approx(1 / 3) and p.sum() == pytest.approx(1.0)

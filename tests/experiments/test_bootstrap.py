@@ -48,20 +48,44 @@ def campaign():
                                 random_state=5)
 
 
-def test_bt_fast_path_agrees_with_refitting(campaign):
+class CellPath(BradleyTerry):  # per-resample Newton on ordered cells
+    _bootstrap_fast = None
+
+
+class RefitPath(CellPath):  # copy rows, refit from scratch
+    _bootstrap_counts = None
+
+
+@pytest.mark.parametrize("by", ["comparison", "judge"])
+def test_bt_bootstrap_paths_agree(campaign, by):
     c = campaign.comparisons
-    fast = bootstrap(BradleyTerry(), c, n=300, random_state=0)
-
-    class Refit(BradleyTerry):  # the generic path: copy rows, refit
-        _bootstrap_counts = None
-
-    del Refit._bootstrap_counts
-    slow = bootstrap(Refit(), c, n=300, random_state=1)
-    np.testing.assert_allclose(np.nanstd(fast.samples, axis=0), np.nanstd(slow.samples, axis=0), rtol=0.2)
-    np.testing.assert_allclose(fast.samples.mean(axis=0), slow.samples.mean(axis=0), atol=0.03)
-    table = fast.table()
+    compiled = bootstrap(BradleyTerry(), c, n=400, by=by, random_state=0)
+    cells = bootstrap(CellPath(), c, n=400, by=by, random_state=1)
+    refit = bootstrap(RefitPath(), c, n=400, by=by, random_state=2)
+    for other in (cells, refit):
+        np.testing.assert_allclose(np.nanstd(compiled.samples, axis=0), np.nanstd(other.samples, axis=0), rtol=0.2)
+        np.testing.assert_allclose(np.nanmean(compiled.samples, axis=0), np.nanmean(other.samples, axis=0), atol=0.03)
+    table = compiled.table()
     assert (table["lower"] <= table["score"]).all() and (table["score"] <= table["upper"]).all()
     assert table["cluster"].is_monotonic_increasing and table["cluster"].iloc[0] == 1
+
+
+def test_bt_fallback_when_a_resample_breaks_the_graph():
+    # C met A only twice (one win each way): resamples that keep only C's win (or loss) cut C off
+    rows = [("A", "B", 1), ("B", "A", 1)] * 20 + [("A", "C", 1), ("C", "A", 1)]
+    index = {"A": 0, "B": 1, "C": 2}
+    c = Comparisons(a=[index[r[0]] for r in rows], b=[index[r[1]] for r in rows], outcome=[r[2] for r in rows],
+                    systems=("A", "B", "C"))
+    result = bootstrap(BradleyTerry(), c, n=300, random_state=0)
+    cut = np.isnan(result.samples[:, 2])
+    assert 0 < cut.sum() < 300 and np.isfinite(result.samples[~cut]).all()
+    assert np.isfinite(result.samples[:, :2]).all()  # A and B stay ranked
+    assert result.failed == {"system scores left undefined by a resample (NaN)": int(cut.sum())}
+
+
+def test_position_effect_bootstrap(campaign):
+    result = bootstrap(BradleyTerry(position_effect=True), campaign.comparisons, n=50, random_state=0)
+    assert result.samples.shape == (50, 6) and np.isfinite(result.samples).all()
 
 
 def test_clustered_resampling_is_wider(campaign):

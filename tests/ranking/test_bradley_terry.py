@@ -29,6 +29,14 @@ def test_bt_matches_choix_without_ties():
     np.testing.assert_allclose(model.scores_.to_numpy(), expected - expected.mean(), atol=1e-8)
 
 
+def test_bt_predictions_use_the_tie_rate():
+    c = table([0, 0, 0, 1], [1, 1, 1, 0], [1, 1, 0, 1], 2)  # one tie in four
+    model = BradleyTerry().fit(c)
+    x = model.theta_[0] - model.theta_[1]
+    p = model.predict_proba(["s0"], ["s1"])[0]
+    assert p.tolist() == pytest.approx([0.25, 0.75 / (1 + np.exp(-x)), 0.75 / (1 + np.exp(x))])
+
+
 def test_ties_count_half():
     c = table([0, 0, 1], [1, 1, 0], [0, 1, 1], 2)  # A: 1 + ½ of 3 decided... A won 1, B won 1, one tie
     assert BradleyTerry().fit(c).scores_.tolist() == pytest.approx([0.0, 0.0], abs=1e-12)

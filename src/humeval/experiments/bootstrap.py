@@ -169,9 +169,14 @@ def bootstrap(model: Ranker, comparisons: Comparisons, n: int = 1000, by: str = 
     unit, n_units, _ = units_of(comparisons, by)
     systems = tuple(comparisons.systems)
     failed: dict[str, int] = {}
-    if hasattr(fitted, "_bootstrap_counts"):
+    compiled = getattr(fitted, "_bootstrap_fast", None)  # each path can be switched off by setting it to None
+    samples = compiled(comparisons, unit, n_units, by, n, rng) if compiled else None
+    if samples is not None:
+        if progress:
+            progress(n, n)
+    elif getattr(fitted, "_bootstrap_counts", None):
         samples = _bootstrap_pair_model(fitted, comparisons, unit, n_units, by, n, rng, progress)
-    elif hasattr(fitted, "_bootstrap") and fitted.get_params().get("order") != "active":
+    elif getattr(fitted, "_bootstrap", None) and fitted.get_params().get("order") != "active":
         order = np.argsort(unit, kind="stable")
         start = np.zeros(n_units + 1, dtype=np.int64)
         np.cumsum(np.bincount(unit, minlength=n_units), out=start[1:])
@@ -219,24 +224,24 @@ def _bootstrap_pair_model(fitted, comparisons, unit, n_units, by, n, rng, progre
     flat = row_cell * 3 + comparisons.outcome
     n_cells = len(a) * 3
     samples = np.empty((n, size))
+    chunk = 100
     if by == "comparison":
         base = np.bincount(flat[keep], minlength=n_cells).astype(float)
         total = int(base.sum())
-        p = base / total
-        for i in range(n):
-            counts = rng.multinomial(total, p).reshape(-1, 3).astype(float)
-            samples[i] = fitted._bootstrap_counts(counts)
-            if progress:
-                progress(i + 1, n)
-        return samples
-    # per (unit, cell, outcome) counts once; each resample weights them by how often the unit was drawn
-    pair_key = unit[keep] * n_cells + flat[keep]
-    unique, count = np.unique(pair_key, return_counts=True)
-    key_unit, key_cell = unique // n_cells, unique % n_cells
-    for i in range(n):
-        drawn = np.bincount(rng.integers(0, n_units, n_units), minlength=n_units)
-        counts = np.bincount(key_cell, weights=drawn[key_unit] * count, minlength=n_cells).reshape(-1, 3)
-        samples[i] = fitted._bootstrap_counts(counts)
+        draw = lambda k: rng.multinomial(total, base / total, size=k).astype(float)
+    else:
+        # per (unit, cell, outcome) counts once; each resample weights them by how often the unit was drawn
+        pair_key = unit[keep] * n_cells + flat[keep]
+        unique, count = np.unique(pair_key, return_counts=True)
+        key_unit, key_cell = unique // n_cells, unique % n_cells
+        draw = lambda k: np.array([np.bincount(key_cell, weights=np.bincount(rng.integers(0, n_units, n_units),
+                                                                               minlength=n_units)[key_unit] * count,
+                                               minlength=n_cells) for _ in range(k)])
+    for start in range(0, n, chunk):
+        k = min(chunk, n - start)
+        counts = draw(k).reshape(k, -1, 3)
+        for i in range(k):
+            samples[start + i] = fitted._bootstrap_counts(counts[i])
         if progress:
-            progress(i + 1, n)
+            progress(start + k, n)
     return samples

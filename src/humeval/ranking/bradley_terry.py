@@ -207,10 +207,14 @@ class _PairModel(PreferenceModel):
         self.scale_ = self._scale_text()
 
     def _rescale(self, theta):
+        return self._rescale_rows(theta[None, :])[0]
+
+    def _rescale_rows(self, theta):
+        """Scores on the requested scale, for rows of log-odds (resamples × systems)."""
         if self.anchor is not None:
             if self.anchor not in self.systems_:
                 raise ValueError(f"anchor {self.anchor!r} is not one of the systems {list(self.systems_)}")
-            theta = theta - theta[self.systems_.index(self.anchor)]
+            theta = theta - theta[:, [self.systems_.index(self.anchor)]]
         return theta * ELO_PER_LOGIT + 1000.0 if self.scale == "elo" else theta
 
     def _scale_text(self) -> str:
@@ -251,6 +255,87 @@ class BradleyTerry(_PairModel):
     def _predict(self, x):
         t = self.tie_rate_
         return np.column_stack([np.full(len(x), t), (1 - t) * expit(x), (1 - t) * expit(-x)])
+
+    def _bootstrap_fast(self, comparisons: Comparisons, unit: np.ndarray, n_units: int, by: str, n: int,
+                        rng) -> np.ndarray | None:
+        """Compiled bootstrap on unordered-pair counts (see ``_bt_kernel``); None when the model
+        has a position effect (then the ordered-cell path is used)."""
+        if self.position_effect:
+            return None
+        from humeval.ranking import _bt_kernel
+        size = len(self.systems_)
+        idx = np.nonzero(self.rated_)[0]
+        m = len(idx)
+        local = np.full(size, -1)
+        local[idx] = np.arange(m)
+        keep = (comparisons.a != comparisons.b) & self.rated_[comparisons.a] & self.rated_[comparisons.b]
+        a, b = local[comparisons.a[keep]], local[comparisons.b[keep]]
+        code = np.minimum(a, b).astype(np.int64) * m + np.maximum(a, b)
+        present = np.bincount(code, minlength=m * m) > 0  # codes are bounded: no sort needed
+        pair_code = np.nonzero(present)[0]
+        number = np.cumsum(present) - 1
+        pair = number[code]
+        pi, pj = (pair_code // m).astype(np.int64), (pair_code % m).astype(np.int64)
+        outcome = comparisons.outcome[keep]
+        # cell within the pair: 0 = the lower-coded system won, 1 = tie, 2 = the higher-coded won
+        lower_won = ((outcome == 1) & (a < b)) | ((outcome == 2) & (a > b))
+        cell = pair * 3 + np.where(outcome == 0, 1, np.where(lower_won, 0, 2))
+        cells = len(pair_code) * 3
+        theta0 = self.theta_[idx]
+        hinv = np.linalg.inv(self._hessian(pi, pj, np.bincount(cell, minlength=cells).astype(float), theta0, m))
+        seeds = rng.integers(0, 2 ** 31 - 1, n)
+        l2, tol, iters = float(self.l2), 1e-9, 60
+        if by == "comparison":
+            base = np.bincount(cell, minlength=cells).astype(float)
+            theta, ok = _bt_kernel.bootstrap_multinomial(theta0, hinv, pi, pj, base, int(base.sum()), seeds, l2,
+                                                         tol, iters)
+            redraw = lambda i: _bt_kernel.draw_counts(base, int(base.sum()), seeds[i])
+        else:
+            key = unit[keep] * cells + cell
+            unique, count = np.unique(key, return_counts=True)
+            key_unit, key_cell = unique // cells, unique % cells
+            draws = [np.bincount(key_cell, weights=np.bincount(rng.integers(0, n_units, n_units),
+                                                               minlength=n_units)[key_unit] * count, minlength=cells)
+                     for _ in range(n)]
+            counts = np.array(draws)
+            theta, ok = _bt_kernel.fit_many(theta0, hinv, pi, pj, counts, l2, tol, iters)
+            redraw = lambda i: counts[i]
+        if l2 <= 0:
+            theta -= theta.mean(axis=1, keepdims=True)
+        out = np.full((n, size), np.nan)
+        out[:, idx] = theta
+        out = self._rescale_rows(out)
+        for i in np.nonzero(~ok)[0]:  # lost a link, or far from the full-data fit: the robust solver
+            out[i] = self._bootstrap_counts(self._ordered_counts(redraw(i), pi, pj, idx))
+        return out
+
+    def _hessian(self, pi, pj, counts, theta, m):
+        """Negative Hessian of the BT log-likelihood on unordered-pair counts (with the gauge)."""
+        n_pair = counts.reshape(-1, 3).sum(axis=1)
+        s = expit(theta[pi] - theta[pj])
+        c = n_pair * s * (1 - s)
+        h = np.zeros((m, m))
+        np.add.at(h, (pi, pj), -c)
+        np.add.at(h, (pj, pi), -c)
+        h[np.arange(m), np.arange(m)] = -h.sum(axis=1) + self.l2
+        if self.l2 <= 0:
+            h += 1.0 / m
+        return h
+
+    def _ordered_counts(self, counts, pi, pj, idx):
+        """Unordered-pair counts mapped back onto the model's ordered cells (for the robust solver)."""
+        a, b = self._cells
+        size = len(self.systems_)
+        position = {(int(x), int(y)): k for k, (x, y) in enumerate(zip(a.tolist(), b.tolist()))}
+        out = np.zeros((len(a), 3))
+        for k, (i, j) in enumerate(zip(idx[pi].tolist(), idx[pj].tolist())):
+            w, t, l = counts[3 * k: 3 * k + 3]
+            cell = position.get((i, j), position.get((j, i)))
+            if (i, j) in position:
+                out[cell] += (t, w, l)
+            else:
+                out[cell] += (t, l, w)
+        return out
 
 
 class Davidson(_PairModel):

@@ -38,7 +38,10 @@ def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
     """Read the whole file as an arrow table; text columns stay strings."""
     if kind == "parquet":
         try:
-            return pq.read_table(path)
+            schema = pq.read_schema(path)
+            text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
+            # labels come out dictionary-encoded: no per-row Python strings, a fraction of the memory
+            return pq.read_table(path, read_dictionary=text)
         except FileNotFoundError:
             raise InputError(path, None, "no such file", "check the path") from None
         except (pa.ArrowException, OSError) as error:
@@ -60,7 +63,8 @@ def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
         return pacsv.read_csv(
             buffer, parse_options=pacsv.ParseOptions(delimiter=delimiter),
             convert_options=pacsv.ConvertOptions(column_types={h: pa.string() for h in header},
-                                                 strings_can_be_null=True))
+                                                 strings_can_be_null=True, auto_dict_encode=True,
+                                                 auto_dict_max_cardinality=1 << 20))
     except pa.ArrowInvalid as error:
         _raise_csv_error(path, text, delimiter, len(header), error)
 
@@ -90,20 +94,30 @@ def _raise_json_error(path, text):
 
 
 def encode_arrow(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], tuple[str, ...]]:
-    """Integer-code arrow columns against one shared sorted label tuple (null/"" -> -1)."""
-    joined = pa.chunked_array([chunk for c in columns for chunk in
-                               (c.cast(pa.string()) if c.type != pa.string() else c).chunks], type=pa.string())
-    encoded = joined.combine_chunks().dictionary_encode() if joined.num_chunks else \
-        pa.array([], pa.string()).dictionary_encode()
-    labels = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
-    order = np.argsort(labels, kind="stable") if len(labels) else np.zeros(0, np.int64)
-    keep = order[labels[order] != ""]
-    lookup = np.full(len(labels) + 1, -1, dtype=np.int32)
-    lookup[keep] = np.arange(len(keep), dtype=np.int32)
-    indices = encoded.indices.fill_null(len(labels)).to_numpy(zero_copy_only=False)
-    codes = lookup[indices]
-    out, start = [], 0
-    for c in columns:
-        out.append(codes[start:start + len(c)])
-        start += len(c)
-    return out, tuple(str(x) for x in labels[keep])
+    """Integer-code arrow columns against one shared sorted label tuple (null/"" -> -1).
+
+    Dictionary-encoded columns (how humeval reads Parquet and CSV) are coded from their
+    dictionaries and indices without touching the rows' strings."""
+    parts = []  # per column and chunk: (labels of the chunk, index of each row into them or -1)
+    for column in columns:
+        for chunk in column.chunks:
+            if pa.types.is_dictionary(chunk.type):
+                labels = chunk.dictionary.cast(pa.string()).to_pylist()
+                indices = chunk.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+            else:
+                encoded = chunk.cast(pa.string()).dictionary_encode()
+                labels = encoded.dictionary.to_pylist()
+                indices = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+            parts.append((labels, indices))
+    names = sorted({x for labels, _ in parts for x in labels if x not in ("", None)})
+    position = {x: i for i, x in enumerate(names)}
+    codes = []
+    for labels, indices in parts:
+        lookup = np.array([position.get(x, -1) for x in labels] + [-1], dtype=np.int32)
+        codes.append(lookup[indices])
+    out, i = [], 0
+    for column in columns:
+        k = column.num_chunks
+        out.append(np.concatenate(codes[i:i + k]) if k else np.zeros(0, np.int32))
+        i += k
+    return out, tuple(names)

@@ -89,11 +89,9 @@ def _mapping(names: list[str], columns: dict[str, str] | None, path) -> dict[str
 
 def _outcomes(column: pa.ChunkedArray, table: dict, path, line0: int) -> np.ndarray:
     """Map outcome labels to 0/1/2 through ``table``; missing -> -1; unknown -> error."""
-    if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
-        column = column.cast(pa.string()) if pa.types.is_integer(column.type) else \
-            pc.cast(pc.cast(column, pa.int64()), pa.string())
-    encoded = column.combine_chunks().dictionary_encode()
-    labels = encoded.dictionary.to_pylist()
+    if pa.types.is_floating(column.type):
+        column = pc.cast(column, pa.int64())
+    (codes,), labels = encode_arrow(column)
     folded = {str(k).strip().lower(): v for k, v in table.items()}
     lookup = np.full(len(labels) + 1, -1, dtype=np.int8)
     for i, label in enumerate(labels):
@@ -101,17 +99,19 @@ def _outcomes(column: pa.ChunkedArray, table: dict, path, line0: int) -> np.ndar
         if key == "":
             continue
         if key not in folded:
-            first = int(pc.index(encoded.indices, i).as_py())
+            first = int(np.argmax(codes == i))
             raise InputError(path, first + line0 if line0 else None,
                              f"outcome {label!r} is not one of {sorted(set(map(str, table)))}"
                              + ("" if line0 else f" (row {first})"),
                              "pass outcomes={label: 0 tie / 1 a wins / 2 b wins} (CLI: --outcomes LABEL=N,…)")
         lookup[i] = folded[key]
-    return lookup[encoded.indices.fill_null(len(labels)).to_numpy(zero_copy_only=False)]
+    return lookup[codes]
 
 
 def _integers(column: pa.ChunkedArray, path, name: str) -> np.ndarray:
     try:
+        if pa.types.is_dictionary(column.type):
+            column = column.cast(pa.string())
         return column.cast(pa.int32()).fill_null(-1).to_numpy()
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise InputError(path, None, f"column {name!r} must hold integers", "map a different column") from None

@@ -124,11 +124,16 @@ def main():
     parser.add_argument("--arenakit", action="store_true", help="also run arenakit above 2M rows")
     parser.add_argument("--child", nargs=2, metavar=("NAME", "FOLDER"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    with_arenakit = args.arenakit or args.rows <= 2_000_000
+    if args.child and args.child[0] == "make":
+        return make(args.rows, args.systems, Path(args.child[1]), csv=with_arenakit)
     if args.child:
         return child(args.child[0], args.child[1], args.resamples)
-    with_arenakit = args.arenakit or args.rows <= 2_000_000
     with tempfile.TemporaryDirectory() as tmp:
-        make(args.rows, args.systems, Path(tmp), csv=with_arenakit)
+        # the data are written by a child process too: Linux carries a parent's peak RSS into the
+        # children it starts, so the parent must stay small for each contender's peak to be its own
+        subprocess.run([sys.executable, __file__, "--rows", str(args.rows), "--systems", str(args.systems)]
+                       + (["--arenakit"] if args.arenakit else []) + ["--child", "make", tmp], check=True)
         subprocess.run([sys.executable, __file__, "--rows", "1000", "--resamples", "2", "--child", "humeval", tmp],
                        check=True, capture_output=True)  # warm numba's cache
         results = {}

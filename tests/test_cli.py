@@ -178,3 +178,20 @@ def test_compare_models_puts_trueskill_and_bt_beside_hopkins_may(tmp_path):
     assert result.exit_code == 0, result.output
     rows = {r["model"]: r["200"] for r in json.loads(result.output)["mean_perplexity"]}
     assert rows["uniform"] == pytest.approx(3.0) and rows["davidson"] < 3.0 and rows["rao-kupper"] < 3.0
+
+
+def test_rank_crowd_bt_names_suspect_judges(tmp_path):
+    rows = ["model_a,model_b,winner,judge"]
+    rng = np.random.default_rng(0)
+    names = ["A", "B", "C", "D"]
+    for i in range(1200):
+        a, b = rng.choice(4, 2, replace=False)
+        judge = f"j{i % 6}"
+        better = a if a < b else b  # A > B > C > D
+        said = better if judge != "j0" else (b if better == a else a)  # j0 always reverses
+        rows.append(f"{names[a]},{names[b]},{'model_a' if said == a else 'model_b'},{judge}")
+    path = tmp_path / "crowd.csv"
+    path.write_text("\n".join(rows) + "\n")
+    result = run("rank", path, "-m", "crowd-bt")
+    assert result.exit_code == 0, result.output
+    assert "judges flagged: 1 of 6 — j0 (adversarial" in result.output

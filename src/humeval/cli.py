@@ -431,6 +431,12 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             notes[track] = []
         if heatmap and hasattr(first, "predict_proba"):
             plot_preference_heatmap(first, suffix(heatmap), title=f"{track}: {first!r}")
+        if hasattr(first, "judges"):  # Crowd-BT: say who looks adversarial or random
+            suspects = first.judges()
+            suspects = suspects[suspects["flag"].isin(["adversarial", "random"])]
+            notes[track].append(f"judges flagged: {len(suspects)} of {len(first.judge_flags_)}"
+                                + (" — " + ", ".join(f"{j} ({f}, η = {r:.2f})" for j, (n, r, f)
+                                                    in suspects.head(10).iterrows()) if len(suspects) else ""))
         results[track] = table
     if out_file:
         frames = [t.reset_index().assign(track=name) for name, t in results.items()]

@@ -63,8 +63,7 @@ def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
         return pacsv.read_csv(
             buffer, parse_options=pacsv.ParseOptions(delimiter=delimiter),
             convert_options=pacsv.ConvertOptions(column_types={h: pa.string() for h in header},
-                                                 strings_can_be_null=True, auto_dict_encode=True,
-                                                 auto_dict_max_cardinality=1 << 20))
+                                                 strings_can_be_null=True))
     except pa.ArrowInvalid as error:
         _raise_csv_error(path, text, delimiter, len(header), error)
 
@@ -96,28 +95,22 @@ def _raise_json_error(path, text):
 def encode_arrow(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], tuple[str, ...]]:
     """Integer-code arrow columns against one shared sorted label tuple (null/"" -> -1).
 
-    Dictionary-encoded columns (how humeval reads Parquet and CSV) are coded from their
-    dictionaries and indices without touching the rows' strings."""
-    parts = []  # per column and chunk: (labels of the chunk, index of each row into them or -1)
+    Each column is dictionary-encoded once (Parquet columns arrive that way and are only
+    unified across chunks), so Python sees each column's distinct labels, never its rows."""
+    per_column = []
     for column in columns:
-        for chunk in column.chunks:
-            if pa.types.is_dictionary(chunk.type):
-                labels = chunk.dictionary.cast(pa.string()).to_pylist()
-                indices = chunk.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-            else:
-                encoded = chunk.cast(pa.string()).dictionary_encode()
-                labels = encoded.dictionary.to_pylist()
-                indices = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-            parts.append((labels, indices))
-    names = sorted({x for labels, _ in parts for x in labels if x not in ("", None)})
+        if pa.types.is_dictionary(column.type):
+            column = column.unify_dictionaries()
+            dictionary = column.chunk(0).dictionary if column.num_chunks else pa.array([], pa.string())
+            indices = pa.chunked_array([c.indices for c in column.chunks], type=column.type.index_type)
+        else:
+            encoded = (column.cast(pa.string()) if column.type != pa.string() else column).combine_chunks() \
+                .dictionary_encode()
+            dictionary, indices = encoded.dictionary, encoded.indices
+        labels = dictionary.cast(pa.string()).to_pylist()
+        per_column.append((labels, indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)))
+    names = sorted({x for labels, _ in per_column for x in labels if x not in ("", None)})
     position = {x: i for i, x in enumerate(names)}
-    codes = []
-    for labels, indices in parts:
-        lookup = np.array([position.get(x, -1) for x in labels] + [-1], dtype=np.int32)
-        codes.append(lookup[indices])
-    out, i = [], 0
-    for column in columns:
-        k = column.num_chunks
-        out.append(np.concatenate(codes[i:i + k]) if k else np.zeros(0, np.int32))
-        i += k
-    return out, tuple(names)
+    codes = [np.array([position.get(x, -1) for x in labels] + [-1], dtype=np.int32)[indices]
+             for labels, indices in per_column]
+    return codes, tuple(names)

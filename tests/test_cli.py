@@ -195,3 +195,22 @@ def test_rank_crowd_bt_names_suspect_judges(tmp_path):
     result = run("rank", path, "-m", "crowd-bt")
     assert result.exit_code == 0, result.output
     assert "judges flagged: 1 of 6 — j0 (adversarial" in result.output
+
+
+def test_agreement_command(fixture, tmp_path):
+    data = json.loads(run("agreement", fixture("wmt10_small.csv"), "--json").output)
+    rows = list(data.values())[0]
+    assert {r["agreement"] for r in rows} == {"inter", "intra"} and {r["track"] for r in rows} >= {"(all)"}
+    shown = run("agreement", fixture("mqm_small.ende.tsv"))
+    assert shown.exit_code == 0 and "alpha (interval)" in shown.output
+
+
+def test_judges_command_writes_the_drop_list(tmp_path):
+    sim = tmp_path / "sim.parquet"
+    made = run("simulate", sim, "--design", "rankings", "--items", 40, "--judgments", 2500, "--systems", 8,
+               "--random-judges", 0.2, "--json")
+    planted = set(json.loads(made.output)["random_judges"])
+    drop = tmp_path / "drop.txt"
+    result = run("judges", sim, "--drop-list", drop)
+    assert result.exit_code == 0 and "least reliable first" in result.output
+    assert len(planted) == 4 and set(drop.read_text().split()) == planted

@@ -1,0 +1,76 @@
+"""Judge quality: how much each judge can be trusted, and a one-line way to drop the doubtful.
+
+For every judge: the number of judgments, agreement with the other judges (P(A) over the judge's
+inter-annotator pairs and the kappa with the pooled P(E)), agreement with the consensus (the
+leave-one-out majority label of the other judges on the same unit), self-consistency (agreement
+of the judge's repeated judgments), and a flag. A judge is flagged ``chance`` when its agreement
+with the others is not above chance (one-sided binomial test of P(A) > P(E) at ``alpha``, with
+at least ``min_pairs`` pairs), ``outlier`` when its kappa lies more than ``outlier_mads`` median
+absolute deviations below the median judge's. Judges with too few pairs are marked ``few pairs``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from humeval.agreement.pairs import LabelCounts
+from humeval.agreement.rankings import expected_agreement, ranking_labels
+from humeval.data.tables import Comparisons, Ratings, Table
+
+
+def _quality(counts: LabelCounts, p_e: float, names, alpha: float, min_pairs: int, outlier_mads: float) -> pd.DataFrame:
+    inter = counts.per_judge_inter()
+    intra = counts.per_judge_intra()
+    consensus = pd.Series(counts.leave_one_out_majority()).groupby(counts.judge).mean()
+    judgments = pd.Series(counts.judge).value_counts()
+    df = pd.DataFrame({"judgments": judgments})
+    df["pairs"] = inter["pairs"]
+    df["agreement"] = inter["agree"] / inter["pairs"].replace(0, np.nan)
+    df["kappa"] = (df["agreement"] - p_e) / (1 - p_e) if p_e < 1 else np.nan
+    df["consensus"] = consensus
+    df["self-consistency"] = intra["agree"] / intra["pairs"].replace(0, np.nan)
+    p = [stats.binomtest(int(round(a)), int(n), p_e, alternative="greater").pvalue if n > 0 else np.nan
+         for a, n in zip(inter["agree"].reindex(df.index).fillna(0), df["pairs"].fillna(0))]
+    df["p (above chance)"] = p
+    enough = df["pairs"].fillna(0) >= min_pairs
+    median = df.loc[enough, "kappa"].median()
+    mad = (df.loc[enough, "kappa"] - median).abs().median() * 1.4826
+    outlier = enough & (df["kappa"] < median - outlier_mads * mad) if mad > 0 else enough & False
+    chance = enough & (df["p (above chance)"] >= alpha)
+    df["flag"] = np.where(~enough, "few pairs", np.where(chance, "chance", np.where(outlier, "outlier", "")))
+    df.index = [names[j] if 0 <= j < len(names) else "(unknown judge)" for j in df.index]
+    df.index.name = "judge"
+    df["_known"] = df["flag"] == "few pairs"  # unknown reliability goes last, not first
+    return df.sort_values(["_known", "kappa", "judgments"], ascending=[True, True, False]).drop(columns="_known")
+
+
+def judge_quality(table: Comparisons | Ratings, exclude=(), drop_ties: bool = False, expected: str = "observed",
+                  alpha: float = 0.01, min_pairs: int = 20, outlier_mads: float = 3.0) -> pd.DataFrame:
+    """One row per judge, least reliable first (see the module doc for the columns and flags)."""
+    if isinstance(table, Comparisons):
+        counts, share, _ = ranking_labels(table, exclude, drop_ties)
+        p_e = expected_agreement(share, expected)
+        return _quality(counts, p_e, table.judges, alpha, min_pairs, outlier_mads)
+    if isinstance(table, Ratings):
+        from humeval.agreement.scales import _units
+        values, label = np.unique(table.score, return_inverse=True)
+        counts = LabelCounts(_units(table), table.judge.astype(np.int64), label, len(values))
+        share = np.bincount(label, minlength=len(values)) / len(label)
+        return _quality(counts, float((share ** 2).sum()), table.judges, alpha, min_pairs, outlier_mads)
+    raise TypeError(f"judge_quality takes Comparisons or Ratings, not {type(table).__name__}")
+
+
+def flagged(quality: pd.DataFrame) -> list[str]:
+    """The judges a quality table flags as answering at chance or as outliers."""
+    return [j for j, f in quality["flag"].items() if f in ("chance", "outlier")]
+
+
+def drop_judges(table: Table, judges) -> Table:
+    """The table without the named judges' (or editors') rows: ``drop_judges(c, flagged(judge_quality(c)))``."""
+    label_set = "judges" if "judges" in table._labels else "editors"
+    column = "judge" if label_set == "judges" else "editor"
+    names = table._labels[label_set]
+    codes = [i for i, name in enumerate(names) if name in set(judges)]
+    return table.take(~np.isin(table._cols[column], codes)).compact()

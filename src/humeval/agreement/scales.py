@@ -1,0 +1,133 @@
+"""Agreement on absolute scales: adequacy/fluency (1–5, 1–7), DA (0–100), MQM.
+
+A unit is an (item, system, criterion); two scores of the same unit by different judges are an
+inter-annotator pair, by the same judge an intra-annotator pair. Small integer scales get the
+exact-match kappa of the WMT reports (P(E) from the observed score distribution), a linearly
+weighted kappa and Krippendorff's ordinal alpha; continuous scores (DA, MQM) get the interval
+alpha and, for repeats, the correlation of a judge's two scores (Graham et al. 2013 use it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from humeval.agreement.kappa import Agreement, chance_corrected, krippendorff_alpha, units_matrix
+from humeval.agreement.pairs import LabelCounts, agreement_from, pairs2
+from humeval.data.tables import Ratings
+
+CATEGORICAL_MAX = 10  # a scale with at most this many distinct whole-number scores is categorical
+
+
+def is_categorical(scores: np.ndarray) -> bool:
+    values = np.unique(scores[~np.isnan(scores)])
+    return len(values) <= CATEGORICAL_MAX and np.all(values == np.round(values))
+
+
+def _units(r: Ratings) -> np.ndarray:
+    return (r.item.astype(np.int64) * (len(r.systems) + 1) + r.system) * (len(r.criteria) + 1) + r.criterion
+
+
+def rating_agreement(ratings: Ratings) -> dict[str, Agreement]:
+    """Inter/intra agreement of one criterion's scores (call per criterion and track)."""
+    score = ratings.score
+    unit = _units(ratings)
+    out = {}
+    if is_categorical(score):
+        values, label = np.unique(score, return_inverse=True)
+        counts = LabelCounts(unit, ratings.judge.astype(np.int64), label, len(values))
+        share = np.bincount(label, minlength=len(values)) / len(label)
+        p_e = float((share ** 2).sum())
+        out["inter"] = agreement_from(*counts.inter(), p_e, "exact-match kappa")
+        out["intra"] = agreement_from(*counts.intra(), p_e, "exact-match kappa")
+        out["inter (linear weights)"] = _weighted_inter(counts, values, share)
+        out["alpha (ordinal)"] = krippendorff_alpha(units_matrix(unit, score), "ordinal")
+    else:
+        out["alpha (interval)"] = krippendorff_alpha(units_matrix(unit, score), "interval")
+        out["intra (repeat correlation)"] = repeat_correlation(ratings)
+    return out
+
+
+def _weighted_inter(counts: LabelCounts, values: np.ndarray, share: np.ndarray) -> Agreement:
+    """Linearly weighted kappa over inter-annotator pairs: P(A) = 1 − mean disagreement weight."""
+    span = max(values.max() - values.min(), 1e-12)
+    w = np.abs(values[:, None] - values[None, :]) / span
+    disagree_all = (counts.c @ w * counts.c).sum() / 2
+    disagree_same = (counts.cj @ w * counts.cj).sum() / 2
+    _, total = counts.inter()
+    p_agree = 1 - (disagree_all - disagree_same) / total if total else float("nan")
+    p_expected = 1 - float(share @ w @ share)
+    return Agreement(chance_corrected(p_agree, p_expected), float(p_agree), p_expected, int(total),
+                     "linearly weighted kappa")
+
+
+def repeat_correlation(ratings: Ratings) -> Agreement:
+    """Pearson r between a judge's repeated scores of the same unit (all pairs of repeats).
+    Reported in the ``kappa`` field; P(A) and P(E) are NaN."""
+    df = pd.DataFrame({"unit": _units(ratings), "judge": ratings.judge, "score": ratings.score})
+    df = df[df.judge >= 0]
+    first = df.groupby(["unit", "judge"]).cumcount()
+    x, y = [], []
+    for _, group in df[df.groupby(["unit", "judge"])["score"].transform("size") > 1].groupby(["unit", "judge"]):
+        s = group.score.to_numpy()
+        i, j = np.triu_indices(len(s), 1)
+        x.append(s[i])
+        y.append(s[j])
+    del first
+    if not x:
+        return Agreement(float("nan"), float("nan"), float("nan"), 0, "repeat correlation (Pearson)")
+    x, y = np.concatenate(x), np.concatenate(y)
+    r = float(stats.pearsonr(x, y).statistic) if len(x) > 2 and np.std(x) > 0 and np.std(y) > 0 else float("nan")
+    return Agreement(r, float("nan"), float("nan"), len(x), "repeat correlation (Pearson)")
+
+
+def z_normalize(ratings: Ratings) -> Ratings:
+    """Scores standardised per judge and criterion: z = (score − judge's mean) / judge's sd, as
+    WMT does with DA (Graham et al. 2013). Scores without a judge are standardised together."""
+    df = pd.DataFrame({"judge": ratings.judge, "criterion": ratings.criterion, "score": ratings.score})
+    group = df.groupby(["judge", "criterion"])["score"]
+    sd = group.transform("std").fillna(0.0).to_numpy()
+    z = np.where(sd > 0, (df.score.to_numpy() - group.transform("mean").to_numpy()) / np.where(sd > 0, sd, 1), 0.0)
+    new = ratings.take(np.arange(len(ratings)))
+    new._cols["score"] = z
+    new._attrs["scale"] = f"z-scores per judge of {ratings.scale or 'the scores'}"
+    return new
+
+
+def quality_control(ratings: Ratings, degraded: dict[str, str], alpha: float = 0.05) -> pd.DataFrame:
+    """Graham et al.'s (2013) quality control: can a judge tell a degraded output from its original?
+
+    ``degraded`` maps each degraded system name to its original system. For every judge, the
+    pairs (original score, degraded score) on the same item go into a one-sided Wilcoxon
+    signed-rank test of "original scored higher"; a judge whose p-value is not below ``alpha``
+    fails. Returns one row per judge with pairs, mean difference, p-value and ``passes``.
+    """
+    names = {s: i for i, s in enumerate(ratings.systems)}
+    unknown = [s for pair in degraded.items() for s in pair if s not in names]
+    if unknown:
+        raise ValueError(f"unknown systems {sorted(set(unknown))}; the ratings have {list(ratings.systems)}")
+    df = pd.DataFrame({"judge": ratings.judge, "item": ratings.item, "system": ratings.system,
+                       "criterion": ratings.criterion, "score": ratings.score})
+    rows = []
+    for bad, good in degraded.items():
+        left = df[df.system == names[good]].groupby(["judge", "item", "criterion"])["score"].mean()
+        right = df[df.system == names[bad]].groupby(["judge", "item", "criterion"])["score"].mean()
+        both = pd.concat([left.rename("original"), right.rename("degraded")], axis=1, join="inner")
+        rows.append(both.reset_index())
+    pairs = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=["judge", "original", "degraded"])
+    out = []
+    for judge, group in pairs.groupby("judge"):
+        diff = group.original - group.degraded
+        if len(diff) and np.any(diff != 0):
+            p = float(stats.wilcoxon(diff, alternative="greater").pvalue)
+        else:
+            p = 1.0
+        name = ratings.judges[judge] if judge >= 0 else "(unknown judge)"
+        out.append({"judge": name, "pairs": len(diff), "mean difference": float(diff.mean()), "p-value": p,
+                    "passes": p < alpha})
+    return pd.DataFrame(out).set_index("judge") if out else pd.DataFrame(
+        columns=["pairs", "mean difference", "p-value", "passes"])
+
+
+__all__ = ["is_categorical", "quality_control", "rating_agreement", "repeat_correlation", "z_normalize", "pairs2"]

@@ -214,3 +214,22 @@ def test_judges_command_writes_the_drop_list(tmp_path):
     result = run("judges", sim, "--drop-list", drop)
     assert result.exit_code == 0 and "least reliable first" in result.output
     assert len(planted) == 4 and set(drop.read_text().split()) == planted
+
+
+def test_grm_fit_and_study(tmp_path):
+    sim = tmp_path / "sim.parquet"
+    run("simulate", sim, "--design", "rankings", "--judgments", 600, "--systems", 5, "--items", 200)
+    result = run("grm", "fit", sim, "--baseline", "sys02", "--icc", tmp_path / "icc.png", "--information",
+                 tmp_path / "info.png", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)["simulated"]
+    assert data["baseline"] == "sys02" and data["dropped"] > 0 and len(data["systems"]) == 5
+    assert (tmp_path / "icc.png").exists() and (tmp_path / "info.png").exists()
+    bad = run("grm", "fit", sim, "--baseline", "nobody")
+    assert bad.exit_code == 2 and "not among the systems" in bad.output
+    study = run("grm", "study", sim, "--baselines", "sys02", "--budgets", "200,400", "--trials", 1, "--noise", "0.3",
+                "--gold-resamples", 50, "--plot", tmp_path / "study.png", "--json")
+    assert study.exit_code == 0, study.output
+    rows = json.loads(study.output)["budget_study"]
+    assert {r["model"] for r in rows} == {"GRM", "Expected Wins", "IRT-Gaussian (H&M)", "TrueSkill (active)"}
+    assert (tmp_path / "study.png").stat().st_size > 5000

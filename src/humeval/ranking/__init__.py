@@ -3,6 +3,7 @@
 from humeval.ranking.base import Estimator, PreferenceModel, Ranker
 from humeval.ranking.bradley_terry import BradleyTerry, Davidson, DisconnectedError, RaoKupper
 from humeval.ranking.crowd_bt import CrowdBT
+from humeval.ranking.grm import GRM
 from humeval.ranking.feedback_arc import MinimumFeedbackArc
 from humeval.ranking.heuristics import Bojar, ExpectedWins, OrigWMT
 from humeval.ranking.irt import IRTCategorical, IRTGaussian
@@ -39,7 +40,7 @@ def make_model(name: str, random_state=None):
     return model
 
 __all__ = ["HEURISTICS", "HOPKINS_MAY", "MODELS", "PREFERENCE_MODELS", "make_model", "AdjustedUniform", "Bojar",
-           "BradleyTerry", "CrowdBT", "Davidson", "DisconnectedError", "Elo", "Estimator", "ExpectedWins", "RaoKupper",
+           "BradleyTerry", "CrowdBT", "GRM", "Davidson", "DisconnectedError", "Elo", "Estimator", "ExpectedWins", "RaoKupper",
            "TrueSkill",
            "IRTCategorical", "IRTGaussian", "IndependentPairs", "IndependentStudents", "MinimumFeedbackArc",
            "OrigWMT", "PreferenceModel", "Ranker", "Uniform"]

@@ -102,3 +102,56 @@ def plot_bootstrap(table: pd.DataFrame, path=None, title: str = "Bootstrap", sca
     ax.set_title(title)
     ax.grid(axis="x", alpha=0.3)
     return _save(fig, path)
+
+
+def plot_icc(b1: float, b2: float, a: float = 1.7, path=None, title: str = "Item characteristic curves"):
+    """Probabilities of losing to, tying with and beating the baseline against ability θ for one
+    segment (the GRM paper's Figure 2 uses b = (−0.5, 0.5), a = 1.7)."""
+    from humeval.ranking.grm import icc
+    theta = np.linspace(-4, 4, 321)
+    p = icc(theta, b1, b2, a)
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    for column, label in enumerate(("lose (u = 1)", "tie (u = 2)", "win (u = 3)")):
+        ax.plot(theta, p[:, column], label=label)
+    ax.set_xlabel("system ability θ")
+    ax.set_ylabel("probability")
+    ax.set_title(f"{title} (b = ({b1:.2f}, {b2:.2f}), a = {a:g})")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return _save(fig, path)
+
+
+def plot_item_information(thresholds: pd.DataFrame, path=None, title: str = "Item information"):
+    """I_j(θ) with a = 1 for the segments in ``thresholds`` (rows: segment; columns b1, b2): where
+    on the ability scale each segment discriminates (the GRM paper's Figure 5)."""
+    from humeval.ranking.grm import item_information
+    theta = np.linspace(-4, 4, 321)
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    for name, (b1, b2) in thresholds[["b1", "b2"]].iterrows():
+        ax.plot(theta, item_information(theta, b1, b2), label=str(name))
+    ax.set_xlabel("system ability θ")
+    ax.set_ylabel("information")
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    return _save(fig, path)
+
+
+def plot_budget_study(study: pd.DataFrame, path=None, title: str = "Agreement with the gold scores"):
+    """Mean Pearson r and nDCG against the budget for every model (GRM: one line per baseline)."""
+    df = study.assign(label=np.where(study.baseline.astype(str) != "", study.model + " (" + study.baseline.astype(str)
+                                     .str.replace(r"^newstest\d+\.[a-z]+-[a-z]+\.", "", regex=True) + ")", study.model))
+    mean = df.groupby(["label", "budget"])[["pearson", "ndcg"]].mean().reset_index()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for ax, metric in zip(axes, ("pearson", "ndcg")):
+        for label, part in mean.groupby("label"):
+            ax.plot(part["budget"], part[metric], marker="o", label=label, linewidth=1)
+        ax.set_xscale("log")
+        ax.set_xticks(sorted(mean["budget"].unique()), [str(b) for b in sorted(mean["budget"].unique())])
+        ax.minorticks_off()
+        ax.set_xlabel("comparisons")
+        ax.set_ylabel("Pearson r" if metric == "pearson" else "nDCG")
+        ax.grid(alpha=0.3)
+    axes[1].legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.suptitle(title)
+    return _save(fig, path)

@@ -1,0 +1,55 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from humeval.data import Comparisons
+from humeval.experiments.grm_study import (baseline_balance, budget_study, ndcg, noise_study, propose_baseline,
+                                           randomize_judges)
+from humeval.simulate import simulate_competition
+
+
+def test_ndcg_by_hand():
+    gold = pd.Series({"A": 3.0, "B": 2.0, "C": 0.0})  # relevance 3, 2, 0
+    assert ndcg(gold, gold) == pytest.approx(1.0)
+    swapped = pd.Series({"A": 1.0, "B": 2.0, "C": 0.0})  # ranks B, A, C
+    ideal = 3 + 2 / np.log2(3)
+    assert ndcg(swapped, gold) == pytest.approx((2 + 3 / np.log2(3)) / ideal)
+
+
+def test_propose_baseline():
+    c = Comparisons(a=[0, 0, 1, 1, 2, 2], b=[1, 2, 2, 0, 0, 1], outcome=[1, 1, 1, 2, 2, 2], systems=("A", "B", "C"))
+    # A wins everything, C loses everything, B is in the middle
+    assert propose_baseline(c) == "B"
+    assert propose_baseline(metric_scores=pd.Series({"A": 30.0, "B": 10.0, "C": 21.0})) == "C"
+    with pytest.raises(ValueError):
+        propose_baseline()
+
+
+@pytest.fixture(scope="module")
+def campaign():
+    return simulate_competition(n_systems=6, n_items=300, n_judges=15, n_judgments=900, design="rankings",
+                                random_state=2)
+
+
+def test_budget_study_shape_and_truthful_gold(campaign):
+    c = campaign.comparisons
+    gold = campaign.truth.abilities  # the simulator's truth stands in for the bootstrap gold
+    study = budget_study(c, gold, baselines=["sys01", "sys02"], budgets=(200, 800), trials=2, random_state=0)
+    assert len(study) == 2 * 2 * (2 + 3) and set(study.model) == {"GRM", "Expected Wins", "IRT-Gaussian (H&M)",
+                                                                   "TrueSkill (active)"}
+    big = study[study.budget == 800].groupby("model").pearson.mean()
+    assert (big > 0.8).all()
+    balance = baseline_balance(c, study)
+    assert list(balance.columns) == ["wins", "ties", "losses", "pearson", "ndcg"]
+    assert balance[["wins", "ties", "losses"]].sum(axis=1).tolist() == pytest.approx([1.0] * 6)
+
+
+def test_random_judges_hurt(campaign):
+    c = campaign.comparisons
+    rng = np.random.default_rng(0)
+    noisy = randomize_judges(c, 0.4, rng)
+    changed = np.unique(noisy.judge[noisy.outcome != c.outcome])
+    assert len(changed) <= 6 and not np.array_equal(noisy.outcome, c.outcome)
+    table = noise_study(c, campaign.truth.abilities, ["sys03"], shares=(0.0, 0.8), budget=3000, trials=2)
+    assert table.loc[0.8, ("pearson", "Expected Wins")] < table.loc[0.0, ("pearson", "Expected Wins")]
+    assert ("pearson", "Expected Wins − GRM") in table.columns

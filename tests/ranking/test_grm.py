@@ -1,0 +1,78 @@
+import numpy as np
+import pytest
+from scipy.stats import pearsonr, spearmanr
+
+from humeval.data import Comparisons
+from humeval.ranking import GRM
+from humeval.ranking.grm import icc, item_information
+from humeval.simulate import simulate_grm
+
+
+def test_worked_example():
+    # a = 1.7, b = (-0.5, 0.5): a system with θ = 0 beats the baseline with probability 1 / (1 + e^0.85)
+    p = icc([0.0], -0.5, 0.5, a=1.7)[0]
+    assert p[2] == pytest.approx(1 / (1 + np.exp(0.85))) and p[2] == pytest.approx(0.2994, abs=1e-4)
+    assert p.sum() == pytest.approx(1.0) and p[0] == pytest.approx(p[2])
+
+
+def test_information_is_the_expected_curvature():
+    b1, b2, a, e = -0.3, 0.8, 1.4, 1e-4
+    for theta in (-2.0, -0.2, 0.5, 1.7):
+        p = icc([theta], b1, b2, a)[0]
+        curvature = [(np.log(icc([theta + e], b1, b2, a)[0][c]) - 2 * np.log(p[c])
+                      + np.log(icc([theta - e], b1, b2, a)[0][c])) / e ** 2 for c in range(3)]
+        assert item_information(theta, b1, b2, a)[0] == pytest.approx(-np.dot(p, curvature), rel=1e-5)
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    comparisons, truth = simulate_grm(n_comparisons=6400, random_judges=0.2, random_state=1)
+    return GRM(baseline="base").fit(comparisons), comparisons, truth
+
+
+def test_marginal_gradient_matches_finite_differences(fitted):
+    model, comparisons, _ = fitted
+    system, segment, judge, u, judges, segments, _ = model._prepare(comparisons)
+    x_nodes, w_nodes = np.polynomial.hermite.hermgauss(20)
+    nodes, log_w = np.sqrt(2) * model.sigma * x_nodes, np.log(w_nodes / np.sqrt(np.pi))
+    rng = np.random.default_rng(0)
+    x = rng.normal(0, 0.3, len(judges) + 2 * len(segments))
+    args = ((system, segment, judge, u), nodes, log_w, len(comparisons.systems))
+    _, grad = model._negative_marginal(x, *args)
+    for i in rng.choice(len(x), 12, replace=False):
+        step = np.zeros_like(x)
+        step[i] = 1e-6
+        numeric = (model._negative_marginal(x + step, *args)[0] - model._negative_marginal(x - step, *args)[0]) / 2e-6
+        assert grad[i] == pytest.approx(numeric, rel=1e-5, abs=1e-6)
+
+
+def test_recovers_the_simulated_truth(fitted):
+    model, _, truth = fitted
+    assert pearsonr(model.scores_.drop("base"), truth.theta).statistic >= 0.95
+    honest = truth.sensitivity.dropna()
+    assert spearmanr(model.judge_sensitivity_[honest.index], honest).statistic >= 0.8
+    lowest = model.judge_sensitivity_.nsmallest(len(truth.random_judges)).index
+    assert set(lowest) == set(truth.random_judges)
+    assert (model.scores_std_.drop("base") > 0).all() and model.optimizer_.success
+
+
+def test_fit_keeps_baseline_comparisons_and_predicts_them():
+    c = Comparisons(a=[0, 1, 0, 2, 1, 0], b=[2, 2, 1, 0, 2, 2], outcome=[1, 2, 0, 1, 0, 2], item=[0, 1, 0, 1, 0, 1],
+                    judge=[0, 0, 1, 1, 0, 1], systems=("A", "B", "base"), items=("s1", "s2"), judges=("j1", "j2"))
+    model = GRM().fit(c, baseline="base")
+    assert model.n_dropped_ == 1  # (A, B) does not involve the baseline
+    p = model.predict_proba(["A", "base"], ["base", "B"])
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    with pytest.raises(ValueError, match="baseline 'base' only"):
+        model.predict_proba(["A"], ["B"])
+    with pytest.raises(ValueError, match="not among the systems"):
+        GRM(baseline="nobody").fit(c)
+    with pytest.raises(ValueError, match="needs a baseline"):
+        GRM().fit(c)
+
+
+def test_most_informative_segments(fitted):
+    model, _, _ = fitted
+    top = model.most_informative_segments((-1, 1), n=5)
+    assert len(top) == 5 and top["information"].is_monotonic_decreasing
+    assert model.item_information(top.index[0], [0.0])[0] > 0

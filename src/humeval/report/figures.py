@@ -155,3 +155,17 @@ def plot_budget_study(study: pd.DataFrame, path=None, title: str = "Agreement wi
     axes[1].legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.suptitle(title)
     return _save(fig, path)
+
+
+def plot_decision_study(study: pd.DataFrame, path=None, title: str = "Decisions"):
+    """Agreement with the reference judges' decisions against the ratings each condition used."""
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for name, row in study.iterrows():
+        ax.scatter(row["ratings"], row["agreement"], s=60)
+        ax.annotate(str(name), (row["ratings"], row["agreement"]), xytext=(6, 4), textcoords="offset points", fontsize=8)
+    ax.set_xlabel("ratings used")
+    ax.set_ylabel("share of system pairs decided as the reference judges do")
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.margins(x=0.25, y=0.15)
+    return _save(fig, path)

@@ -10,6 +10,7 @@ The matrix is kept sparse: nothing dense of size judges × columns is ever built
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pandas as pd
 from scipy.sparse import csr_matrix
@@ -265,32 +266,26 @@ class SoftImpute(Completer):
         return self.baseline_._predict_new_column(row)
 
 
-def _rank_refit(row, col, value, shape, a, b, sweeps: int = 50, tol: float = 1e-8, ridge: float = 1e-3):
+def _rank_refit(row, col, value, shape, a, b, sweeps: int = 30, tol: float = 1e-7, ridge: float = 1e-3):
     """Alternating least squares for the rank-r fit Σ_obs (x − a_jᵀ b_c)², from factors a (judges × r)
-    and b (columns × r); the normal equations are accumulated with bincounts, so memory stays
-    O(observed · r). A ridge of ``ridge`` × the mean Gram diagonal keeps judges or columns with
-    fewer ratings than r from exploding. Returns (U, d, Vᵀ) of the fitted matrix."""
+    and b (columns × r). Each judge's (column's) normal equations are built from its own entries and
+    solved in compiled parallel code, so no Gram array is stored: memory O(observed + (judges +
+    columns) · r). A ridge of ``ridge`` × the mean diagonal of each Gram matrix keeps judges or
+    columns with fewer ratings than r from exploding. Returns (U, d, Vᵀ) of the fitted matrix."""
     m, n = shape
     cell, position = np.unique(row.astype(np.int64) * n + col, return_inverse=True)
-    row, col = cell // n, cell % n
+    row, col = cell // n, cell % n  # sorted by row
     value = np.bincount(position, value, len(cell)) / np.bincount(position, minlength=len(cell))
-    r = a.shape[1]
-    pairs = [(p, q) for p in range(r) for q in range(p, r)]
-
-    def solve(index, size, g):
-        """Least squares per judge (or column): g holds the other side's factors of each entry."""
-        gram = np.zeros((size, r, r))
-        for p, q in pairs:
-            gram[:, p, q] = gram[:, q, p] = np.bincount(index, g[:, p] * g[:, q], size)
-        gram += ridge * max(float(np.mean(np.trace(gram, axis1=1, axis2=2))) / r, 1e-12) * np.eye(r)
-        rhs = np.stack([np.bincount(index, g[:, p] * value, size) for p in range(r)], axis=1)
-        return np.linalg.solve(gram, rhs[:, :, None])[:, :, 0]
-
+    by_row = np.arange(len(row))
+    row_starts = np.searchsorted(row, np.arange(m + 1))
+    by_col = np.argsort(col, kind="stable")
+    col_starts = np.searchsorted(col[by_col], np.arange(n + 1))
+    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
     previous = None
     for _ in range(sweeps):
-        a = solve(row, m, b[col])
-        b = solve(col, n, a[row])
-        fitted = np.einsum("ij,ij->i", a[row], b[col])
+        a = _als_half(row_starts, by_row, col, b, value, ridge)
+        b = _als_half(col_starts, by_col, row, a, value, ridge)
+        fitted = _entries(a, b, row, col)
         if previous is not None and np.sum((fitted - previous) ** 2) <= tol * max(np.sum(previous ** 2), 1e-300):
             break
         previous = fitted
@@ -298,6 +293,37 @@ def _rank_refit(row, col, value, shape, a, b, sweeps: int = 50, tol: float = 1e-
     qb, rb = np.linalg.qr(b)
     left, d, right = np.linalg.svd(ra @ rb.T)
     return qa @ left, d, (qb @ right.T).T
+
+
+@numba.njit(cache=True, parallel=True)
+def _als_half(starts, order, other_index, other, value, ridge):  # pragma: no cover - compiled
+    """For every group k (a judge, or a column): least squares of its entries on the other side's
+    factors, with a ridge proportional to the Gram matrix's mean diagonal."""
+    groups, r = len(starts) - 1, other.shape[1]
+    out = np.zeros((groups, r))
+    for k in numba.prange(groups):
+        if starts[k + 1] == starts[k]:
+            continue
+        gram = np.zeros((r, r))
+        rhs = np.zeros(r)
+        for e in range(starts[k], starts[k + 1]):
+            i = order[e]
+            o = other_index[i]
+            x = value[i]
+            for p in range(r):
+                vp = other[o, p]
+                rhs[p] += vp * x
+                for q in range(p, r):
+                    gram[p, q] += vp * other[o, q]
+        trace = 0.0
+        for p in range(r):
+            trace += gram[p, p]
+            for q in range(p + 1, r):
+                gram[q, p] = gram[p, q]
+        for p in range(r):
+            gram[p, p] += ridge * max(trace / r, 1e-12)
+        out[k] = np.linalg.solve(gram, rhs)
+    return out
 
 
 def _debiased(factors, row, col, value):
@@ -323,13 +349,28 @@ def _top_singular_value(row, col, value, shape) -> float:
 
 
 def _low_rank_at(factors, row, col) -> np.ndarray:
+    """Entries (row, col) of U diag(d) Vᵀ, using only the components soft-thresholding kept."""
     if factors is None or not len(row):
         return np.zeros(len(row))
     u, d, vt = factors
-    keep = d != 0  # only the components soft-thresholding kept
+    keep = d != 0
     if not keep.any():
         return np.zeros(len(row))
-    return np.einsum("ij,ij->i", u[row][:, keep] * d[keep], vt[keep].T[col])
+    left = np.ascontiguousarray(u[:, keep] * d[keep])
+    right = np.ascontiguousarray(vt[keep].T)
+    return _entries(left, right, np.asarray(row, dtype=np.int64), np.asarray(col, dtype=np.int64))
+
+
+@numba.njit(cache=True, parallel=True)
+def _entries(left, right, row, col):  # pragma: no cover - compiled
+    out = np.empty(len(row))
+    k = left.shape[1]
+    for i in numba.prange(len(row)):
+        total = 0.0
+        for j in range(k):
+            total += left[row[i], j] * right[col[i], j]
+        out[i] = total
+    return out
 
 
 def _soft_impute(row, col, value, shape, lam, rank, max_iter, tol, start=None, oversample=5):

@@ -3,8 +3,9 @@ import pandas as pd
 import pytest
 
 from humeval.data import Comparisons
-from humeval.experiments.grm_study import (baseline_balance, budget_study, ndcg, noise_study, propose_baseline,
+from humeval.experiments.grm_study import (baseline_balance, budget_study, noise_study, propose_baseline,
                                            randomize_judges)
+from humeval.metaeval import ndcg
 from humeval.simulate import simulate_competition
 
 

@@ -20,6 +20,7 @@ from scipy.stats import pearsonr
 
 from humeval.data.tables import Comparisons
 from humeval.experiments.bootstrap import bootstrap
+from humeval.metaeval import ndcg
 from humeval.ranking import GRM, ExpectedWins, IRTGaussian, TrueSkill
 
 BUDGETS = (800, 1600, 3200, 6400)
@@ -29,18 +30,6 @@ def gold_scores(comparisons: Comparisons, n: int = 1000, random_state=0) -> pd.S
     """Mean TrueSkill μ over ``n`` bootstrap resamples of all the comparisons."""
     result = bootstrap(TrueSkill(), comparisons, n=n, random_state=random_state)
     return pd.Series(np.nanmean(result.samples, axis=0), index=pd.Index(result.systems, name="system"), name="gold")
-
-
-def ndcg(estimate: pd.Series, gold: pd.Series) -> float:
-    """nDCG of the ranking by ``estimate``, with relevance = gold − min(gold) (Baba & Kashima 2013):
-    Σ_r rel(system at rank r) / log2(r + 1), divided by the same for the gold ranking."""
-    common = estimate.dropna().index.intersection(gold.dropna().index)
-    rel = gold[common] - gold[common].min()
-    discount = 1 / np.log2(np.arange(2, len(common) + 2))
-    order = estimate[common].sort_values(ascending=False, kind="stable").index
-    ideal = np.sort(rel.to_numpy())[::-1]
-    best = float(ideal @ discount)
-    return float(rel[order].to_numpy() @ discount / best) if best > 0 else float("nan")
 
 
 def _scores_vs_gold(scores: pd.Series, gold: pd.Series) -> tuple[float, float]:

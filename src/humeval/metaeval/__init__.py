@@ -1,0 +1,8 @@
+"""Meta-evaluation: how well automatic metrics agree with human judgments."""
+
+from humeval.metaeval.correlation import (bootstrap_interval, kendall, kendall_like, ndcg, pairwise_accuracy, pearson,
+                                          permutation_test, rank_consistency, spearman, weighted_pearson,
+                                          williams_test)
+
+__all__ = ["bootstrap_interval", "kendall", "kendall_like", "ndcg", "pairwise_accuracy", "pearson", "permutation_test",
+           "rank_consistency", "spearman", "weighted_pearson", "williams_test"]

@@ -233,3 +233,15 @@ def test_grm_fit_and_study(tmp_path):
     rows = json.loads(study.output)["budget_study"]
     assert {r["model"] for r in rows} == {"GRM", "Expected Wins", "IRT-Gaussian (H&M)", "TrueSkill (active)"}
     assert (tmp_path / "study.png").stat().st_size > 5000
+
+
+def test_metric_commands(fixture, tmp_path):
+    data = json.loads(run("metric", "hter", fixture("mlqe_pe_small.mt"), "--json").output)
+    assert data["systems"][0]["mean"] == pytest.approx((1 / 3 + 0.25) / 2) and data["skipped"] == 0
+    scored = run("metric", "score", "--hyp", fixture("mlqe_pe_small.mt"), "--ref", fixture("mlqe_pe_small.pe"),
+                 "--metrics", "ter,bleu", "--json")
+    rows = {r["metric"]: r for r in json.loads(scored.output)}
+    assert rows["TER"]["corpus"] == pytest.approx(2 / 7) and "BLEU" in rows
+    (tmp_path / "short.txt").write_text("one line\n")
+    bad = run("metric", "score", "--hyp", fixture("mlqe_pe_small.mt"), "--ref", tmp_path / "short.txt")
+    assert bad.exit_code == 2 and "line-aligned" in bad.output

@@ -876,6 +876,83 @@ class _nothing:
         return False
 
 
+@cli.group()
+def metric():
+    """Automatic metrics: sacrebleu baselines (score) and HTER from post-edits (hter)."""
+
+
+def _lines(path) -> list[str]:
+    from humeval.data.readers._io import read_text
+    return read_text(path).rstrip("\n").split("\n")
+
+
+@metric.command("score")
+@click.option("--hyp", "hyp_file", required=True, type=click.Path(dir_okay=False), help="Hypotheses, one per line.")
+@click.option("--ref", "ref_files", required=True, multiple=True, type=click.Path(dir_okay=False),
+              help="References, one per line (repeat for several references).")
+@click.option("--metrics", default="bleu,chrf,chrf++,ter", show_default=True)
+@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write the segment scores.")
+@common_options
+def metric_score(hyp_file, ref_files, metrics, out_file, quiet, as_json):
+    """Corpus and segment scores with sacrebleu, each with its signature.
+
+    \b
+    Example:
+      humeval metric score --hyp dev.mt --ref dev.pe --metrics bleu,ter
+    """
+    from humeval.metrics import bleu, chrf, ter
+    hyps = _lines(hyp_file)
+    refs = [_lines(r) for r in ref_files]
+    for path, stream in zip(ref_files, refs):
+        if len(stream) != len(hyps):
+            raise InputError(path, min(len(stream), len(hyps)) + 1,
+                             f"{len(stream)} lines, but {hyp_file} has {len(hyps)}", "the files must be line-aligned")
+    runners = {"bleu": lambda: bleu(hyps, refs), "chrf": lambda: chrf(hyps, refs),
+               "chrf++": lambda: chrf(hyps, refs, word_order=2), "ter": lambda: ter(hyps, refs)}
+    names = [m.strip().lower() for m in metrics.split(",")]
+    unknown = [m for m in names if m not in runners]
+    if unknown:
+        raise click.BadParameter(f"unknown metrics {unknown}; choose from {', '.join(runners)}", param_hint="--metrics")
+    results = {n: runners[n]() for n in names}
+    if out_file:
+        write(pd.DataFrame({r.name: r.segment for r in results.values()}), out_file)
+    table = pd.DataFrame({"corpus": [r.corpus for r in results.values()],
+                          "signature": [r.signature for r in results.values()]},
+                         index=pd.Index([r.name for r in results.values()], name="metric"))
+    if as_json:
+        click.echo(json.dumps(_jsonable(table), indent=2))
+    elif not quiet:
+        out.print(render(table, f"{hyp_file}: {len(hyps):,} segments, {len(refs)} reference(s)", "metric"))
+
+
+@metric.command("hter")
+@click.argument("file", type=click.Path(dir_okay=False))
+@read_options
+@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write HTER per (item, system).")
+@common_options
+def metric_hter(file, fmt, encoding, columns, outcomes, tracks, out_file, quiet, as_json):
+    """HTER: TER of each output against its post-edit, the minimum over post-editors.
+
+    \b
+    Example:
+      humeval metric hter mlqe-pe/en-de/post-editing/dev.mt
+    """
+    from humeval.metrics import hter
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+    if judgments.post_edits is None:
+        raise InputError(file, None, "holds no post-edits", "hter needs outputs and their post-edits")
+    result = hter(judgments.post_edits)
+    if out_file:
+        write(result.reset_index(), out_file)
+    per_system = result.groupby("system", dropna=False)["hter"].agg(["count", "mean"])
+    if as_json:
+        click.echo(json.dumps({"systems": _jsonable(per_system), "skipped": result.attrs["skipped"],
+                               "signature": result.attrs["signature"]}, indent=2))
+    elif not quiet:
+        out.print(render(per_system, f"{file}: mean HTER per system", "system"))
+        out.print(f"  {result.attrs['signature']}; {result.attrs['skipped']:,} rows without an output or a post-edit left out")
+
+
 def main():
     cli(prog_name="humeval")
 

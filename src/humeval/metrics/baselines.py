@@ -1,0 +1,91 @@
+"""Automatic baselines through sacrebleu, and HTER.
+
+Every function returns scores together with sacrebleu's signature string, so a number can always
+be reproduced: ``MetricScores(segment=…, corpus=…, signature=…)``.
+
+- ``bleu``: corpus BLEU and sentence BLEU with effective order (Post 2018);
+- ``chrf``: chrF (``word_order=0``) or chrF++ (``word_order=2``) (Popović 2015, 2017);
+- ``ter``: TER (Snover et al. 2006), as a 0–1 edit rate per segment;
+- ``hter``: TER of each hypothesis against its targeted post-edit; with several post-editors the
+  minimum, as Denkowski & Lavie (2010, §3.3) specify.
+
+References: a list with one string per segment, or a list of such lists for several references.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from humeval.data.tables import PostEdits
+
+
+@dataclass
+class MetricScores:
+    segment: np.ndarray  # one score per hypothesis
+    corpus: float
+    signature: str  # of the corpus score
+    name: str
+    segment_signature: str = ""  # when the segment scores were computed differently (BLEU: effective order)
+
+
+def _streams(references, n):
+    if references and isinstance(references[0], str):
+        references = [references]
+    for stream in references:
+        if len(stream) != n:
+            raise ValueError(f"a reference stream has {len(stream)} segments, the hypotheses {n}")
+    return [list(stream) for stream in references]
+
+
+def bleu(hypotheses, references, **options) -> MetricScores:
+    from sacrebleu.metrics import BLEU
+    refs = _streams(references, len(hypotheses))
+    corpus = BLEU(**options)
+    sentence = BLEU(effective_order=True, **options)
+    seg = np.array([sentence.sentence_score(h, [r[i] for r in refs]).score for i, h in enumerate(hypotheses)])
+    total = corpus.corpus_score(list(hypotheses), refs)
+    return MetricScores(seg, total.score, str(corpus.get_signature()), "BLEU", str(sentence.get_signature()))
+
+
+def chrf(hypotheses, references, word_order: int = 0, **options) -> MetricScores:
+    from sacrebleu.metrics import CHRF
+    refs = _streams(references, len(hypotheses))
+    metric = CHRF(word_order=word_order, **options)
+    seg = np.array([metric.sentence_score(h, [r[i] for r in refs]).score for i, h in enumerate(hypotheses)])
+    total = metric.corpus_score(list(hypotheses), refs)
+    return MetricScores(seg, total.score, str(metric.get_signature()), "chrF++" if word_order else "chrF")
+
+
+def ter(hypotheses, references, **options) -> MetricScores:
+    """Per-segment edit rate (edits / reference words, 0–1; lower is better); corpus TER likewise."""
+    from sacrebleu.metrics import TER
+    refs = _streams(references, len(hypotheses))
+    metric = TER(**options)
+    seg = np.array([metric.sentence_score(h, [r[i] for r in refs]).score / 100 for i, h in enumerate(hypotheses)])
+    total = metric.corpus_score(list(hypotheses), refs)
+    return MetricScores(seg, total.score / 100, str(metric.get_signature()), "TER")
+
+
+def hter(post_edits: PostEdits, **options) -> pd.DataFrame:
+    """HTER per (item, system): TER of the hypothesis against its post-edit, the minimum over
+    post-editors (Denkowski & Lavie 2010, §3.3). Rows without a hypothesis or a post-edit (e.g.
+    WMT10's BAD rows, or EDIT rows whose original output the file does not carry) are left out and
+    counted in the ``skipped`` attribute of the result."""
+    from sacrebleu.metrics import TER
+    metric = TER(**options)
+    usable = np.array([h is not None and p is not None for h, p in zip(post_edits.hypothesis, post_edits.post_edit)],
+                      dtype=bool)
+    rows = []
+    for i in np.nonzero(usable)[0]:
+        h, p = post_edits.hypothesis[i], post_edits.post_edit[i]
+        rows.append((post_edits.items[post_edits.item[i]] if post_edits.item[i] >= 0 else None,
+                     post_edits.systems[post_edits.system[i]] if post_edits.system[i] >= 0 else None,
+                     metric.sentence_score(h, [p]).score / 100))
+    df = pd.DataFrame(rows, columns=["item", "system", "hter"])
+    result = df.groupby(["item", "system"], dropna=False)["hter"].min().to_frame()
+    result.attrs["skipped"] = int((~usable).sum())
+    result.attrs["signature"] = str(metric.get_signature())
+    return result

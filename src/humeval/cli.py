@@ -953,6 +953,57 @@ def metric_hter(file, fmt, encoding, columns, outcomes, tracks, out_file, quiet,
         out.print(f"  {result.attrs['signature']}; {result.attrs['skipped']:,} rows without an output or a post-edit left out")
 
 
+@metric.command("correlate")
+@click.argument("metric_files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--human", "human_file", required=True, type=click.Path(dir_okay=False),
+              help="Human scores: a WMT DA file (system or segment level).")
+@click.option("--details", type=click.Path(dir_okay=False), help="Segment ids → document and segment (seg level).")
+@click.option("--refset", help="Reference set to use when a file has several (default: the file's first).")
+@click.option("--exclude", "exclude_systems", multiple=True, help="Leave out this system (repeatable), e.g. human ones.")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write the table.")
+@common_options
+def metric_correlate(metric_files, human_file, details, refset, exclude_systems, out_file, quiet, as_json):
+    """How well each metric (METRIC_FILES, in the WMT metrics-task layout) agrees with the human
+    scores: Pearson, Kendall τ and, at system level, pairwise accuracy; segment level: Pearson and
+    Kendall over (segment, system) scores.
+
+    \b
+    Example:
+      humeval metric correlate sys-level/*.tsv --human manual-evaluation/ad-sys-scores-de-en.csv
+      humeval metric correlate seg-level/*.tsv --human manual-evaluation/ad-seg-scores-de-en.csv \\
+          --details input/de-en.details.txt
+    """
+    from humeval.metaeval import kendall, pairwise_accuracy, pearson, read_da_scores, read_metric_scores
+    level, human = read_da_scores(human_file, details)
+    rows, skipped = [], []
+    for path in metric_files:
+        name, metric_level, scores = read_metric_scores(path, refset)
+        if metric_level != level:
+            skipped.append(f"{Path(path).name} ({metric_level} level)")
+            continue
+        keys = scores.index.get_level_values("system") if level == "seg" else scores.index
+        scores = scores[~keys.isin(exclude_systems)]
+        common = scores.index.intersection(human.index)
+        m, h = scores[common], human[common]
+        row = {"metric": name, "n": len(common), "pearson": pearson(m, h), "kendall": kendall(m, h)}
+        if level == "sys":
+            row["pairwise accuracy"] = pairwise_accuracy(m, h)
+        rows.append(row)
+    if not rows:
+        raise InputError(human_file, None, f"no {level}-level metric files among {len(metric_files)}",
+                         "give metric files of the same level as the human scores")
+    table = pd.DataFrame(rows).set_index("metric").sort_values("pearson", ascending=False)
+    if out_file:
+        write(table.reset_index(), out_file)
+    if as_json:
+        click.echo(json.dumps({"level": level, "metrics": _jsonable(table), "skipped": skipped}, indent=2))
+    elif not quiet:
+        out.print(render(table, f"{level}-level agreement with {Path(human_file).name}", "metric"))
+        if skipped:
+            out.print(f"  skipped {len(skipped)} files of the other level: {', '.join(skipped[:5])}"
+                      + (" …" if len(skipped) > 5 else ""))
+
+
 def main():
     cli(prog_name="humeval")
 

@@ -1,0 +1,49 @@
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from humeval.cli import cli
+from humeval.errors import InputError
+from humeval.metaeval import pearson, read_da_scores, read_metric_scores
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "BLEU.sys.score").write_text(
+        "BLEU\tde-en\tnewstest2020\tnewstest2020\tA\t30\n" "BLEU\tde-en\tnewstest2020\tnewstest2020\tB\t20\n"
+        "BLEU\tde-en\tnewstest2020\tnewstest2020\tC\t25\n" "BLEU\tde-en\tnewstest2020\tnewstestB2020\tA\t99\n")
+    (tmp_path / "chrF.seg.score").write_text(
+        "chrF\tde-en\tnewstest2020\tnewstest2020\tA\td1\t1\t0.8\n" "chrF\tde-en\tnewstest2020\tnewstest2020\tB\td1\t1\t0.4\n"
+        "chrF\tde-en\tnewstest2020\tnewstest2020\tA\td1\t2\t0.6\n" "chrF\tde-en\tnewstest2020\tnewstest2020\tB\td1\t2\t0.7\n")
+    (tmp_path / "sys.csv").write_text("RAW.SCR Z.SCR N SYS N.ALL\n80 0.3 10 A 12\n60 -0.2 10 B 12\n70 0.1 10 C 12\n")
+    (tmp_path / "seg.csv").write_text("SYS SID RAW.SCR Z.SCR N\nA 1 90 1.0 1\nB 1 50 -1.0 1\nA 2 60 0.0 2\nB 2 70 0.5 1\n")
+    (tmp_path / "details.txt").write_text("1\tnewstest2020\tde-en\td1\t1\n2\tnewstest2020\tde-en\td1\t2\n")
+    return tmp_path
+
+
+def test_readers(files):
+    name, level, scores = read_metric_scores(files / "BLEU.sys.score")
+    assert (name, level, scores.to_dict()) == ("BLEU", "sys", {"A": 30.0, "B": 20.0, "C": 25.0})  # first refset
+    assert read_metric_scores(files / "BLEU.sys.score", refset="newstestB2020")[2].to_dict() == {"A": 99.0}
+    name, level, seg = read_metric_scores(files / "chrF.seg.score")
+    assert level == "seg" and seg[("d1:2", "B")] == 0.7
+    level, human = read_da_scores(files / "seg.csv", files / "details.txt")
+    assert level == "seg" and human[("d1:1", "A")] == 1.0
+    with pytest.raises(InputError, match="details"):
+        read_da_scores(files / "seg.csv")
+
+
+def test_correlate_command(files):
+    result = CliRunner().invoke(cli, ["metric", "correlate", str(files / "BLEU.sys.score"), str(files / "chrF.seg.score"),
+                                      "--human", str(files / "sys.csv"), "--json"])
+    data = json.loads(result.output)
+    row = data["metrics"][0]
+    assert data["level"] == "sys" and row["n"] == 3 and data["skipped"] == ["chrF.seg.score (seg level)"]
+    assert row["pearson"] == pytest.approx(pearson([30, 20, 25], [0.3, -0.2, 0.1]))
+    assert row["pairwise accuracy"] == 1.0
+    seg = CliRunner().invoke(cli, ["metric", "correlate", str(files / "chrF.seg.score"), "--human", str(files / "seg.csv"),
+                                   "--details", str(files / "details.txt"), "--json"])
+    srow = json.loads(seg.output)["metrics"][0]
+    assert srow["n"] == 4 and srow["pearson"] == pytest.approx(np.corrcoef([0.8, 0.4, 0.6, 0.7], [1.0, -1.0, 0.0, 0.5])[0, 1])

@@ -9,6 +9,7 @@ P(b preferred), so every one of them can be judged by held-out perplexity.
 from __future__ import annotations
 
 import inspect
+from abc import ABC, abstractmethod
 
 import numpy as np
 import pandas as pd
@@ -18,7 +19,7 @@ from humeval.data.tables import Comparisons
 SWAP = np.array([0, 2, 1])  # the negation π̂ of a preference: 1 <-> 2, ties stay
 
 
-class Estimator:
+class Estimator(ABC):
     """Parameters from ``__init__``, ``get_params``/``set_params``, a readable repr."""
 
     @classmethod
@@ -77,8 +78,9 @@ class Ranker(Estimator):
         self._fit(comparisons)
         return self
 
-    def _fit(self, comparisons: Comparisons) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _fit(self, comparisons: Comparisons) -> None:
+        """Set the fitted attributes (at least ``scores_``) from one track's comparisons."""
 
     def _check_fitted(self):
         if not hasattr(self, "systems_"):
@@ -123,8 +125,9 @@ class PreferenceModel(Ranker):
             raise ValueError(f"a and b differ in length ({len(a)} and {len(b)})")
         return self._proba(a, b)
 
-    def _proba(self, a, b) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _proba(self, a, b) -> np.ndarray:
+        """(n, 3) probabilities for system codes ``a``, ``b``."""
 
     def proba_matrix(self) -> np.ndarray:
         """P[s1, s2, π] for every ordered pair of fitted systems."""

@@ -20,6 +20,8 @@ Scores are log-odds (natural units), mean zero over the rated systems, or zero a
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
@@ -228,8 +230,9 @@ class _PairModel(PreferenceModel):
         x = np.nan_to_num(self.theta_[a] - self.theta_[b]) + self.position_effect_
         return self._predict(x)
 
-    def _predict(self, x):  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abstractmethod
+    def _predict(self, x):
+        """(n, 3) probabilities for log-odds differences ``x`` (position effect included)."""
 
     # -- bootstrap fast path -----------------------------------------------------------------
     def _bootstrap_counts(self, counts) -> np.ndarray:

@@ -117,35 +117,34 @@ def _group_means(index, values, n, shrink=0.0, fallback=0.0):
     return (total + shrink * fallback) / (count + shrink), count
 
 
-class ItemMean(Completer):
-    """The mean of the other judges' scores for the same (item, system); the global mean if none."""
+class _GroupMean(Completer):
+    """The mean score of a group of cells (a column, or a judge's row); the global mean if none."""
+
+    by_judge = False
 
     def __init__(self):
         pass
 
     def _fit(self, m):
         self.mean_ = float(m.value.mean())
-        self.column_mean_, _ = _group_means(m.col, m.value, m.shape[1], shrink=1e-9, fallback=self.mean_)
+        index, size = (m.row, m.shape[0]) if self.by_judge else (m.col, m.shape[1])
+        self.group_mean_, _ = _group_means(index, m.value, size, shrink=1e-9, fallback=self.mean_)
 
     def _predict(self, row, col):
-        return self.column_mean_[col]
-
-
-class JudgeMean(Completer):
-    """The judge's own mean score; the global mean for a judge without scores."""
-
-    def __init__(self):
-        pass
-
-    def _fit(self, m):
-        self.mean_ = float(m.value.mean())
-        self.judge_mean_, _ = _group_means(m.row, m.value, m.shape[0], shrink=1e-9, fallback=self.mean_)
-
-    def _predict(self, row, col):
-        return self.judge_mean_[row]
+        return self.group_mean_[row if self.by_judge else col]
 
     def _predict_new_column(self, row):
-        return self.judge_mean_[row]
+        return self.group_mean_[row] if self.by_judge else np.full(len(row), self.mean_)
+
+
+class ItemMean(_GroupMean):
+    """The mean of the judges' scores for the same (item, system); the global mean if none."""
+
+
+class JudgeMean(_GroupMean):
+    """The judge's own mean score; the global mean for a judge without scores."""
+
+    by_judge = True
 
 
 class AdditiveBaseline(Completer):

@@ -24,9 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtr
-
 from humeval.data.tables import Comparisons, Rankings
+from humeval.ranking.irt import thurstone_proba
 
 DESIGNS = ("pairs", "rankings", "baseline")
 
@@ -48,11 +47,8 @@ class Truth:
         """Exact P(tie), P(a preferred), P(b preferred) for system codes ``a``, ``b`` on new items,
         averaged over judges (a random judge with probability ``random_share``)."""
         mu = self.abilities.to_numpy()
-        m = mu[np.asarray(a)] - mu[np.asarray(b)]
-        s = np.sqrt(2 * self.sigma_a ** 2 + 2 * self.sigma_obs ** 2)
-        p_a = 1 - ndtr((self.radius - m) / s)
-        p_b = ndtr((-self.radius - m) / s)
-        honest = np.column_stack([1 - p_a - p_b, p_a, p_b])
+        scale = np.sqrt(2 * self.sigma_a ** 2 + 2 * self.sigma_obs ** 2)
+        honest = thurstone_proba(mu[np.asarray(a)] - mu[np.asarray(b)], scale, self.radius)
         return (1 - self.random_share) * honest + self.random_share * self.random_proba
 
 

@@ -220,11 +220,13 @@ def test_grm_fit_and_study(tmp_path):
     sim = tmp_path / "sim.parquet"
     run("simulate", sim, "--design", "rankings", "--judgments", 600, "--systems", 5, "--items", 200)
     result = run("grm", "fit", sim, "--baseline", "sys02", "--icc", tmp_path / "icc.png", "--information",
-                 tmp_path / "info.png", "--json")
+                 tmp_path / "info.png", "--out", tmp_path / "grm.csv", "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)["simulated"]
     assert data["baseline"] == "sys02" and data["dropped"] > 0 and len(data["systems"]) == 5
     assert (tmp_path / "icc.png").exists() and (tmp_path / "info.png").exists()
+    written = pd.read_csv(tmp_path / "grm.csv")
+    assert len(written) == 5 and set(written.track) == {"simulated"} and written["rank"].min() == 1
     bad = run("grm", "fit", sim, "--baseline", "nobody")
     assert bad.exit_code == 2 and "not among the systems" in bad.output
     study = run("grm", "study", sim, "--baselines", "sys02", "--budgets", "200,400", "--trials", 1, "--noise", "0.3",

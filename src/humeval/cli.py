@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
@@ -349,9 +350,9 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
 
 
 def _models(names: str, random_state):
-    from humeval.ranking import HEURISTICS, PREFERENCE_MODELS, make_model
+    from humeval.ranking import HEURISTICS, HOPKINS_MAY, PREFERENCE_MODELS, make_model
     informative = tuple(m for m in PREFERENCE_MODELS if "uniform" not in m)  # the uniforms rank nobody
-    chosen = {"all": informative + HEURISTICS, "preference": PREFERENCE_MODELS}.get(names)
+    chosen = {"all": informative + HEURISTICS, "preference": PREFERENCE_MODELS, "hopkins-may": HOPKINS_MAY}.get(names)
     try:
         return {n: make_model(n, random_state) for n in (chosen or names.split(","))}
     except ValueError as error:
@@ -483,7 +484,8 @@ def _cluster_breaks(table: pd.DataFrame) -> tuple[int, ...]:
 @click.argument("file", type=click.Path(dir_okay=False))
 @read_options
 @click.option("--model", "-m", "model_names", default="preference", show_default=True,
-              help="Preference models to compare: names separated by commas, or 'preference' for all.")
+              help="Preference models to compare: names separated by commas, 'hopkins-may' for the paper's "
+                   "eight, or 'preference' for all.")
 @click.option("--sizes", default="100,200,400,800,1600,3200", show_default=True, help="Training sizes.")
 @click.option("--trials", default=5, show_default=True, help="Random training subsets per size.")
 @click.option("--expert", type=click.Path(dir_okay=False),
@@ -702,11 +704,11 @@ def grm_fit(file, fmt, encoding, columns, outcomes, tracks, baseline, n_segments
             b1, b2 = top.iloc[0][["b1", "b2"]]
             plot_icc(b1, b2, 1.0, icc_plot, title=f"{track}: segment {top.index[0]}")
         if info_plot:
-            plot_information = plot_item_information(top.head(5), info_plot,
-                                                     title=f"{track}: most informative segments, θ in [{lo:g}, {hi:g}]")
-            del plot_information
-        if out_file:
-            write(model.ranking().reset_index().assign(track=track), out_file)
+            plot_item_information(top.head(5), info_plot,
+                                  title=f"{track}: most informative segments, θ in [{lo:g}, {hi:g}]")
+    if out_file:  # every track in one file
+        write(pd.concat([m.ranking().reset_index().assign(track=t) for t, (m, _) in results.items()],
+                        ignore_index=True), out_file)
     if as_json:
         click.echo(json.dumps({t: {"baseline": m.baseline, "dropped": m.n_dropped_, "systems": _jsonable(m.ranking()),
                                    "judges": _jsonable(m.judge_sensitivity_.sort_values().to_frame()),
@@ -845,7 +847,7 @@ def complete(file, fmt, encoding, columns, outcomes, tracks, criterion, holdout,
                          "who gave each score", "use a file with judge ids (MLQE-PE's DA files have none)")
     methods = {"global mean": GlobalMean(), "item mean": ItemMean(), "judge mean": JudgeMean(),
                "judge bias + item": AdditiveBaseline(), "soft-impute": SoftImpute(random_state=random_state)}
-    with err.status("completing …") if not (quiet or as_json) else _nothing():
+    with err.status("completing …") if not (quiet or as_json) else nullcontext():
         errors = completion_error(methods, r, holdout, trials, random_state)
         study = decision_study(r, SoftImpute(random_state=random_state), common=common, trials=trials,
                                random_state=random_state) if decisions else None
@@ -866,14 +868,6 @@ def complete(file, fmt, encoding, columns, outcomes, tracks, criterion, holdout,
                          "condition"))
     if out_file:
         out.print(f"wrote the completed matrix to {out_file}")
-
-
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 @cli.group()

@@ -14,7 +14,7 @@ import pandas as pd
 from scipy import stats
 
 from humeval.agreement.kappa import Agreement, chance_corrected, krippendorff_alpha, units_matrix
-from humeval.agreement.pairs import LabelCounts, agreement_from, pairs2
+from humeval.agreement.pairs import LabelCounts, agreement_from
 from humeval.data.tables import Ratings
 
 CATEGORICAL_MAX = 10  # a scale with at most this many distinct whole-number scores is categorical
@@ -67,14 +67,12 @@ def repeat_correlation(ratings: Ratings) -> Agreement:
     Reported in the ``kappa`` field; P(A) and P(E) are NaN."""
     df = pd.DataFrame({"unit": _units(ratings), "judge": ratings.judge, "score": ratings.score})
     df = df[df.judge >= 0]
-    first = df.groupby(["unit", "judge"]).cumcount()
     x, y = [], []
     for _, group in df[df.groupby(["unit", "judge"])["score"].transform("size") > 1].groupby(["unit", "judge"]):
         s = group.score.to_numpy()
         i, j = np.triu_indices(len(s), 1)
         x.append(s[i])
         y.append(s[j])
-    del first
     if not x:
         return Agreement(float("nan"), float("nan"), float("nan"), 0, "repeat correlation (Pearson)")
     x, y = np.concatenate(x), np.concatenate(y)
@@ -130,4 +128,4 @@ def quality_control(ratings: Ratings, degraded: dict[str, str], alpha: float = 0
         columns=["pairs", "mean difference", "p-value", "passes"])
 
 
-__all__ = ["is_categorical", "quality_control", "rating_agreement", "repeat_correlation", "z_normalize", "pairs2"]
+__all__ = ["is_categorical", "quality_control", "rating_agreement", "repeat_correlation", "z_normalize"]

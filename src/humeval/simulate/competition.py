@@ -25,7 +25,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from humeval.data.tables import Comparisons, Rankings
-from humeval.ranking.irt import thurstone_proba
 
 DESIGNS = ("pairs", "rankings", "baseline")
 
@@ -46,6 +45,7 @@ class Truth:
     def proba(self, a, b) -> np.ndarray:
         """Exact P(tie), P(a preferred), P(b preferred) for system codes ``a``, ``b`` on new items,
         averaged over judges (a random judge with probability ``random_share``)."""
+        from humeval.ranking.irt import thurstone_proba  # here, not at import: it loads the compiled models
         mu = self.abilities.to_numpy()
         scale = np.sqrt(2 * self.sigma_a ** 2 + 2 * self.sigma_obs ** 2)
         honest = thurstone_proba(mu[np.asarray(a)] - mu[np.asarray(b)], scale, self.radius)

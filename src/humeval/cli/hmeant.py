@@ -9,7 +9,7 @@ import click
 import numpy as np
 import pandas as pd
 
-from humeval.cli import _jsonable, common_options, out, render
+from humeval.cli.common import common_options, jsonable, out, render
 from humeval.data.export import write
 from humeval.errors import InputError
 
@@ -53,8 +53,9 @@ def read_weights(spec: str, annotations, types):
 
 
 def read_human(path) -> pd.Series:
-    from humeval.data.readers._io import read_text
     import io
+
+    from humeval.data.readers._io import read_text
     text = read_text(path)
     sep = "\t" if "\t" in text.split("\n", 1)[0] else ","
     df = pd.read_csv(io.StringIO(text), sep=sep, dtype={"item": str, "system": str})
@@ -129,8 +130,16 @@ def hmeant_command(files, weight_spec, human_file, metrics, out_file, quiet, as_
       humeval hmeant hmeant-wmt13/ --weights frequency --metrics
       humeval hmeant annotations.json --tune adequacy.csv
     """
-    from humeval.metrics.hmeant import (alignment_agreement, frame_statistics, frequency_weights, hmeant,
-                                        score_agreement, tune_weights, uniform_weights, weights_table)
+    from humeval.metrics.hmeant import (
+        alignment_agreement,
+        frame_statistics,
+        frequency_weights,
+        hmeant,
+        score_agreement,
+        tune_weights,
+        uniform_weights,
+        weights_table,
+    )
     annotations = read_annotations(files)
     stats = frame_statistics(annotations)
     weights = read_weights(weight_spec, annotations, stats.types)
@@ -171,7 +180,7 @@ def hmeant_command(files, weight_spec, human_file, metrics, out_file, quiet, as_
         notes.append("no human adequacy judgments given (--tune FILE): supervised weights and correlations with "
                      "humans need them; none are invented")
     if as_json:
-        click.echo(json.dumps({k: _jsonable(v) for k, v in result.items()} | {
+        click.echo(json.dumps({k: jsonable(v) for k, v in result.items()} | {
             "agreement": agree, "predicate F1": kappa.attrs["predicate F1"], "skipped": skipped, "notes": notes},
             indent=2, default=float))
         return

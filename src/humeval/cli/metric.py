@@ -9,7 +9,7 @@ import click
 import numpy as np
 import pandas as pd
 
-from humeval.cli import _jsonable, common_options, err, load, out, read_options, render
+from humeval.cli.common import common_options, err, jsonable, load, out, read_options, render
 from humeval.data.export import write
 from humeval.errors import InputError
 
@@ -99,7 +99,7 @@ def metric_score(hyp_file, ref_files, metrics, out_file, quiet, as_json, **meteo
                           "signature": [r.signature for r in results.values()]},
                          index=pd.Index([r.name for r in results.values()], name="metric"))
     if as_json:
-        click.echo(json.dumps(_jsonable(table), indent=2))
+        click.echo(json.dumps(jsonable(table), indent=2))
     elif not quiet:
         out.print(render(table, f"{hyp_file}: {len(hyps):,} segments, {len(refs)} reference(s)", "metric"))
 
@@ -130,7 +130,7 @@ def metric_hter(file, fmt, encoding, columns, outcomes, tracks, out_file, quiet,
         write(result.reset_index(), out_file)
     per_system = result.groupby("system", dropna=False)["hter"].agg(["count", "mean"])
     if as_json:
-        click.echo(json.dumps({"systems": _jsonable(per_system), "skipped": result.attrs["skipped"],
+        click.echo(json.dumps({"systems": jsonable(per_system), "skipped": result.attrs["skipped"],
                                "signature": result.attrs["signature"]}, indent=2))
     elif not quiet:
         out.print(render(per_system, f"{file}: mean HTER per system", "system"))
@@ -172,7 +172,7 @@ def metric_correlate(metric_files, human_file, details, refset, exclude_systems,
     if out_file:
         write(table.reset_index(), out_file)
     if as_json:
-        click.echo(json.dumps({"level": level, "metrics": _jsonable(table), "skipped": skipped}, indent=2))
+        click.echo(json.dumps({"level": level, "metrics": jsonable(table), "skipped": skipped}, indent=2))
     elif not quiet:
         out.print(render(table, f"{level}-level agreement with {Path(human_file).name}", "metric"))
         if skipped:
@@ -259,6 +259,7 @@ def metric_tune(specs, human_column, objective, alpha, beta, gamma, delta, weigh
           --data "et-en DA=$D/dev.mt,$D/dev.pe,mlqe-pe/et-en/direct-assessments/dev.eten.df.short.tsv"
     """
     import time
+
     from humeval.metrics import bleu, chrf, ter
     from humeval.metrics.tuning import TuningSet, table3, table4, tune
     scorer = make_meteor(**meteor_settings)
@@ -294,7 +295,7 @@ def metric_tune(specs, human_column, objective, alpha, beta, gamma, delta, weigh
         write(t4.reset_index(), out_file)
     points = results[0].points
     if as_json:
-        click.echo(json.dumps({"table3": _jsonable(t3), "table4": _jsonable(t4), "grid_points": points,
+        click.echo(json.dumps({"table3": jsonable(t3), "table4": jsonable(t4), "grid_points": points,
                                "timings": timings, "signature": scorer.signature()}, indent=2))
     elif not quiet:
         out.print(render(t3, f"Optimal parameters per tuning set ({points:,} grid points; objective: "

@@ -8,7 +8,7 @@ import click
 import numpy as np
 import pandas as pd
 
-from humeval.cli import _comparisons_of, _jsonable, common_options, err, load, out, read_options, render
+from humeval.cli.common import common_options, comparisons_of, err, jsonable, load, out, read_options, render
 from humeval.data.export import write
 
 
@@ -51,10 +51,11 @@ def plan_command(file, fmt, encoding, columns, outcomes, tracks, budgets, model_
       humeval plan pilot.csv --budget 1000,2000,4000,8000,16000 --plot plan.png --jobs 2
     """
     from rich.progress import Progress
+
     from humeval.experiments.planning import plan
     from humeval.report import plot_plan
     budget_list = _ints(budgets, "--budget")
-    comparisons = _comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json), file)
+    comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json), file)
     results, frames = {}, []
     with Progress(console=err, disable=quiet or as_json, transient=True) as bar:
         for track, part in comparisons.by_track().items():
@@ -74,7 +75,7 @@ def plan_command(file, fmt, encoding, columns, outcomes, tracks, budgets, model_
             path = plot if len(results) == 1 else plot.replace(".png", f".{track}.png")
             plot_plan(table, path, title=f"{track}: what each budget buys ({model_name}, {design})")
     if as_json:
-        click.echo(json.dumps({t: _jsonable(df) for t, df in results.items()}, indent=2))
+        click.echo(json.dumps({t: jsonable(df) for t, df in results.items()}, indent=2))
     elif not quiet:
         for track, table in results.items():
             out.print(render(table, f"{track}: planned from a pilot of {len(comparisons.by_track()[track]):,} comparisons "
@@ -114,6 +115,7 @@ def active_study_command(file, fmt, encoding, columns, outcomes, tracks, strateg
       humeval active-study data_RNK.csv --track Czech-English --budget 3000
     """
     from rich.progress import Progress
+
     from humeval.active import RealJudgments, SimulatedPairs, active_study, baseline_study, make_strategy, savings
     from humeval.report import plot_active_study
     checkpoint = checkpoint or max(batch, budget // 16)
@@ -135,7 +137,7 @@ def active_study_command(file, fmt, encoding, columns, outcomes, tracks, strateg
             names = list(chosen)
             if file:
                 from humeval.ranking import make_model
-                comparisons = _comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json), file)
+                comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json), file)
                 parts = comparisons.by_track()
                 if len(parts) > 1:
                     raise click.BadParameter(f"{file} has {len(parts)} tracks; choose one with --track", param_hint="--track")
@@ -160,8 +162,8 @@ def active_study_command(file, fmt, encoding, columns, outcomes, tracks, strateg
     table = savings(curves, names[0])
     extra = {"clusters": savings(curves, names[0], "clusters")} if "clusters" in curves else {}
     if as_json:
-        click.echo(json.dumps({"source": source, "savings": _jsonable(table), "curves": _jsonable(mean),
-                               **{k: _jsonable(v) for k, v in extra.items()}}, indent=2))
+        click.echo(json.dumps({"source": source, "savings": jsonable(table), "curves": jsonable(mean),
+                               **{k: jsonable(v) for k, v in extra.items()}}, indent=2))
         return
     if quiet:
         return

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from humeval.cli import common_options, err, load, out, read_options
+from humeval.cli.common import common_options, err, load, out, read_options
 from humeval.errors import InputError
 
 
@@ -15,6 +15,7 @@ def write_report(judgment_sets, output, fmt, models, n_boot, trials, jobs, rando
                  quiet=False):
     """Build the report of every (path, judgments) pair, merge them, write ``output``; return it."""
     from rich.progress import Progress
+
     from humeval.report import RENDERERS, Report, build_report
     reports = []
     with Progress(console=err, disable=quiet, transient=True) as bar:

@@ -1,0 +1,3 @@
+from humeval.cli import main
+
+main()

@@ -1,0 +1,82 @@
+"""``humeval complete``: matrix completion of missing ratings (Wisniewski 2013)."""
+
+from __future__ import annotations
+
+import json
+from contextlib import nullcontext
+from pathlib import Path
+
+import click
+
+from humeval.cli.common import InputError, common_options, err, jsonable, load, out, read_options, render
+from humeval.data.export import write
+
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@read_options
+@click.option("--criterion", help="Which criterion to complete when the file has several.")
+@click.option("--holdout", default=0.1, show_default=True, help="Share of known ratings hidden to measure errors.")
+@click.option("--trials", default=3, show_default=True)
+@click.option("--out", "out_file", type=click.Path(dir_okay=False),
+              help="Write the completed judge × (item | system) matrix (soft-impute; .csv/.parquet/.jsonl).")
+@click.option("--decisions", is_flag=True, help="Run the decision study (one rating, + completion, all ratings).")
+@click.option("--common", default=5, show_default=True, help="Shared columns every working judge rates (decisions).")
+@click.option("--plot", type=click.Path(dir_okay=False), help="Draw the decision study.")
+@click.option("--random-state", default=0, show_default=True)
+@common_options
+def complete(file, fmt, encoding, columns, outcomes, tracks, criterion, holdout, trials, out_file, decisions, common,
+             plot, random_state, quiet, as_json):
+    """Complete the judge × (item, system) rating matrix: hidden-rating errors of the baselines and
+    soft-impute, the completed matrix, and (--decisions) whether completion lets fewer ratings
+    decide between systems like many (Wisniewski 2013).
+
+    \b
+    Example:
+      humeval complete sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv.tar.gz --decisions --plot d.png
+    """
+    from humeval.completion import (
+        AdditiveBaseline,
+        GlobalMean,
+        ItemMean,
+        JudgeMean,
+        SoftImpute,
+        completion_error,
+        decision_study,
+    )
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+    r = judgments.ratings
+    if r is None:
+        raise InputError(file, None, "holds no ratings", "complete needs absolute scores (DA, MQM, adequacy, …)")
+    if criterion:
+        if criterion not in r.criteria:
+            raise InputError(file, None, f"no criterion {criterion!r}", f"the criteria are: {', '.join(r.criteria)}")
+        r = r.take(r.criterion == r.criteria.index(criterion)).compact()
+    elif len(r.criteria) > 1:
+        raise InputError(file, None, f"{len(r.criteria)} criteria ({', '.join(r.criteria)})", "pick one with --criterion")
+    if (r.judge < 0).any():
+        raise InputError(file, None, f"{int((r.judge < 0).sum()):,} ratings have no judge id: completion needs to know "
+                         "who gave each score", "use a file with judge ids (MLQE-PE's DA files have none)")
+    methods = {"global mean": GlobalMean(), "item mean": ItemMean(), "judge mean": JudgeMean(),
+               "judge bias + item": AdditiveBaseline(), "soft-impute": SoftImpute(random_state=random_state)}
+    with err.status("completing …") if not (quiet or as_json) else nullcontext():
+        errors = completion_error(methods, r, holdout, trials, random_state)
+        study = decision_study(r, SoftImpute(random_state=random_state), common=common, trials=trials,
+                               random_state=random_state) if decisions else None
+        if out_file:
+            write(SoftImpute(random_state=random_state).fit(r).complete().reset_index(), out_file)
+    if plot and study is not None:
+        from humeval.report import plot_decision_study
+        plot_decision_study(study, plot, title=f"{Path(file).name}: decisions against the reference judges")
+    if as_json:
+        click.echo(json.dumps({"errors": jsonable(errors), "decisions": jsonable(study) if study is not None else None},
+                              indent=2))
+        return
+    if quiet:
+        return
+    out.print(render(errors, f"{file}: error on {holdout:.0%} hidden ratings (mean of {trials} trials)", "method"))
+    if study is not None:
+        out.print(render(study, "decisions between systems: share of pairs decided as the reference judges decide",
+                         "condition"))
+    if out_file:
+        out.print(f"wrote the completed matrix to {out_file}")

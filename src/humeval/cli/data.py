@@ -1,0 +1,220 @@
+"""Reading, converting and simulating judgments, and the demo."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from humeval.cli.common import common_options, jsonable, load, out, print_report, read_options, render
+from humeval.data.anonymize import anonymize
+from humeval.data.describe import describe
+from humeval.data.export import frame, pairwise_frame, write
+from humeval.simulate import simulate_competition
+from humeval.simulate.competition import DESIGNS
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@read_options
+@common_options
+def info(files, fmt, encoding, columns, outcomes, tracks, quiet, as_json):
+    """What a judgments file holds: per track the systems, judges, items, comparisons,
+    tie rate, and what was skipped and why.
+
+    \b
+    Example:
+      humeval info data_RNK.csv --track Czech-English
+    """
+    results = []
+    for path in files:
+        judgments = load(path, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+        summary = describe(judgments)
+        if as_json:
+            results.append({"file": str(path), "format": judgments.report.format, "rows": judgments.report.rows,
+                            "skipped": judgments.report.skipped, "notes": judgments.report.notes,
+                            **{k: jsonable(v) for k, v in summary.items()}})
+        elif not quiet:
+            print_report(judgments.report)
+            for kind, df in summary.items():
+                out.print(render(df, kind.replace("_", "-")))
+            out.print()
+    if as_json:
+        click.echo(json.dumps(results if len(results) > 1 else results[0], indent=2))
+
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("output", type=click.Path(dir_okay=False))
+@read_options
+@click.option("--anonymize", "anon", is_flag=True, help="Replace judge/editor names by stable pseudonyms.")
+@click.option("--salt", default="", help="Secret mixed into the pseudonyms (keep it to reproduce them).")
+@common_options
+def convert(file, output, fmt, encoding, columns, outcomes, tracks, anon, salt, quiet, as_json):
+    """Convert a judgments file to pairwise comparisons (.parquet, .csv, .tsv, .jsonl).
+
+    Ratings and post-edits, when the file holds them, go beside OUTPUT as
+    NAME.ratings.EXT and NAME.post_edits.EXT.
+
+    \b
+    Example:
+      humeval convert data_RNK.csv wmt10.parquet --anonymize --salt "$SECRET"
+    """
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+    output = Path(output)
+    written = {}
+    for name in ("comparisons", "ratings", "post_edits"):
+        table = getattr(judgments, name)
+        if table is None:
+            continue
+        if anon:
+            table = anonymize(table, salt)
+        target = output if not written else output.with_name(f"{output.stem}.{name}{output.suffix}")
+        written[name] = {"path": str(write(frame(table), target)), "rows": len(table)}
+    if as_json:
+        click.echo(json.dumps(written, indent=2))
+    elif not quiet:
+        for name, w in written.items():
+            out.print(f"wrote {w['rows']:,} {name.replace('_', '-')} to {w['path']}"
+                      + (" (judges pseudonymised)" if anon else ""))
+
+
+def simulation_options(f):
+    for option in reversed([
+        click.option("--systems", default=12, show_default=True, help="Number of systems."),
+        click.option("--items", default=500, show_default=True, help="Number of source segments."),
+        click.option("--judges", default=20, show_default=True, help="Number of judges."),
+        click.option("--judgments", default=2000, show_default=True,
+                     help="Comparisons (pairs, baseline designs) or rankings (rankings design)."),
+        click.option("--design", type=click.Choice(DESIGNS), default="rankings", show_default=True),
+        click.option("--random-judges", default=0.1, show_default=True, help="Share of judges answering at random."),
+        click.option("--random-state", default=0, show_default=True, help="Seed."),
+    ]):
+        f = option(f)
+    return f
+
+
+@click.command()
+@click.argument("output", type=click.Path(dir_okay=False))
+@simulation_options
+@click.option("--truth", type=click.Path(dir_okay=False), help="Also write the true abilities (CSV).")
+@common_options
+def simulate(output, systems, items, judges, judgments, design, random_judges, random_state, truth,
+             quiet, as_json):
+    """Simulate a competition with known truth (Hopkins & May's generative model) and write
+    its comparisons.
+
+    \b
+    Example:
+      humeval simulate sim.parquet --design pairs --judgments 5000 --truth truth.csv
+    """
+    sim = simulate_competition(n_systems=systems, n_items=items, n_judges=judges, n_judgments=judgments,
+                               design=design, random_judges=random_judges, random_state=random_state)
+    write(pairwise_frame(sim.comparisons), output)
+    if truth:
+        sim.truth.abilities.to_frame().to_csv(truth)
+    if as_json:
+        click.echo(json.dumps({"comparisons": len(sim.comparisons), "output": str(output),
+                               "abilities": sim.truth.abilities.round(6).to_dict(),
+                               "random_judges": list(sim.truth.random_judges)}, indent=2))
+    elif not quiet:
+        out.print(f"wrote {len(sim.comparisons):,} comparisons to {output}"
+                  + (f" and the true abilities to {truth}" if truth else ""))
+
+
+@click.command()
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@read_options
+@simulation_options
+@click.option("--report", "report_file", default="humeval-report.html", show_default=True,
+              type=click.Path(dir_okay=False), help="Where to write the campaign report (.html, .md or .json).")
+@click.option("--no-report", is_flag=True, help="Print the tables only.")
+@click.option("--jobs", "-j", default=1, show_default=True, help="Processes for the report's refits (0 = all cores).")
+@common_options
+def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges, judgments, design,
+         random_judges, random_state, report_file, no_report, jobs, quiet, as_json):
+    """A tour: simulate a WMT-style campaign (5-way rankings, a few judges answering at random) or
+    read FILE, print the headline tables (the data, a ranking beside the truth, the judges
+    humeval flags) and write the full campaign report (see `humeval report`).
+
+    \b
+    Example:
+      humeval demo
+      humeval demo ../shared/data/wmt10-rankings/wmt10/data_RNK.csv --track Czech-English
+    """
+    truth = None
+    if file:
+        data = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+    else:
+        from humeval.data.judgments import Judgments, ReadReport
+        sim = simulate_competition(n_systems=systems, n_items=items, n_judges=judges, n_judgments=judgments,
+                                   design=design, random_judges=random_judges, random_state=random_state)
+        report = ReadReport("simulated campaign", f"simulation ({design}, seed {random_state})",
+                            rows=judgments)
+        report.notes.append(f"{len(sim.truth.random_judges)} of {judges} judges answer at random: "
+                            f"{', '.join(sim.truth.random_judges) or 'none'}")
+        data = Judgments(report, rankings=sim.rankings, comparisons=sim.comparisons)
+        truth = sim.truth.abilities
+    summary = describe(data)
+    from humeval.ranking import IRTGaussian
+    standings = {}
+    if data.comparisons is not None:
+        for name, part in data.comparisons.by_track().items():
+            irt = IRTGaussian(random_state=random_state).fit(part)
+            table = part.tally()[["comparisons", "win_share"]]
+            table["irt-gaussian"], table["± sd"] = irt.scores_, irt.scores_std_
+            table = table.sort_values("irt-gaussian", ascending=False)
+            if truth is not None:
+                table["true ability"] = truth.reindex(table.index).to_numpy()
+            standings[name] = table
+    flagged_judges, quality = [], None
+    table = data.comparisons if data.comparisons is not None else data.ratings
+    if table is not None and table.judges:
+        from humeval.agreement import flagged, judge_quality
+        quality = judge_quality(table)
+        flagged_judges = flagged(quality)
+    written = None
+    if not no_report and (data.comparisons is not None or data.ratings is not None):
+        from humeval.cli.report import write_report
+        fmt_out = {".md": "md", ".json": "json"}.get(Path(report_file).suffix.lower(), "html")
+        write_report([(file or "simulated campaign", data)], report_file, fmt_out,
+                     ("bt", "davidson", "rao-kupper", "trueskill", "irt-gaussian", "independent-students:geometric",
+                      "independent-pairs"), 1000, 2, jobs, random_state, quiet=quiet or as_json)
+        written = str(report_file)
+    if as_json:
+        click.echo(json.dumps({"source": data.report.path, **{k: jsonable(v) for k, v in summary.items()},
+                               "standings": {k: jsonable(v) for k, v in standings.items()},
+                               "flagged_judges": flagged_judges, "report": written}, indent=2))
+        return
+    if quiet:
+        return
+    print_report(data.report)
+    for kind, df in summary.items():
+        out.print(render(df, kind.replace("_", "-")))
+    for name, table in standings.items():
+        out.print()
+        out.print(render(table, f"{name}: systems by IRT-Gaussian ability (Hopkins & May 2013) beside the "
+                                "share of non-tied wins (Bojar 2011)"))
+        if truth is not None:
+            for column in ("win_share", "irt-gaussian"):
+                rho = table[column].rank().corr(table["true ability"].rank())
+                out.print(f"Spearman correlation of {column} with the true abilities: {rho:.3f}")
+    if data.ratings is not None and data.comparisons is None:
+        for name, part in data.ratings.by_track().items():
+            df = part.to_pandas().groupby("system", observed=True)["score"].agg(["count", "mean", "std"])
+            out.print(render(df.sort_values("mean", ascending=not part.higher_is_better),
+                             f"{name}: mean score per system"))
+    if quality is not None:
+        out.print()
+        out.print(render(quality.head(8), "Least reliable judges (agreement with the others; see `humeval judges`)",
+                         "judge"))
+        line = f"flagged: {', '.join(map(str, flagged_judges)) or 'none'}"
+        if truth is not None:
+            line += f"; the simulation's random judges: {', '.join(sim.truth.random_judges) or 'none'}"
+        out.print(line)
+    if written:
+        out.print(f"\nThe full report (which model to trust, rankings with intervals and clusters, heatmaps, "
+                  f"agreement): {Path(written).resolve()}")
+    elif standings:
+        out.print("\nNext: `humeval compare-models FILE` tells which model predicts held-out judgments best.")

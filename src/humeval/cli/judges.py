@@ -1,0 +1,103 @@
+"""Annotator agreement (``agreement``) and judge quality (``judges``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from humeval.cli.common import InputError, common_options, jsonable, load, out, read_options, render
+
+
+def agreement_options(f):
+    for option in reversed([
+        click.option("--exclude-reference", is_flag=True,
+                     help="Leave out the human reference (systems named _ref, ref, reference, human)."),
+        click.option("--exclude", "exclude_systems", multiple=True, help="Leave out this system (repeatable)."),
+        click.option("--drop-ties", is_flag=True, help="Leave out tied pairs, as some WMT reports did."),
+        click.option("--expected", type=click.Choice(["observed", "wmt"]), default="observed", show_default=True,
+                     help="P(E) from the observed label shares, or WMT's P(=)² + 2((1 − P(=))/2)²."),
+    ]):
+        f = option(f)
+    return f
+
+
+def _excluded(exclude_reference, exclude_systems):
+    from humeval.agreement import REFERENCE_NAMES
+    return tuple(exclude_systems) + (REFERENCE_NAMES if exclude_reference else ())
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@read_options
+@agreement_options
+@common_options
+def agreement(files, fmt, encoding, columns, outcomes, tracks, exclude_reference, exclude_systems, drop_ties, expected,
+              quiet, as_json):
+    """Annotator agreement per track: inter- and intra-annotator kappa with P(A), P(E) and the
+    number of judgment pairs, like Denkowski & Lavie's Tables 1 and 2.
+
+    Rankings: WMT's pairwise <, =, > labels. Scores on small scales: exact-match and linearly
+    weighted kappa and ordinal alpha; continuous scores (DA, MQM): interval alpha and the
+    correlation of repeated scores.
+
+    \b
+    Example:
+      humeval agreement data_RNK.csv data_RNK-public.csv --exclude-reference
+    """
+    results = {}
+    for path in files:
+        judgments = load(path, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+        from humeval.agreement import agreement_table
+        table = agreement_table(judgments, _excluded(exclude_reference, exclude_systems), drop_ties, expected)
+        results[str(path)] = table
+        if not (quiet or as_json):
+            shown = table.set_index(["track", "judgments", "agreement"]).drop(columns="method")
+            shown.index = [" / ".join(map(str, i)) for i in shown.index]
+            out.print(render(shown, f"{path}: agreement", "track / judgments / pairs of"))
+            methods = sorted(set(table["method"]))
+            out.print("  " + "; ".join(methods) + ("; P(E) as WMT" if expected == "wmt" else ""))
+            out.print()
+    if as_json:
+        click.echo(json.dumps({p: json.loads(t.to_json(orient="records")) for p, t in results.items()}, indent=2))
+
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@read_options
+@agreement_options
+@click.option("--min-pairs", default=20, show_default=True, help="Pairs a judge needs before being judged.")
+@click.option("--drop-list", type=click.Path(dir_okay=False), help="Write the flagged judges, one per line.")
+@click.option("--all", "show_all", is_flag=True, help="Show every judge, not the 25 least reliable.")
+@common_options
+def judges(file, fmt, encoding, columns, outcomes, tracks, exclude_reference, exclude_systems, drop_ties, expected,
+           min_pairs, drop_list, show_all, quiet, as_json):
+    """Judge quality, least reliable first: judgments, agreement with the other judges (P(A) and
+    kappa), with the leave-one-out majority, self-consistency, and a flag (chance: agreement not
+    above chance; outlier: kappa far below the median judge's).
+
+    \b
+    Example:
+      humeval judges data_RNK-public.csv --drop-list drop.txt
+      # then, in Python: drop_judges(comparisons, open("drop.txt").read().split())
+    """
+    from humeval.agreement import flagged, judge_quality
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+    table = judgments.comparisons if judgments.comparisons is not None else judgments.ratings
+    if table is None:
+        raise InputError(file, None, "holds no rankings, comparisons or ratings", "judges needs judgments")
+    quality = judge_quality(table, _excluded(exclude_reference, exclude_systems), drop_ties, expected,
+                            min_pairs=min_pairs)
+    drop = flagged(quality)
+    if drop_list:
+        Path(drop_list).write_text("".join(f"{j}\n" for j in drop), encoding="utf-8")
+    if as_json:
+        click.echo(json.dumps({"judges": jsonable(quality), "flagged": drop}, indent=2))
+    elif not quiet:
+        shown = quality if show_all else quality.head(25)
+        out.print(render(shown, f"{file}: {len(quality)} judges, least reliable first"
+                         + ("" if show_all or len(quality) <= 25 else " (first 25; --all for every judge)"), "judge"))
+        counts = quality["flag"].value_counts()
+        out.print("  flags: " + ", ".join(f"{n} {f or 'none'}" for f, n in counts.items())
+                  + (f"; wrote {len(drop)} flagged judges to {drop_list}" if drop_list else ""))

@@ -22,7 +22,7 @@ def test_propose_baseline():
     # A wins everything, C loses everything, B is in the middle
     assert propose_baseline(c) == "B"
     assert propose_baseline(metric_scores=pd.Series({"A": 30.0, "B": 10.0, "C": 21.0})) == "C"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="give comparisons or metric scores"):
         propose_baseline()
 
 

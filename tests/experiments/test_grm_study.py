@@ -42,15 +42,31 @@ def test_budget_study_shape_and_truthful_gold(campaign):
     assert (big > 0.8).all()
     balance = baseline_balance(c, study)
     assert list(balance.columns) == ["wins", "ties", "losses", "pearson", "ndcg"]
-    assert balance[["wins", "ties", "losses"]].sum(axis=1).tolist() == pytest.approx([1.0] * 6)
+    # shares of each system's comparisons, counted here from the rows; fewest wins first
+    for name, row in balance.iterrows():
+        s = c.systems.index(name)
+        mine = (c.a == s) | (c.b == s)
+        won = ((c.a == s) & (c.outcome == 1)) | ((c.b == s) & (c.outcome == 2))
+        tied = mine & (c.outcome == 0)
+        assert (row.wins, row.ties, row.losses) == pytest.approx((won.sum() / mine.sum(), tied.sum() / mine.sum(),
+                                                                  (mine.sum() - won.sum() - tied.sum()) / mine.sum()))
+    assert balance.index[0] == campaign.truth.abilities.idxmin() and balance.index[-1] == campaign.truth.abilities.idxmax()
+    grm = study[(study.model == "GRM") & (study.budget == 800)]
+    assert balance.loc["sys01", "pearson"] == pytest.approx(grm[grm.baseline == "sys01"].pearson.mean())
+    assert np.isnan(balance.loc["sys03", "pearson"])  # not a baseline of the study
 
 
 def test_random_judges_hurt(campaign):
     c = campaign.comparisons
     rng = np.random.default_rng(0)
     noisy = randomize_judges(c, 0.4, rng)
+    # 40 % of 15 judges = 6 answer uniformly at random (each of ~600 answers changes with probability ~2/3)
     changed = np.unique(noisy.judge[noisy.outcome != c.outcome])
-    assert len(changed) <= 6 and not np.array_equal(noisy.outcome, c.outcome)
+    assert len(changed) == 6
+    random_rows = np.isin(noisy.judge, changed)
+    np.testing.assert_array_equal(noisy.outcome[~random_rows], c.outcome[~random_rows])
+    shares = np.bincount(noisy.outcome[random_rows], minlength=3) / random_rows.sum()
+    np.testing.assert_allclose(shares, 1 / 3, atol=0.03)
     table = noise_study(c, campaign.truth.abilities, ["sys03"], shares=(0.0, 0.8), budget=3000, trials=2)
     assert table.loc[0.8, ("pearson", "Expected Wins")] < table.loc[0.0, ("pearson", "Expected Wins")]
     assert ("pearson", "Expected Wins − GRM") in table.columns

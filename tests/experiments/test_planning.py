@@ -5,6 +5,7 @@ import pytest
 from click.testing import CliRunner
 from scipy.special import expit
 
+import humeval
 from humeval.cli import cli
 from humeval.data.export import pairwise_frame, write
 from humeval.experiments.planning import plan, simulate_design
@@ -77,7 +78,13 @@ def test_plan_command(tmp_path):
                                       "--plot", str(tmp_path / "plan.png"), "--json"])
     assert result.exit_code == 0, result.output
     (rows,) = json.loads(result.output).values()
-    assert [r["budget"] for r in rows] == [100, 400] and 0 <= rows[0]["P(top identified)"] <= 1
+    assert [r["budget"] for r in rows] == [100, 400] and [r["comparisons"] for r in rows] == [100, 400]
+    # the command is plan() with its defaults (random state 0); P(top identified) is a share of 10 campaigns
+    expected = plan(humeval.read(tmp_path / "pilot.csv").comparisons, "bt", (100, 400), simulations=10, random_state=0)
+    for row, (_, want) in zip(rows, expected.table.iterrows()):
+        assert {k: row[k] for k in want.index} == pytest.approx(want.to_dict(), abs=1e-9)
+        assert row["P(top identified)"] * 10 == pytest.approx(round(row["P(top identified)"] * 10))
+    assert rows[1]["spearman"] > rows[0]["spearman"] and rows[1]["P(top identified)"] >= rows[0]["P(top identified)"]
     assert (tmp_path / "plan.png").stat().st_size > 10_000
     bad = CliRunner().invoke(cli, ["plan", str(tmp_path / "pilot.csv"), "--budget", "0,x"])
     assert bad.exit_code == 2 and "--budget" in bad.output

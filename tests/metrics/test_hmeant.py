@@ -121,8 +121,16 @@ def test_agreement():
     assert table.loc["role alignment", "units both marked"] == 4 and table.loc["role alignment", "P(A)"] == 0.5
     assert table.attrs["predicate F1"] == 1.0
     scores = hmeant([a, b, example("a1", "T"), example("a2", "T")], WEIGHTS)
+    # b on output S: frame 1 A = 1 + 1 (PATIENT unaligned) -> p = 2/2.5, r = 2/3; frame 2 A = 0.5 + 0.5
+    # (AGENT partial) -> p = r = 1/2.25; P = (0.5·0.8 + 0.375/2.25)/0.875, R = (0.5·2/3 + 0.4/2.25)/0.9
+    p, r = (0.5 * 0.8 + 0.375 / 2.25) / 0.875, (0.5 * 2 / 3 + 0.4 / 2.25) / 0.9
+    b_score = 2 * p * r / (p + r)
+    a_recall = (0.5 * 0.75 + 0.4 * 2 / 3) / 0.9  # a's, from test_hand_worked_example
+    a_score = 2 * 0.8 * a_recall / (0.8 + a_recall)
+    assert scores.hmeant.tolist() == pytest.approx([a_score, b_score, a_score, a_score])
     agreement = score_agreement(scores)
-    assert agreement["outputs"] == 2 and agreement["mean abs difference"] > 0
+    # outputs S (a1 vs a2 differ) and T (identical annotations): mean |difference| = (|a − b| + 0)/2
+    assert agreement["outputs"] == 2 and agreement["mean abs difference"] == pytest.approx((a_score - b_score) / 2)
 
 
 def test_hmeant_command(tmp_path):

@@ -64,6 +64,13 @@ def test_fit_keeps_baseline_comparisons_and_predicts_them():
     assert model.n_dropped_ == 1  # (A, B) does not involve the baseline
     p = model.predict_proba(["A", "base"], ["base", "B"])
     np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    # the category curves at the fitted ability, the mean thresholds and the median judge, from either side
+    b1, b2 = model.segment_thresholds_.mean()
+    for system, row in (("A", 0), ("B", 1)):
+        lose, tie, win = icc([model.scores_[system]], b1, b2, model.judge_sensitivity_.median())[0]
+        assert p[row] == pytest.approx([tie, win, lose] if system == "A" else [tie, lose, win])
+    assert model.predict_proba(["base"], ["A"])[0] == pytest.approx(p[0][[0, 2, 1]])
+    assert model.predict_proba(["base"], ["base"])[0].tolist() == [1.0, 0.0, 0.0]
     with pytest.raises(ValueError, match="baseline 'base' only"):
         model.predict_proba(["A"], ["B"])
     with pytest.raises(ValueError, match="not among the systems"):

@@ -147,7 +147,15 @@ def test_hmeant_command(tmp_path):
     plain = CliRunner().invoke(cli, ["hmeant", str(tmp_path / "sim.json"), "--weights", "uniform"])
     assert "none are invented" in plain.output
     (tmp_path / "w.json").write_text('{"pred": 1, "roles": {"AGENT": 2}}')
-    assert CliRunner().invoke(cli, ["hmeant", str(tmp_path / "sim.json"), "--weights", str(tmp_path / "w.json")]).exit_code == 0
+    own = CliRunner().invoke(cli, ["hmeant", str(tmp_path / "sim.json"), "--weights", str(tmp_path / "w.json"), "--json"])
+    assert own.exit_code == 0, own.output
+    own = json.loads(own.output)
+    # predicate 1 and AGENT 2, normalised to 1/3 and 2/3; roles the file does not name weigh 0
+    weights = {row["role"]: row["normalised"] for row in own["weights"]}
+    assert weights == pytest.approx({"predicate": 1 / 3, "AGENT": 2 / 3, "LOCATIVE": 0, "MANNER": 0, "MODAL": 0,
+                                     "PATIENT": 0, "TEMPORAL": 0})
+    means = hmeant(annotations, Weights(1.0, {"AGENT": 2.0}, 0.5, default=0.0)).groupby("system").hmeant.mean()
+    assert {r["language system"]: r["hmeant"] for r in own["systems"]} == pytest.approx(means.to_dict(), abs=1e-9)
     (tmp_path / "bad.csv").write_text("item,score\nx,1\n")
     bad = CliRunner().invoke(cli, ["hmeant", str(tmp_path / "sim.json"), "--tune", str(tmp_path / "bad.csv")])
     assert bad.exit_code == 2 and "item, system, score" in bad.output

@@ -130,25 +130,36 @@ def splitmix_units(seed: int, n_units: int) -> list[int]:
     return drawn
 
 
+def refit_trueskill_resamples(result, c, by, seed):
+    """Compare every compiled run with TrueSkill refitted in Python on the same resample."""
+    unit, n_units, _ = units_of(c, by)
+    rows_of = [np.flatnonzero(unit == u) for u in range(n_units)]
+    beta = TrueSkill().fit(c).beta_
+    seeds = np.random.default_rng(seed).integers(1, 2 ** 63, result.n, dtype=np.int64)
+    for sample, run_seed in zip(result.samples, seeds):
+        rows = np.concatenate([rows_of[u] for u in splitmix_units(int(run_seed), n_units)])
+        refit = TrueSkill(beta=beta).fit(c.take(rows))
+        np.testing.assert_allclose(sample, refit.scores_.reindex(c.systems).to_numpy(), rtol=0, atol=1e-12)
+
+
 @pytest.mark.parametrize("by", ["comparison", "judge"])
 def test_trueskill_compiled_bootstrap_equals_refitting_each_resample(campaign, by):
     """Each compiled run must equal TrueSkill fitted in Python on that run's resample: the units
     its seed draws, their comparisons replayed in the order drawn, with the full data's β (WMT's
-    σ·matches/40, also when resampled judges give a resample of another size); systems a resample leaves out are NaN. The seeds are the bootstrap's own
-    (``rng.integers(1, 2**63, n)`` from ``random_state``)."""
+    σ·matches/40, also when resampled judges make a resample of another size); systems a
+    resample leaves out are NaN. The seeds are the bootstrap's own (``rng.integers(1, 2**63, n)``
+    from ``random_state``), the draws SplitMix64's."""
     c = campaign.comparisons
-    n = 12
-    result = bootstrap(TrueSkill(), c, n=n, by=by, random_state=3)
-    assert result.samples.shape == (n, 6)
-    np.testing.assert_array_equal(result.samples, bootstrap(TrueSkill(), c, n=n, by=by, random_state=3).samples)
-    unit, n_units, _ = units_of(c, by)
-    rows_of = [np.flatnonzero(unit == u) for u in range(n_units)]
-    beta = TrueSkill().fit(c).beta_
-    seeds = np.random.default_rng(3).integers(1, 2 ** 63, n, dtype=np.int64)
-    for sample, seed in zip(result.samples, seeds):
-        rows = np.concatenate([rows_of[u] for u in splitmix_units(int(seed), n_units)])
-        refit = TrueSkill(beta=beta).fit(c.take(rows))
-        np.testing.assert_allclose(sample, refit.scores_.reindex(c.systems).to_numpy(), rtol=0, atol=1e-12)
+    result = bootstrap(TrueSkill(), c, n=12, by=by, random_state=3)
+    assert result.samples.shape == (12, 6)
+    np.testing.assert_array_equal(result.samples, bootstrap(TrueSkill(), c, n=12, by=by, random_state=3).samples)
+    refit_trueskill_resamples(result, c, by, 3)
+    # system C is judged by j1 only: resamples without j1 leave it undefined, as refits do
+    lonely = Comparisons(a=[0, 0, 1, 2, 1, 0], b=[1, 1, 0, 0, 0, 2], outcome=[1, 2, 1, 1, 2, 1],
+                         judge=[0, 0, 2, 1, 2, 1], systems=("A", "B", "C"), judges=("j0", "j1", "j2"))
+    result = bootstrap(TrueSkill(), lonely, n=40, by="judge", random_state=4)
+    assert 0 < np.isnan(result.samples[:, 2]).sum() < 40
+    refit_trueskill_resamples(result, lonely, "judge", 4)
 
 
 def test_missing_systems_are_nan_and_reported():

@@ -5,16 +5,7 @@ import pytest
 from humeval.data import Comparisons
 from humeval.experiments.grm_study import (baseline_balance, budget_study, noise_study, propose_baseline,
                                            randomize_judges)
-from humeval.metaeval import ndcg
 from humeval.simulate import simulate_competition
-
-
-def test_ndcg_by_hand():
-    gold = pd.Series({"A": 3.0, "B": 2.0, "C": 0.0})  # relevance 3, 2, 0
-    assert ndcg(gold, gold) == pytest.approx(1.0)
-    swapped = pd.Series({"A": 1.0, "B": 2.0, "C": 0.0})  # ranks B, A, C
-    ideal = 3 + 2 / np.log2(3)
-    assert ndcg(swapped, gold) == pytest.approx((2 + 3 / np.log2(3)) / ideal)
 
 
 def test_propose_baseline():

@@ -1,9 +1,11 @@
+import os
 from pathlib import Path
 
 import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+# ../shared/data beside the repository, or wherever HUMEVAL_SHARED_DATA points (a git worktree elsewhere)
+SHARED = Path(os.environ.get("HUMEVAL_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 @pytest.fixture

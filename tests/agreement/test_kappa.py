@@ -1,4 +1,3 @@
-import krippendorff
 import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa as sm_fleiss
@@ -53,13 +52,35 @@ def test_fleiss_matches_statsmodels():
     assert varying.p_agree == pytest.approx(np.mean([1.0, 0.0, 0.5])) and varying.pairs == 1 + 1 + 6
 
 
-@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
-def test_alpha_matches_krippendorff(level):
-    rng = np.random.default_rng(2)
-    data = rng.integers(1, 6, (4, 30)).astype(float)
-    data[rng.random(data.shape) < 0.3] = np.nan
-    ours = krippendorff_alpha(data, level)
-    assert ours.kappa == pytest.approx(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
+# Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", example C (4 observers, 12 units,
+# missing values); the same data is Krippendorff (2019), Content Analysis, 4th ed., p. 304.
+KRIPPENDORFF_C = np.array([[1, 2, 3, 3, 2, 1, 4, 1, 2, np.nan, np.nan, np.nan],
+                           [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, np.nan, 3],
+                           [np.nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, np.nan],
+                           [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, np.nan]])
+
+
+@pytest.mark.parametrize("level, published, exact", [("nominal", 0.743, 113 / 152), ("ordinal", 0.815, 108577 / 133160),
+                                                     ("interval", 0.849, 951 / 1120), ("ratio", 0.797, None)])
+def test_alpha_on_krippendorffs_own_example(level, published, exact):
+    """Pairable values: units 1–10 and 11 (unit 12 has one value): n = 40, with n_1..n_5 = 9, 13, 10, 5, 3.
+    Off-diagonal coincidences (each ordered pair of a unit's m values counts 1/(m − 1)): unit 2
+    (2,2,3,2) gives 6·⅓ = 2, unit 6 (1,2,3,4) 12·⅓ = 4, unit 8 (1,1,2,1) 6·⅓ = 2: 8 in all, so D_o = 8/40 = 1/5 for the nominal metric.
+    Nominal: D_e = 1 − Σ n_c(n_c − 1)/(n(n − 1)) = 1 − 344/1560 = 1216/1560; α = 1 − (1/5)/(1216/1560) = 113/152.
+    Interval (δ² = (c − k)²): D_o = (unit 2: 6·⅓·1 + unit 6: ⅓·2·(3·1 + 2·4 + 1·9) + unit 8: 6·⅓·1)/40
+    = 13/30; D_e = Σ_c Σ_k n_c n_k (c − k)²/(40·39) = 4480/1560; α = 1 − (13/30)/(4480/1560) = 951/1120.
+    Krippendorff publishes .743 (nominal), .815 (ordinal), .849 (interval) and .797 (ratio)."""
+    a = krippendorff_alpha(KRIPPENDORFF_C, level)
+    assert a.kappa == pytest.approx(published, abs=5e-4) and a.pairs == 40
+    if exact is not None:
+        assert a.kappa == pytest.approx(exact, abs=1e-12)
+    if level == "nominal":
+        assert a.p_agree == pytest.approx(4 / 5) and a.p_expected == pytest.approx(344 / 1560)
+    else:
+        assert np.isnan(a.p_agree) and np.isnan(a.p_expected)
+    # alpha pairs values within units only: which observer gave which value does not matter
+    shuffled = np.array([np.roll(col, k) for k, col in enumerate(KRIPPENDORFF_C.T)]).T
+    assert krippendorff_alpha(shuffled, level).kappa == pytest.approx(a.kappa, abs=1e-12)
 
 
 def test_alpha_nominal_parts_by_hand():

@@ -50,15 +50,34 @@ def test_scale_agreement_by_hand():
 
 
 def test_continuous_scores_use_alpha_and_repeat_correlation():
-    rng = np.random.default_rng(0)
-    quality = rng.normal(60, 15, 40)
-    first, second = quality + rng.normal(0, 5, 40), quality + rng.normal(0, 5, 40)
-    r = Ratings(item=np.r_[np.arange(40), np.arange(40)], system=np.zeros(80), judge=np.zeros(80), criterion=np.zeros(80),
-                score=np.r_[first, second], systems=("S",), judges=("j",), criteria=("DA",),
-                items=tuple(f"i{k}" for k in range(40)))
+    """One judge scores items i1..i3 twice: (1.5, 1.5), (2.5, 3.5), (3.5, 2.5); non-integer scores
+    are continuous. Repeat correlation: r of (1.5, 2.5, 3.5) and (1.5, 3.5, 2.5) = 0.5.
+    Interval alpha: D_o = (0 + 2·1 + 2·1)/6 = 2/3; values 1.5, 2.5, 3.5 twice each:
+    D_e = 2·(4·1 + 4·4 + 4·1)/(6·5) = 1.6; alpha = 1 − (2/3)/1.6 = 7/12."""
+    r = Ratings(item=[0, 0, 1, 1, 2, 2], system=np.zeros(6), judge=np.zeros(6), criterion=np.zeros(6),
+                score=[1.5, 1.5, 2.5, 3.5, 3.5, 2.5], systems=("S",), judges=("j",), criteria=("DA",),
+                items=("i1", "i2", "i3"))
     result = rating_agreement(r)
-    assert result["intra (repeat correlation)"].kappa == pytest.approx(np.corrcoef(first, second)[0, 1])
-    assert result["intra (repeat correlation)"].pairs == 40 and result["alpha (interval)"].kappa > 0.7
+    assert set(result) == {"alpha (interval)", "intra (repeat correlation)"}
+    assert result["intra (repeat correlation)"].kappa == pytest.approx(0.5, abs=1e-12)
+    assert result["intra (repeat correlation)"].pairs == 3
+    assert result["alpha (interval)"].kappa == pytest.approx(7 / 12, abs=1e-12) and result["alpha (interval)"].pairs == 6
+
+
+def test_repeat_correlation_recovers_the_simulated_reliability():
+    # score = quality + noise with sd 15 and 5: two scores of an item correlate 15²/(15² + 5²) = 0.9,
+    # and (one unit per item) interval alpha, an intraclass correlation, is 0.9 too
+    rng = np.random.default_rng(0)
+    n = 2000
+    quality = rng.normal(60, 15, n)
+    first, second = quality + rng.normal(0, 5, n), quality + rng.normal(0, 5, n)
+    r = Ratings(item=np.r_[np.arange(n), np.arange(n)], system=np.zeros(2 * n), judge=np.zeros(2 * n),
+                criterion=np.zeros(2 * n), score=np.r_[first, second], systems=("S",), judges=("j",), criteria=("DA",),
+                items=tuple(f"i{k}" for k in range(n)))
+    result = rating_agreement(r)
+    assert result["intra (repeat correlation)"].pairs == n
+    assert result["intra (repeat correlation)"].kappa == pytest.approx(0.9, abs=0.01)
+    assert result["alpha (interval)"].kappa == pytest.approx(0.9, abs=0.01)
 
 
 def test_z_normalize_and_quality_control():
@@ -98,5 +117,5 @@ def test_judge_quality_columns_by_hand():
     q = judge_quality(overlapping(), min_pairs=1)
     assert q.loc["j2", "pairs"] == 6 and q.loc["j2", "agreement"] == 0.5
     assert q.loc["j1", "self-consistency"] == pytest.approx(2 / 3)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="takes Comparisons or Ratings, not str"):
         judge_quality("not a table")

@@ -65,9 +65,18 @@ def test_bt_bootstrap_paths_agree(campaign, by):
     for other in (cells, refit):
         np.testing.assert_allclose(np.nanstd(compiled.samples, axis=0), np.nanstd(other.samples, axis=0), rtol=0.2)
         np.testing.assert_allclose(np.nanmean(compiled.samples, axis=0), np.nanmean(other.samples, axis=0), atol=0.03)
-    table = compiled.table()
-    assert (table["lower"] <= table["score"]).all() and (table["score"] <= table["upper"]).all()
-    assert table["cluster"].is_monotonic_increasing and table["cluster"].iloc[0] == 1
+    # the table from the samples, computed here independently: estimate, mean, 2.5/97.5 % percentiles,
+    # and WMT's rank range (400 sorted ranks, ⌈(400 − 380)/2⌉ = 10 dropped from each end)
+    table = compiled.table().reindex(c.systems)
+    np.testing.assert_allclose(table["score"], BradleyTerry().fit(c).scores_[list(c.systems)], atol=1e-12)
+    np.testing.assert_allclose(table["mean"], compiled.samples.mean(axis=0), atol=1e-12)
+    np.testing.assert_allclose(table[["lower", "upper"]].T, np.percentile(compiled.samples, [2.5, 97.5], axis=0), atol=1e-12)
+    ranks = np.sort(1 + (compiled.samples[:, None, :] > compiled.samples[:, :, None]).sum(axis=2), axis=0)
+    np.testing.assert_array_equal(table["rank_lo"], ranks[10])
+    np.testing.assert_array_equal(table["rank_hi"], ranks[389])
+    # 600 five-way rankings of six well-separated systems: six clusters, in the simulator's true order
+    true_rank = campaign.truth.abilities.rank(ascending=False)
+    assert table["cluster"].tolist() == true_rank[list(c.systems)].astype(int).tolist()
 
 
 def test_bt_fallback_when_a_resample_breaks_the_graph():
@@ -105,12 +114,52 @@ def test_clustered_resampling_is_wider(campaign):
     assert np.nanstd(rankings.samples, axis=0).mean() > np.nanstd(single.samples, axis=0).mean()
 
 
-def test_trueskill_fast_path_is_reproducible(campaign):
+MASK = (1 << 64) - 1
+
+
+def splitmix_units(seed: int, n_units: int) -> list[int]:
+    """The units one compiled TrueSkill bootstrap run draws: SplitMix64 (Steele, Lea & Flood 2014)
+    from the run's seed, each output modulo the number of units."""
+    state, drawn = seed, []
+    for _ in range(n_units):
+        state = (state + 0x9E3779B97F4A7C15) & MASK
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+        drawn.append((z ^ (z >> 31)) % n_units)
+    return drawn
+
+
+def refit_trueskill_resamples(result, c, by, seed):
+    """Compare every compiled run with TrueSkill refitted in Python on the same resample."""
+    unit, n_units, _ = units_of(c, by)
+    rows_of = [np.flatnonzero(unit == u) for u in range(n_units)]
+    beta = TrueSkill().fit(c).beta_
+    seeds = np.random.default_rng(seed).integers(1, 2 ** 63, result.n, dtype=np.int64)
+    for sample, run_seed in zip(result.samples, seeds):
+        rows = np.concatenate([rows_of[u] for u in splitmix_units(int(run_seed), n_units)])
+        refit = TrueSkill(beta=beta).fit(c.take(rows))
+        np.testing.assert_allclose(sample, refit.scores_.reindex(c.systems).to_numpy(), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("by", ["comparison", "judge"])
+def test_trueskill_compiled_bootstrap_equals_refitting_each_resample(campaign, by):
+    """Each compiled run must equal TrueSkill fitted in Python on that run's resample: the units
+    its seed draws, their comparisons replayed in the order drawn, with the full data's β (WMT's
+    σ·matches/40, also when resampled judges make a resample of another size); systems a
+    resample leaves out are NaN. The seeds are the bootstrap's own (``rng.integers(1, 2**63, n)``
+    from ``random_state``), the draws SplitMix64's."""
     c = campaign.comparisons
-    first = bootstrap(TrueSkill(), c, n=50, random_state=3)
-    second = bootstrap(TrueSkill(), c, n=50, random_state=3)
-    np.testing.assert_array_equal(first.samples, second.samples)
-    assert first.samples.shape == (50, 6) and not np.isnan(first.samples).any()
+    result = bootstrap(TrueSkill(), c, n=12, by=by, random_state=3)
+    assert result.samples.shape == (12, 6)
+    np.testing.assert_array_equal(result.samples, bootstrap(TrueSkill(), c, n=12, by=by, random_state=3).samples)
+    refit_trueskill_resamples(result, c, by, 3)
+    # system C is judged by j1 only: resamples without j1 leave it undefined, as refits do
+    lonely = Comparisons(a=[0, 0, 1, 2, 1, 0], b=[1, 1, 0, 0, 0, 2], outcome=[1, 2, 1, 1, 2, 1],
+                         judge=[0, 0, 2, 1, 2, 1], systems=("A", "B", "C"), judges=("j0", "j1", "j2"))
+    result = bootstrap(TrueSkill(), lonely, n=40, by="judge", random_state=4)
+    assert 0 < np.isnan(result.samples[:, 2]).sum() < 40
+    refit_trueskill_resamples(result, lonely, "judge", 4)
 
 
 def test_missing_systems_are_nan_and_reported():

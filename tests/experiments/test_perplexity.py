@@ -91,12 +91,29 @@ def test_track_curves_and_crowd_vs_expert():
                             random_state=0, progress=lambda done, total: calls.append((done, total)))
     assert sorted(curve.model.unique()) == ["Uniform (crowd)", "Uniform (expert)"]
     assert set(curve.training) == {"crowd", "expert"} and calls[-1] == (4, 4)
+    assert len(curve) == 4 and curve.perplexity.tolist() == pytest.approx([3.0] * 4)  # the uniform model: exactly 3
     plain = track_curves(expert.comparisons, [Uniform()], sizes=(100,), trials=1, min_test=500)
-    assert plain.test.iloc[0] >= 500 and set(plain.training) == {"train split"}
+    assert len(plain) == 1 and plain.test.iloc[0] >= 500 and set(plain.training) == {"train split"}
+    assert plain.perplexity.tolist() == pytest.approx([3.0])
+    # the test set is the split hopkins_may_split holds out; training draws 100 of the rest
+    split = hopkins_may_split(expert.comparisons, min_test=500)["simulated"]
+    assert (plain.track.iloc[0], plain.test.iloc[0], plain.train.iloc[0]) == ("simulated", len(split.test), 100)
 
 
 def test_ability_trials(simulated):
     train, _ = simulated
-    table = ability_trials(Bojar(), train, size=500, trials=4, random_state=0)
-    assert list(table.columns) == ["mean", "std"] and len(table) == 6
-    assert table["mean"].is_monotonic_decreasing and (table["std"] > 0).all()
+    full = Bojar().fit(train).scores_
+    # trials on the whole training set all give the full fit: that mean, no spread, best first
+    whole = ability_trials(Bojar(), train, size=len(train), trials=3, random_state=0)
+    assert list(whole.columns) == ["mean", "std"] and list(whole.index) == list(full.sort_values(ascending=False).index)
+    np.testing.assert_allclose(whole["mean"], full[whole.index], atol=1e-12)
+    np.testing.assert_allclose(whole["std"], 0.0, atol=1e-12)
+    # 500 of the 2,000 comparisons: a system's Bojar score is its win share p over about D/4 of its D
+    # decided comparisons, drawn without replacement: sd ≈ √(p(1 − p)/(D/4) · (1 − 1/4))
+    table = ability_trials(Bojar(), train, size=500, trials=200, random_state=0).reindex(train.systems)
+    decided = train.outcome != 0
+    d = np.bincount(np.r_[train.a[decided], train.b[decided]], minlength=len(train.systems))
+    p = full[list(train.systems)].to_numpy()
+    sd = np.sqrt(p * (1 - p) / (d / 4) * (1 - 1 / 4))
+    np.testing.assert_allclose(table["std"], sd, rtol=0.2)
+    np.testing.assert_allclose(table["mean"], p, atol=4 * sd.max() / np.sqrt(200))

@@ -5,6 +5,7 @@ import pytest
 from click.testing import CliRunner
 from scipy.special import expit
 
+import humeval
 from humeval.cli import cli
 from humeval.data.export import pairwise_frame, write
 from humeval.experiments.planning import plan, simulate_design
@@ -62,9 +63,11 @@ def test_plan_table_and_errors():
     assert p.table.loc[2000, "spearman"] > p.table.loc[200, "spearman"]
     assert p.table.loc[2000, "expected clusters"] >= p.table.loc[200, "expected clusters"]
     assert len(p.trials) == 20 and (p.truth_sd > 0).all()
-    lonely = simulate_design(truth, 0.1, 50, "pairs", rng)
-    lonely = lonely.take(~np.isin(lonely.a, [5]) & ~np.isin(lonely.b, [5]) | (lonely.outcome == 0) & ((lonely.a == 5) | (lonely.b == 5)))
-    with pytest.raises(ValueError):
+    # sys06 (index 5) keeps only its ties: the pilot is connected, but sys06 has no decisive comparison
+    involved = (pilot.a == 5) | (pilot.b == 5)
+    lonely = pilot.take(~involved | (pilot.outcome == 0))
+    assert ((lonely.a == 5) | (lonely.b == 5)).sum() > 0
+    with pytest.raises(ValueError, match="some systems have no decisive comparison in the pilot"):
         plan(lonely, "bt", (100,), simulations=2)
 
 
@@ -75,7 +78,13 @@ def test_plan_command(tmp_path):
                                       "--plot", str(tmp_path / "plan.png"), "--json"])
     assert result.exit_code == 0, result.output
     (rows,) = json.loads(result.output).values()
-    assert [r["budget"] for r in rows] == [100, 400] and 0 <= rows[0]["P(top identified)"] <= 1
+    assert [r["budget"] for r in rows] == [100, 400] and [r["comparisons"] for r in rows] == [100, 400]
+    # the command is plan() with its defaults (random state 0); P(top identified) is a share of 10 campaigns
+    expected = plan(humeval.read(tmp_path / "pilot.csv").comparisons, "bt", (100, 400), simulations=10, random_state=0)
+    for row, (_, want) in zip(rows, expected.table.iterrows()):
+        assert {k: row[k] for k in want.index} == pytest.approx(want.to_dict(), abs=1e-9)
+        assert row["P(top identified)"] * 10 == pytest.approx(round(row["P(top identified)"] * 10))
+    assert rows[1]["spearman"] > rows[0]["spearman"] and rows[1]["P(top identified)"] >= rows[0]["P(top identified)"]
     assert (tmp_path / "plan.png").stat().st_size > 10_000
     bad = CliRunner().invoke(cli, ["plan", str(tmp_path / "pilot.csv"), "--budget", "0,x"])
     assert bad.exit_code == 2 and "--budget" in bad.output

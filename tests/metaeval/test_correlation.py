@@ -1,28 +1,34 @@
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 
 from humeval.data import Comparisons
 from humeval.metaeval import (bootstrap_interval, kendall, kendall_like, ndcg, pairwise_accuracy, pearson,
                               permutation_test, rank_consistency, spearman, weighted_pearson, williams_test)
 
 
-def test_correlations_match_scipy():
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=200)
-    y = x + rng.normal(size=200)
-    y[:20] = np.round(y[:20])  # some ties
-    assert pearson(x, y) == pytest.approx(stats.pearsonr(x, y).statistic)
-    assert spearman(x, y) == pytest.approx(stats.spearmanr(x, y).statistic)
-    for variant in ("b", "c"):
-        assert kendall(x, y, variant) == pytest.approx(stats.kendalltau(x, y, variant=variant).statistic)
-    assert weighted_pearson(x, y, np.ones(200)) == pytest.approx(pearson(x, y))
-    # weight 2 on a row is the same as that row twice
-    w = np.ones(200)
-    w[0] = 2
-    assert weighted_pearson(x, y, w) == pytest.approx(pearson(np.r_[x, x[0]], np.r_[y, y[0]]))
+def test_correlations_by_hand():
+    """x = 1..5, y = (1, 3, 2, 4, 4) (one tie in y).
+    Pearson: ȳ = 2.8, Σ dx·dy = 3.6 − 0.2 + 0 + 1.2 + 2.4 = 7, Σ dx² = 10, Σ dy² = 6.8 -> 7/√68.
+    Spearman: ranks of y (1, 3, 2, 4.5, 4.5): Σ dx·dy = 8.5, Σ dy² = 9.5 -> 8.5/√95.
+    Kendall: of 10 pairs 8 concordant, 1 discordant (2–3), 1 tied in y -> τ-b = 7/√(10·9);
+    τ-c = 2(C − D)/(n²(m − 1)/m) with m = min(5, 4) distinct values = 14/18.75."""
+    x, y = [1, 2, 3, 4, 5], [1, 3, 2, 4, 4]
+    assert pearson(x, y) == pytest.approx(7 / np.sqrt(68), abs=1e-12)
+    assert spearman(x, y) == pytest.approx(8.5 / np.sqrt(95), abs=1e-12)
+    assert kendall(x, y, "b") == pytest.approx(7 / np.sqrt(90), abs=1e-12)
+    assert kendall(x, y, "c") == pytest.approx(14 / 18.75, abs=1e-12)
+    assert kendall(x, y) == kendall(x, y, "b")
+    # weights (2, 1, 1, 1, 1): x̄_w = 8/3, ȳ_w = 2.5; Σ w dx dy = 10, Σ w dx² = 40/3, Σ w dy² = 9.5
+    assert weighted_pearson(x, y, [2, 1, 1, 1, 1]) == pytest.approx(10 / np.sqrt(40 / 3 * 9.5), abs=1e-12)
+    assert weighted_pearson(x, y, [2, 1, 1, 1, 1]) == pytest.approx(pearson([1] + x, [1] + y))  # = that row twice
+    assert weighted_pearson(x, y, np.ones(5)) == pytest.approx(7 / np.sqrt(68), abs=1e-12)
+    # rows with a missing value on either side are left out; too few rows give NaN
     assert pearson([1, 2, np.nan, 4], [2, 4, 5, 8]) == pytest.approx(1.0)
+    assert spearman([1, 2, 3, np.nan, 5, 4], [1, 3, 2, 7, 4, 4]) == pytest.approx(8.5 / np.sqrt(95), abs=1e-12)
+    assert np.isnan(pearson([1, 2], [2, 1])) and np.isnan(kendall([1], [1]))
+    with pytest.raises(ValueError, match=r"differ in length \(2 and 3\)"):
+        pearson([1, 2], [1, 2, 3])
 
 
 def test_kendall_like_and_rank_consistency_by_hand():
@@ -34,7 +40,7 @@ def test_kendall_like_and_rank_consistency_by_hand():
     assert kendall_like(c, scores) == pytest.approx((1 - 2) / 3)  # tie penalised
     assert kendall_like(c, scores, metric_ties="discard") == pytest.approx(0.0)
     assert rank_consistency(c, scores) == pytest.approx(1 / 3)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="metric_ties must be 'penalize' or 'discard', not 'half'"):
         kendall_like(c, scores, metric_ties="half")
 
 
@@ -49,6 +55,12 @@ def test_pairwise_accuracy_and_ndcg():
 
 
 def test_williams_test():
+    # r12 = .5, r13 = .3, r23 = .4, n = 20: K = 1 − .25 − .09 − .16 + 2·.5·.3·.4 = .62;
+    # t = .2·√(19·1.4) / √(2·.62·19/17 + (.8²/4)·.6³) = 1.031504 / 1.191823 = 0.86548; tables give
+    # t(17 df) = 0.863 at one-sided p = .20
+    t, p = williams_test(0.5, 0.3, 0.4, 20)
+    assert t == pytest.approx(0.2 * np.sqrt(26.6) / np.sqrt(2 * 0.62 * 19 / 17 + 0.16 * 0.216), abs=1e-12)
+    assert t == pytest.approx(0.86548, abs=1e-5) and p == pytest.approx(0.20, abs=2e-3)
     t, p = williams_test(0.6, 0.6, 0.5, 100)
     assert t == 0 and p == pytest.approx(0.5)
     t1, _ = williams_test(0.7, 0.5, 0.6, 80)

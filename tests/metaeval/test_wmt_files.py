@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 from humeval.cli import cli
 from humeval.errors import InputError
-from humeval.metaeval import pearson, read_da_scores, read_metric_scores
+from humeval.metaeval import read_da_scores, read_metric_scores, williams_test
 
 
 @pytest.fixture
@@ -41,12 +41,18 @@ def test_correlate_command(files):
     data = json.loads(result.output)
     row = data["metrics"][0]
     assert data["level"] == "sys" and row["n"] == 3 and data["skipped"] == ["chrF.seg.score (seg level)"]
-    assert row["pearson"] == pytest.approx(pearson([30, 20, 25], [0.3, -0.2, 0.1]))
+    # BLEU (30, 20, 25) against Z (0.3, −0.2, 0.1): dx = (5, −5, 0), dy = (7, −8, 1)/30:
+    # Σ dx·dy = 2.5, Σ dx² = 50, Σ dy² = 114/900 -> r = 2.5/√(50·114/900) = 2.5·√(3/19)
+    assert row["pearson"] == pytest.approx(2.5 * np.sqrt(3 / 19), abs=1e-9)
     assert row["pairwise accuracy"] == 1.0
     seg = CliRunner().invoke(cli, ["metric", "correlate", str(files / "chrF.seg.score"), "--human", str(files / "seg.csv"),
                                    "--details", str(files / "details.txt"), "--json"])
     srow = json.loads(seg.output)["metrics"][0]
-    assert srow["n"] == 4 and srow["pearson"] == pytest.approx(np.corrcoef([0.8, 0.4, 0.6, 0.7], [1.0, -1.0, 0.0, 0.5])[0, 1])
+    # segments d1:1 and d1:2 of A and B: chrF (0.8, 0.4, 0.6, 0.7), Z (1.0, −1.0, 0.0, 0.5) = 5·chrF − 3
+    assert srow["n"] == 4 and srow["pearson"] == pytest.approx(1.0, abs=1e-9)
+    no_details = CliRunner().invoke(cli, ["metric", "correlate", str(files / "chrF.seg.score"), "--human", str(files / "seg.csv"),
+                                          "--json"])
+    assert no_details.exit_code == 2 and "details" in no_details.output
 
 
 def test_correlate_intervals_and_williams(tmp_path):
@@ -59,7 +65,9 @@ def test_correlate_intervals_and_williams(tmp_path):
                                       "--human", str(tmp_path / "sys.csv"), "--bootstrap", "200", "--json"])
     rows = {r["metric"]: r for r in json.loads(result.output)["metrics"]}
     assert rows["BLEU"]["r 95% low"] <= rows["BLEU"]["pearson"] <= rows["BLEU"]["r 95% high"]
-    from humeval.metaeval import williams_test
-    expected = williams_test(pearson(human, bleu_), pearson(human, ter_), pearson(bleu_, ter_), 6)[1]
-    assert rows["TER"]["p (BLEU > this)"] == pytest.approx(expected) and 0 < expected < 0.5
+    r12, r13, r23 = (np.corrcoef(x, y)[0, 1] for x, y in ((human, bleu_), (human, ter_), (bleu_, ter_)))
+    assert (rows["BLEU"]["pearson"], rows["TER"]["pearson"]) == (pytest.approx(r12, abs=1e-9), pytest.approx(r13, abs=1e-9))
+    # Williams' t (its formula checked by hand in test_correlation) on these r: t = 4.03 with 3 df
+    expected = williams_test(r12, r13, r23, 6)[1]
+    assert rows["TER"]["p (BLEU > this)"] == pytest.approx(expected, abs=1e-9) and expected == pytest.approx(0.0137, abs=1e-4)
     assert rows["BLEU"]["p (BLEU > this)"] is None  # no test of a metric against itself

@@ -16,8 +16,15 @@ def test_known_values_and_signatures():
     assert "eff:no" in b.signature and "eff:yes" in b.segment_signature
     two_refs = bleu(["the cat sat"], [["a dog ran"], ["the cat sat"]])
     assert two_refs.segment[0] == pytest.approx(100.0)
+    # clipped n-gram precisions 5/6, 3/5, 2/4, 1/3 (one "the" of two, "on the" and "the mat" unmatched),
+    # equal lengths: BLEU = 100 · (1/12)^(1/4)
+    b = bleu(["the cat sat on the mat"], ["the cat sat on a mat"])
+    assert b.segment[0] == pytest.approx(100 * (1 / 12) ** 0.25) and b.corpus == pytest.approx(100 * (1 / 12) ** 0.25)
+    # chrF averages F_β over the n-gram orders present on both sides: characters a,b,c vs a,b,d give
+    # F = 2/3 (1-grams), 1/2 (2-grams), 0 (3-grams); chrF++ adds word 1-grams "abc" vs "abd": 0
     c = chrf(["abc"], ["abd"], word_order=2)
-    assert c.name == "chrF++" and 0 < c.segment[0] < 100
+    assert c.name == "chrF++" and c.segment[0] == pytest.approx(100 * (2 / 3 + 1 / 2) / 4)
+    assert chrf(["abc"], ["abd"]).segment[0] == pytest.approx(100 * (2 / 3 + 1 / 2) / 3)
     with pytest.raises(ValueError, match="segments"):
         ter(["a"], ["a", "b"])
 

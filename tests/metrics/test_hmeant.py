@@ -121,8 +121,16 @@ def test_agreement():
     assert table.loc["role alignment", "units both marked"] == 4 and table.loc["role alignment", "P(A)"] == 0.5
     assert table.attrs["predicate F1"] == 1.0
     scores = hmeant([a, b, example("a1", "T"), example("a2", "T")], WEIGHTS)
+    # b on output S: frame 1 A = 1 + 1 (PATIENT unaligned) -> p = 2/2.5, r = 2/3; frame 2 A = 0.5 + 0.5
+    # (AGENT partial) -> p = r = 1/2.25; P = (0.5·0.8 + 0.375/2.25)/0.875, R = (0.5·2/3 + 0.4/2.25)/0.9
+    p, r = (0.5 * 0.8 + 0.375 / 2.25) / 0.875, (0.5 * 2 / 3 + 0.4 / 2.25) / 0.9
+    b_score = 2 * p * r / (p + r)
+    a_recall = (0.5 * 0.75 + 0.4 * 2 / 3) / 0.9  # a's, from test_hand_worked_example
+    a_score = 2 * 0.8 * a_recall / (0.8 + a_recall)
+    assert scores.hmeant.tolist() == pytest.approx([a_score, b_score, a_score, a_score])
     agreement = score_agreement(scores)
-    assert agreement["outputs"] == 2 and agreement["mean abs difference"] > 0
+    # outputs S (a1 vs a2 differ) and T (identical annotations): mean |difference| = (|a − b| + 0)/2
+    assert agreement["outputs"] == 2 and agreement["mean abs difference"] == pytest.approx((a_score - b_score) / 2)
 
 
 def test_hmeant_command(tmp_path):
@@ -139,7 +147,15 @@ def test_hmeant_command(tmp_path):
     plain = CliRunner().invoke(cli, ["hmeant", str(tmp_path / "sim.json"), "--weights", "uniform"])
     assert "none are invented" in plain.output
     (tmp_path / "w.json").write_text('{"pred": 1, "roles": {"AGENT": 2}}')
-    assert CliRunner().invoke(cli, ["hmeant", str(tmp_path / "sim.json"), "--weights", str(tmp_path / "w.json")]).exit_code == 0
+    own = CliRunner().invoke(cli, ["hmeant", str(tmp_path / "sim.json"), "--weights", str(tmp_path / "w.json"), "--json"])
+    assert own.exit_code == 0, own.output
+    own = json.loads(own.output)
+    # predicate 1 and AGENT 2, normalised to 1/3 and 2/3; roles the file does not name weigh 0
+    weights = {row["role"]: row["normalised"] for row in own["weights"]}
+    assert weights == pytest.approx({"predicate": 1 / 3, "AGENT": 2 / 3, "LOCATIVE": 0, "MANNER": 0, "MODAL": 0,
+                                     "PATIENT": 0, "TEMPORAL": 0})
+    means = hmeant(annotations, Weights(1.0, {"AGENT": 2.0}, 0.5, default=0.0)).groupby("system").hmeant.mean()
+    assert {r["language system"]: r["hmeant"] for r in own["systems"]} == pytest.approx(means.to_dict(), abs=1e-9)
     (tmp_path / "bad.csv").write_text("item,score\nx,1\n")
     bad = CliRunner().invoke(cli, ["hmeant", str(tmp_path / "sim.json"), "--tune", str(tmp_path / "bad.csv")])
     assert bad.exit_code == 2 and "item, system, score" in bad.output

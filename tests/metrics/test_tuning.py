@@ -87,7 +87,20 @@ def test_tuning_set_validation(stats):
         TuningSet("x", stats, kind="consistency")
 
 
-def test_tune_command(tmp_path):
+def hide_wordnet(monkeypatch, tmp_path):
+    """As on a machine without WordNet: HUMEVAL_WORDNET points to an empty directory and the usual
+    places are not searched."""
+    import importlib
+    wordnet = importlib.import_module("humeval.metrics.meteor.wordnet")
+    (tmp_path / "no-wordnet").mkdir()
+    monkeypatch.setenv("HUMEVAL_WORDNET", str(tmp_path / "no-wordnet"))
+    monkeypatch.setattr(wordnet, "SEARCH_PATHS", ())
+    return tmp_path / "no-wordnet"
+
+
+def test_tune_command(tmp_path, monkeypatch):
+    # exact and stem matchers need no WordNet: the command must run on machines without it
+    empty = hide_wordnet(monkeypatch, tmp_path)
     rng = np.random.default_rng(5)
     hyps, refs = sentences(40, rng)
     (tmp_path / "h.txt").write_text("\n".join(hyps) + "\n")
@@ -107,12 +120,16 @@ def test_tune_command(tmp_path):
     a, b = data["table3"]
     assert a["objective"] == pytest.approx(b["objective"])  # B is −A with lower-is-better
     assert {row["metric"] for row in data["table4"]} >= {"BLEU", "TER", "METEOR-NEXT tuned on A"}
-    bad = CliRunner().invoke(cli, ["metric", "tune", "--data", f"A={spec}"])
+    bad = CliRunner().invoke(cli, ["metric", "tune", "--matchers", "exact,stem", "--data", f"A={spec}"])
     assert bad.exit_code == 2 and "NAME=HYP,REF,HUMAN" in bad.output
     short = tmp_path / "short.txt"
     short.write_text("0.5\n")
-    bad = CliRunner().invoke(cli, ["metric", "tune", "--data", f"A={spec},{short}"])
+    bad = CliRunner().invoke(cli, ["metric", "tune", "--matchers", "exact,stem", "--data", f"A={spec},{short}"])
     assert bad.exit_code == 2 and "1 scores for 40 hypotheses" in bad.output
+    # the synonym matcher without WordNet: a clear message naming the fix, before any work
+    missing = CliRunner().invoke(cli, ["metric", "tune", "--matchers", "exact,synonym", "--wordnet", str(empty),
+                                       "--data", f"A={spec},{tmp_path / 'y.txt'}"])
+    assert missing.exit_code == 2 and "WordNet database files" in missing.output and "wordnet-base" in missing.output
 
 
 def test_score_command_with_meteor(tmp_path):
@@ -122,8 +139,14 @@ def test_score_command_with_meteor(tmp_path):
                                       "--metrics", "meteor,bleu", "--matchers", "exact,stem", "--json"])
     assert result.exit_code == 0, result.output
     rows = {r["metric"]: r for r in json.loads(result.output)}
-    expected = Meteor(matchers=("exact", "stem"))(["the cats sat", "hello world"], ["the cat sat", "hello world"]).corpus
-    assert rows["METEOR"]["corpus"] == pytest.approx(expected) and rows["METEOR"]["signature"].startswith("meteor|")
+    # rank-en (α .85, β .2, γ .6, δ .75, stem weight .6). "the cats sat": "the" (function word) and "sat"
+    # exact, cats~cat stem, one chunk covering everything (no penalty): P = R = (.75·(1 + .6) + .25)/(.75·2 + .25)
+    # = 29/35. The corpus sums both segments' counts: content 3 exact + 1 stem of 4, function 1 of 1 ->
+    # P = R = (.75·3.6 + .25)/(.75·4 + .25) = 59/65, and 2 chunks over 5 matches -> penalty .6·(2/5)^.2
+    assert rows["METEOR"]["corpus"] == pytest.approx((1 - 0.6 * 0.4 ** 0.2) * 59 / 65)
+    assert rows["METEOR"]["signature"].startswith("meteor|")
+    segments = Meteor(matchers=("exact", "stem"))(["the cats sat", "hello world"], ["the cat sat", "hello world"]).segment
+    assert segments.tolist() == pytest.approx([29 / 35, 1.0])
 
 
 def test_mlqe_pe_tuning_beats_defaults_and_baselines():

@@ -1,4 +1,5 @@
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import pearsonr, spearmanr
 
@@ -63,6 +64,13 @@ def test_fit_keeps_baseline_comparisons_and_predicts_them():
     assert model.n_dropped_ == 1  # (A, B) does not involve the baseline
     p = model.predict_proba(["A", "base"], ["base", "B"])
     np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    # the category curves at the fitted ability, the mean thresholds and the median judge, from either side
+    b1, b2 = model.segment_thresholds_.mean()
+    for system, row in (("A", 0), ("B", 1)):
+        lose, tie, win = icc([model.scores_[system]], b1, b2, model.judge_sensitivity_.median())[0]
+        assert p[row] == pytest.approx([tie, win, lose] if system == "A" else [tie, lose, win])
+    assert model.predict_proba(["base"], ["A"])[0] == pytest.approx(p[0][[0, 2, 1]])
+    assert model.predict_proba(["base"], ["base"])[0].tolist() == [1.0, 0.0, 0.0]
     with pytest.raises(ValueError, match="baseline 'base' only"):
         model.predict_proba(["A"], ["B"])
     with pytest.raises(ValueError, match="not among the systems"):
@@ -71,8 +79,22 @@ def test_fit_keeps_baseline_comparisons_and_predicts_them():
         GRM().fit(c)
 
 
+def fisher_information(theta, b1, b2, e=1e-5):
+    """Σ_c P_c'(θ)² / P_c(θ) (a = 1), with P' by central differences of the category curves."""
+    p = icc(theta, b1, b2, 1.0)
+    slope = (icc(theta + e, b1, b2, 1.0) - icc(theta - e, b1, b2, 1.0)) / (2 * e)
+    return (slope ** 2 / p).sum(axis=1)
+
+
 def test_most_informative_segments(fitted):
     model, _, _ = fitted
+    thetas = np.linspace(-1, 1, 41)
+    thresholds = model.segment_thresholds_
+    mean_information = pd.Series([fisher_information(thetas, b1, b2).mean() for b1, b2 in thresholds.to_numpy()],
+                                 index=thresholds.index)
+    expected = mean_information.sort_values(ascending=False).head(5)
     top = model.most_informative_segments((-1, 1), n=5)
-    assert len(top) == 5 and top["information"].is_monotonic_decreasing
-    assert model.item_information(top.index[0], [0.0])[0] > 0
+    assert list(top.index) == list(expected.index)
+    np.testing.assert_allclose(top["information"], expected, rtol=1e-6)
+    b1, b2 = thresholds.loc[top.index[0]]
+    assert model.item_information(top.index[0], [0.0, 0.7]) == pytest.approx(fisher_information(np.array([0.0, 0.7]), b1, b2), rel=1e-6)

@@ -2,7 +2,8 @@
 
 Denkowski & Lavie (2010, §3) report every kappa with P(A), the observed agreement, and P(E),
 the agreement expected by chance; so does every function here, with the number of judgment
-pairs it rests on. Krippendorff's alpha comes from the ``krippendorff`` package.
+pairs it rests on. Krippendorff's alpha comes from the ``krippendorff`` package, except at the
+interval level, computed from sums of squares (the package needs units × values² memory).
 """
 
 from __future__ import annotations
@@ -131,10 +132,23 @@ def krippendorff_alpha(reliability_data, level: str = "nominal") -> Agreement:
     if pairable == 0 or len(np.unique(np.concatenate(pooled))) < 2:  # nothing to pair, or one value only
         one = pairable > 0
         return Agreement(float("nan"), 1.0 if one else float("nan"), 1.0 if one else float("nan"), pairable, name)
-    alpha = float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
+    if level == "interval":  # closed form, memory O(values) (the package builds units × V × V arrays)
+        alpha = _interval_alpha(pooled)
+    else:
+        alpha = float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
     if level != "nominal":
         return Agreement(alpha, float("nan"), float("nan"), pairable, name)
     _, counts = np.unique(np.concatenate(pooled), return_counts=True)
     p_expected = float((counts * (counts - 1)).sum() / (pairable * (pairable - 1)))
     p_agree = 1 - (1 - alpha) * (1 - p_expected)
     return Agreement(alpha, float(p_agree), p_expected, pairable, name)
+
+
+def _interval_alpha(units: list[np.ndarray]) -> float:
+    """Interval alpha from sums of squares: with δ² = (c − k)², a unit's ordered pairs give
+    Σ_ij (x_i − x_j)² = 2 m_u SS_u (SS_u = Σ (x_i − x̄_u)²), so D_o = Σ_u 2 SS_u m_u/(m_u − 1) / n and
+    D_e = 2 SS / (n − 1) over all n pairable values (Krippendorff 2011, interval metric)."""
+    within = sum(2 * len(u) * ((u - u.mean()) ** 2).sum() / (len(u) - 1) for u in units)
+    values = np.concatenate(units)
+    n = len(values)
+    return float(1 - (within / n) / (2 * ((values - values.mean()) ** 2).sum() / (n - 1)))

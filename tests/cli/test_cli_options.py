@@ -128,6 +128,10 @@ CASES = [
     (["metric", "score", "--hyp", MT, "--ref", PE, "--language", "klingon"], "--language"),
     (["metric", "score", "--hyp", MT, "--ref", PE, "--metrics", ","], "--metrics"),
     (["metric", "score", "--hyp", MT, "--ref", PE, "--out", "s.txt"], "--out"),
+    (["metric", "score", "--hyp", MT, "--ref", PE, "--metrics", "bleu", "--preset", "universal"], "--preset"),
+    (["metric", "score", "--hyp", MT, "--ref", PE, "--metrics", "meteor", "--wordnet", "no-such-dir"], "--wordnet"),
+    (["metric", "score", "--hyp", MT, "--ref", PE, "--metrics", "meteor", "--matchers", "exact,paraphrase"],
+     "--paraphrase"),
     (["metric", "hter", MT, "--out", f"{MISSING_DIR}.csv"], "--out"),
     (["metric", "correlate", PAIRS, "--human", PAIRS, "--bootstrap", "1"], "--bootstrap"),
     (["metric", "correlate", PAIRS, "--human", PAIRS, "--bootstrap", "9", "--confidence", "2"], "--confidence"),
@@ -196,3 +200,56 @@ def test_every_number_and_output_option_has_a_checking_type():
             assert kind not in (click.types.IntParamType, click.types.FloatParamType), (name, param.name)
             if set(param.opts) & outputs or param.name in ("output",):
                 assert isinstance(param.type, OutputPath), (name, param.name)
+
+
+@pytest.mark.parametrize("interruption", [KeyboardInterrupt, BrokenPipeError])
+def test_interruptions_exit_130_quietly(interruption, monkeypatch):
+    """Ctrl-C or a closed pipe (``humeval info … | head``) ends with exit code 130 and no message,
+    neither a traceback nor the catch-all bug line."""
+    def interrupted(*args, **kwargs):
+        raise interruption()
+
+    monkeypatch.setattr("humeval.cli.data.describe", interrupted)
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    result = run("info", root / PAIRS)
+    assert result.exit_code == 130 and result.output == ""
+
+
+def test_a_real_bug_still_gets_the_bug_line(monkeypatch):
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr("humeval.cli.data.describe", broken)
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    result = run("info", root / PAIRS)
+    assert result.exit_code == 2 and "ZeroDivisionError: division by zero — this is a bug in humeval" in result.output
+
+
+def test_compare_models_without_segments_is_an_input_error(tmp_path):
+    path = tmp_path / "p.csv"
+    path.write_text("model_a,model_b,winner\nA,B,model_a\nB,A,model_b\nA,C,tie\nC,B,model_a\n")
+    result = run("compare-models", path, "-m", "bt", "--sizes", 2)
+    assert result.exit_code == 2 and "no comparison names its source segment" in result.output
+    assert "bug in humeval" not in result.output
+
+
+def test_output_check_messages(tmp_path):
+    from humeval.cli.common import check_output
+    with pytest.raises(click.BadParameter, match="does not exist: create it first"):
+        check_output(tmp_path / "missing" / "x.csv", (".csv",), "--out")
+    with pytest.raises(click.BadParameter, match=r"cannot write \.xlsx: name it with one of \.csv"):
+        check_output(tmp_path / "x.xlsx", (".csv",), "--out")
+    with pytest.raises(click.BadParameter, match="is a directory"):
+        check_output(tmp_path, None, "--out")
+    assert check_output(tmp_path / "x.CSV", (".csv",)) == tmp_path / "x.CSV"
+
+
+def test_number_types_parse_what_they_should():
+    from humeval.cli.common import Grid, Interval, Numbers, Resamples, count
+    assert Numbers(count(1)).convert(" 100, 200 ", None, None) == [100, 200]
+    assert Numbers(click.FloatRange(0, 1, max_open=True), empty=True).convert("", None, None) == []
+    assert Interval().convert("-1.5,2", None, None) == (-1.5, 2.0)
+    assert Grid(0, 1).convert("0:1:0.25", None, None).tolist() == [0, 0.25, 0.5, 0.75, 1]
+    assert Resamples().convert("0", None, None) == 0 and Resamples().convert("2", None, None) == 2
+    with pytest.raises(click.BadParameter, match="at least 2"):
+        Resamples(off=False).convert("0", None, None)

@@ -39,7 +39,19 @@ def _lines(path) -> list[str]:
     return read_text(path).rstrip("\n").split("\n")
 
 
-TOKENIZERS = ("none", "zh", "13a", "intl", "char", "ja-mecab", "ko-mecab", "spm", "flores101", "flores200")
+TOKENIZERS = ("none", "zh", "13a", "intl", "char", "ja-mecab", "ko-mecab")  # spm/flores download models
+
+
+def _tokenizer_installed(ctx, param, value):
+    """ja-mecab and ko-mecab need sacrebleu's extras: say so while parsing, not after reading."""
+    if value in ("ja-mecab", "ko-mecab"):
+        from sacrebleu.metrics.bleu import BLEU
+        try:
+            BLEU(tokenize=value)
+        except (ImportError, RuntimeError):
+            raise click.BadParameter(f"{value} needs sacrebleu's extras: pip install sacrebleu[{value[:2]}]",
+                                     ctx, param) from None
+    return value
 
 
 def _one_of(known):
@@ -83,6 +95,7 @@ def meteor_options(f):
         click.option("--paraphrase", "paraphrase_table", type=click.Path(dir_okay=False),
                      help="A METEOR paraphrase table (gzip: probability, phrase, paraphrase lines)."),
         click.option("--tokenize", default="13a", show_default=True, type=click.Choice(TOKENIZERS),
+                     callback=_tokenizer_installed,
                      help="sacrebleu tokenizer applied before matching; 'none' for tokenised text."),
     ]):
         f = option(f)
@@ -98,8 +111,9 @@ def make_meteor(preset, matchers, language, wordnet, paraphrase_table, tokenize,
     try:
         return Meteor(params=preset, matchers=chosen, language=language, wordnet=wordnet,
                       paraphrase_table=paraphrase_table, tokenize=tokenize, function_words=function_words)
-    except ValueError as e:
-        raise click.BadParameter(str(e)) from None
+    except ValueError as e:  # the table or the database is missing or unreadable
+        hint = "--wordnet" if "WordNet" in str(e) else "--paraphrase" if "paraphrase" in str(e) else "--matchers"
+        raise click.BadParameter(str(e), param_hint=hint) from None
 
 
 def meteor_statistics(scorer, hyps, refs, label, quiet):
@@ -139,6 +153,9 @@ def metric_score(hyp_file, ref_files, metrics, out_file, quiet, as_json, **meteo
     unknown = [m for m in names if m not in runners]
     if unknown:
         raise click.BadParameter(f"unknown metrics {unknown}; choose from {', '.join(runners)}", param_hint="--metrics")
+    needs(click.get_current_context(), {"preset": "--preset", "matchers": "--matchers", "language": "--language",
+                                        "wordnet": "--wordnet", "paraphrase_table": "--paraphrase",
+                                        "tokenize": "--tokenize"}, "meteor" in names, "unless --metrics has meteor")
     results = {n: runners[n]() for n in names}
     if out_file:
         write(pd.DataFrame({r.name: r.segment for r in results.values()}), out_file)

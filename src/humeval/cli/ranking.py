@@ -205,6 +205,10 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
                                  "distribution, so they have no perplexity", param_hint="--model")
     size_list = sizes
     data = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None, drop_file), file)
+    if len(data) and (data.item < 0).all():
+        raise InputError(file, None, "no comparison names its source segment",
+                         "the test set is the comparisons of rarely judged segments: map the segment column with "
+                         "--columns item=COL")
     test_source = comparisons_of(load(expert, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None,
                                       drop_file), expert) \
         if expert else data

@@ -218,6 +218,8 @@ class OutputPath(click.Path):
 
     def convert(self, value, param, ctx):
         value = super().convert(value, param, ctx)
+        if param is not None and param.default is not None and value == param.default:
+            return value  # a default (demo's report) is checked by the command, when it is used
         try:
             check_output(value, self.suffixes)
         except click.BadParameter as error:

@@ -11,10 +11,12 @@ from humeval.cli.common import (
     JOBS,
     PROPORTION,
     REPORT_OUT,
+    REPORT_SUFFIXES,
     SEED,
     TABLE_OUT,
     OutputPath,
     anonymize_options,
+    check_output,
     common_options,
     count,
     jsonable,
@@ -177,6 +179,8 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
     needs(ctx, {"report_file": "--report", "jobs": "--jobs"}, not no_report, "with --no-report")
     if not file:
         check_simulation(design, systems)
+    if not no_report:
+        check_output(report_file, REPORT_SUFFIXES, "--report")
     truth = None
     if file:
         data = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)

@@ -65,6 +65,8 @@ def test_anonymize_judges_and_crowd_bt(campaign, tmp_path):
     assert shown.exit_code == 0, shown.output
     assert "judges flagged" in shown.stdout and pseudonym(random[0], "s") in shown.stdout
     assert ids_in(shown.stdout + (tmp_path / "r.csv").read_text(), df) == []
+    as_json = run("rank", root / "named.csv", "-m", "crowd-bt", "--anonymize", "--salt", "s", "--json")
+    assert as_json.exit_code == 0 and json.loads(as_json.stdout) and ids_in(as_json.stdout, df) == []
     plain = run("rank", root / "named.csv", "-m", "crowd-bt")
     assert ids_in(plain.stdout, df)  # without --anonymize Crowd-BT names the workers
 

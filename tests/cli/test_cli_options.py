@@ -253,3 +253,10 @@ def test_number_types_parse_what_they_should():
     assert Resamples().convert("0", None, None) == 0 and Resamples().convert("2", None, None) == 2
     with pytest.raises(click.BadParameter, match="at least 2"):
         Resamples(off=False).convert("0", None, None)
+
+
+def test_dropping_every_judge_is_an_input_error(tmp_path):
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    (tmp_path / "all.txt").write_text("ann\njdoe\n")
+    result = run("rank", root / PAIRS, "--drop-judges", tmp_path / "all.txt")
+    assert result.exit_code == 2 and "every judgment is by a judge listed in" in result.output

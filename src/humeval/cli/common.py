@@ -389,6 +389,9 @@ def drop_listed(judgments, path, quiet=False):
         if len(kept) < len(table):
             removed[name] = len(table) - len(kept)
             setattr(judgments, name, kept)
+    if removed and not any(len(t) for t in judgments.tables().values()):
+        raise InputError(judgments.report.path, None, f"every judgment is by a judge listed in {path}",
+                         "nothing is left to rank: check the list")
     missing = [j for j in listed if j not in found]
     if not quiet:
         what = ", ".join(f"{n:,} {name.replace('_', '-')}" for name, n in removed.items()) or "nothing"

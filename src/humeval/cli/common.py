@@ -273,8 +273,8 @@ def outcome_labels(text) -> dict | None:
     codes = key_values(text, "--outcomes", int)
     wrong = {k: v for k, v in (codes or {}).items() if v not in OUTCOME_CODES}
     if wrong:
-        raise click.BadParameter(f"{', '.join(f'{k}={v}' for k, v in wrong.items())}: an outcome is 0 (tie), "
-                                 "1 (a wins) or 2 (b wins)", param_hint="--outcomes")
+        raise click.BadParameter(f"{', '.join(f'{k}={v}' for k, v in wrong.items())}: the codes are 0 (tie), "
+                                 "1 (a wins) and 2 (b wins)", param_hint="--outcomes")
     return codes
 
 

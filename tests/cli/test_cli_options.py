@@ -97,6 +97,8 @@ CASES = [
     (["judges", PAIRS, "--drop-list", f"{MISSING_DIR}.txt"], "--drop-list"),
     (["judges", PAIRS, "--salt", "s"], "--salt"),
     (["agreement", PAIRS, "--expected", "perfect"], "--expected"),
+    (["agreement", RATINGS, "--drop-ties"], "--drop-ties"),
+    (["judges", RATINGS, "--expected", "wmt"], "--expected"),
     # complete
     (["complete", RATINGS, "--holdout", "0"], "--holdout"),
     (["complete", RATINGS, "--holdout", "1"], "--holdout"),
@@ -143,6 +145,8 @@ CASES = [
     (["metric", "tune", "--data", f"x={MT},{PE},{PE}", "--beta", "-1,1"], "--beta"),
     (["metric", "tune", "--data", f"x={MT},{PE},{PE}", "--weights", "x"], "--weights"),
     (["metric", "tune", "--data", f"x={MT},{PE},{PE}", "--out", "t.txt"], "--out"),
+    (["metric", "tune", "--data", f"x={MT},{PE},{FIXTURES}/mlqe_pe_small.hter", "--human-column", "z_mean",
+      "--alpha", "0.5", "--beta", "1", "--gamma", "0.5", "--weights", "0", "--matchers", "exact"], "--human-column"),
     # hmeant
     (["hmeant", FIXTURES, "--out", "h.xlsx"], "--out"),
     (["hmeant", FIXTURES, "--salt", "s"], "--salt"),
@@ -169,7 +173,8 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("args, option", CASES, ids=[" ".join(a[:1] + a[2:] if len(a) > 2 else a) for a, _ in CASES])
+@pytest.mark.parametrize("args, option", CASES,
+                         ids=[" ".join("FILE" if FIXTURES in a else a for a in args) for args, _ in CASES])
 def test_nonsense_is_refused_naming_the_option(args, option, tmp_path, monkeypatch):
     root = __import__("pathlib").Path(__file__).resolve().parents[2]
     args = [str(root / a) if a.startswith(FIXTURES) and "=" not in a else a for a in args]

@@ -15,6 +15,7 @@ from humeval.cli.common import (
     count,
     jsonable,
     load,
+    needs,
     out,
     pseudonym_salt,
     read_options,
@@ -33,6 +34,14 @@ def agreement_options(f):
     ]):
         f = option(f)
     return f
+
+
+def ranking_options_apply(judgments):
+    """--exclude-reference, --exclude, --drop-ties and --expected shape the pairwise labels of
+    rankings; on ratings alone they would do nothing."""
+    needs(click.get_current_context(), {"exclude_reference": "--exclude-reference", "exclude_systems": "--exclude",
+                                        "drop_ties": "--drop-ties", "expected": "--expected"},
+          judgments.comparisons is not None, "on ratings (they shape the pairwise labels of rankings)")
 
 
 def _excluded(exclude_reference, exclude_systems):
@@ -61,6 +70,7 @@ def agreement(files, fmt, encoding, columns, outcomes, tracks, exclude_reference
     results = {}
     for path in files:
         judgments = load(path, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+        ranking_options_apply(judgments)
         from humeval.agreement import agreement_table
         table = agreement_table(judgments, _excluded(exclude_reference, exclude_systems), drop_ties, expected)
         results[str(path)] = table
@@ -102,6 +112,7 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, exclude_reference, ex
     table = judgments.comparisons if judgments.comparisons is not None else judgments.ratings
     if table is None:
         raise InputError(file, None, "holds no rankings, comparisons or ratings", "judges needs judgments")
+    ranking_options_apply(judgments)
     quality = judge_quality(table, _excluded(exclude_reference, exclude_systems), drop_ties, expected,
                             min_pairs=min_pairs)
     drop = flagged(quality)

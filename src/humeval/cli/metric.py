@@ -18,6 +18,7 @@ from humeval.cli.common import (
     Resamples,
     common_options,
     err,
+    explicit,
     jsonable,
     load,
     needs,
@@ -247,11 +248,15 @@ def metric_correlate(metric_files, human_file, details, refset, exclude_systems,
                       + (" …" if len(skipped) > 5 else ""))
 
 
-def _human_scores(path, column: str, n: int) -> np.ndarray:
+def _human_scores(path, column: str, n: int, named: bool = False) -> np.ndarray:
     """One human score per segment: a file of numbers, one per line, or a table with a header
-    (MLQE-PE's DA files: the ``column``, default ``mean``)."""
+    (MLQE-PE's DA files: the ``column``, default ``mean``). ``named``: the user gave the column,
+    so a file without columns is an error rather than a silently ignored option."""
     lines = _lines(path)
     first = lines[0].split("\t") if lines else []
+    if named and len(first) <= 1:
+        raise InputError(path, 1, f"one number per line, so --human-column {column} names nothing",
+                         "leave out --human-column for such files")
     if len(first) > 1 and column in first:
         k = first.index(column)
         values, body, start = [], lines[1:], 2
@@ -335,7 +340,7 @@ def metric_tune(specs, human_column, objective, alpha, beta, gamma, delta, weigh
         hyps, refs = _lines(hyp_file), _lines(ref_file)
         if len(refs) != len(hyps):
             raise InputError(ref_file, None, f"{len(refs)} lines, but {hyp_file} has {len(hyps)}", "the files must be line-aligned")
-        human = _human_scores(human_file, human_column, len(hyps))
+        human = _human_scores(human_file, human_column, len(hyps), explicit(click.get_current_context(), "human_column"))
         start = time.perf_counter()
         stats = meteor_statistics(scorer, hyps, refs, name, quiet or as_json)
         timings[name] = {"align s": time.perf_counter() - start}

@@ -1,7 +1,6 @@
 """Nonsense option values end in a clear click error: exit 2, the option named, never the
 catch-all "bug in humeval" line — and before any work is done."""
 
-import json
 
 import click
 import pytest

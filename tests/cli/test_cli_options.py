@@ -79,6 +79,13 @@ CASES = [
     (["simulate", "s.csv", "--random-judges", "1.5"], "--random-judges"),
     (["simulate", "s.csv", "--random-judges", "-0.1"], "--random-judges"),
     (["simulate", "s.csv", "--random-state", "-1"], "--random-state"),
+    (["simulate", "s.csv", "--random-judges", "nan"], "--random-judges"),
+    (["rank", PAIRS, "--bootstrap", "10", "--confidence", "nan"], "--confidence"),
+    (["complete", RATINGS, "--holdout", "nan"], "--holdout"),
+    (["grm", "study", PAIRS, "--noise", "0.1,nan"], "--noise"),
+    (["grm", "fit", PAIRS, "--theta-range", "nan,1"], "--theta-range"),
+    (["active-study", "--spread", "inf"], "--spread"),
+    (["active-study", "--ties", "nan"], "--ties"),
     (["simulate", f"{MISSING_DIR}.csv"], "OUTPUT"),
     (["simulate", "s.xlsx"], "OUTPUT"),
     (["simulate", "s.csv", "--truth", "t.txt"], "--truth"),
@@ -202,6 +209,7 @@ def test_every_number_and_output_option_has_a_checking_type():
         for param in command.params:
             kind = type(param.type)
             assert kind not in (click.types.IntParamType, click.types.FloatParamType), (name, param.name)
+            assert kind is not click.FloatRange, (name, param.name)  # lets nan through: use common.Real
             if set(param.opts) & outputs or param.name in ("output",):
                 assert isinstance(param.type, OutputPath), (name, param.name)
 
@@ -249,11 +257,14 @@ def test_output_check_messages(tmp_path):
 
 
 def test_number_types_parse_what_they_should():
-    from humeval.cli.common import Grid, Interval, Numbers, Resamples, count
+    from humeval.cli.common import Grid, Interval, Numbers, Real, Resamples, count
     assert Numbers(count(1)).convert(" 100, 200 ", None, None) == [100, 200]
     assert Numbers(click.FloatRange(0, 1, max_open=True), empty=True).convert("", None, None) == []
     assert Interval().convert("-1.5,2", None, None) == (-1.5, 2.0)
     assert Grid(0, 1).convert("0:1:0.25", None, None).tolist() == [0, 0.25, 0.5, 0.75, 1]
+    assert Real(0, 1).convert("0.25", None, None) == 0.25
+    with pytest.raises(click.BadParameter, match="not a finite number"):
+        Real(min=0).convert("inf", None, None)
     assert Resamples().convert("0", None, None) == 0 and Resamples().convert("2", None, None) == 2
     with pytest.raises(click.BadParameter, match="at least 2"):
         Resamples(off=False).convert("0", None, None)

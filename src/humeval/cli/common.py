@@ -56,11 +56,22 @@ def count(minimum: int = 1) -> click.IntRange:
     return click.IntRange(min=minimum)
 
 
+class Real(click.FloatRange):
+    """A finite number in a range (click's FloatRange lets nan through: every comparison with it
+    is false)."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not np.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
 SEED = click.IntRange(0, 2 ** 32 - 1)  # what numpy's legacy RandomState (used by some models) accepts
 JOBS = click.IntRange(min=0)  # 0 = all cores
-CONFIDENCE = click.FloatRange(0, 1, min_open=True, max_open=True)
-SHARE = click.FloatRange(0, 1, min_open=True, max_open=True)  # a share strictly between 0 and 1
-PROPORTION = click.FloatRange(0, 1)  # a share from 0 to 1 inclusive
+CONFIDENCE = Real(0, 1, min_open=True, max_open=True)
+SHARE = Real(0, 1, min_open=True, max_open=True)  # a share strictly between 0 and 1
+PROPORTION = Real(0, 1)  # a share from 0 to 1 inclusive
 
 
 class Resamples(click.ParamType):

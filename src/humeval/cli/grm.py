@@ -14,6 +14,7 @@ from humeval.cli.common import (
     InputError,
     Interval,
     Names,
+    Real,
     Numbers,
     common_options,
     comparisons_of,
@@ -108,7 +109,7 @@ def grm_fit(file, fmt, encoding, columns, outcomes, tracks, baseline, n_segments
               help="Training budgets (comparisons).")
 @click.option("--trials", default=3, show_default=True, type=count(1))
 @click.option("--noise", default="0.1,0.2,0.3,0.4,0.5", show_default=True,
-              type=Numbers(click.FloatRange(0, 1, max_open=True), empty=True),
+              type=Numbers(Real(0, 1, max_open=True), empty=True),
               help="Shares of random judges, each in [0, 1) ('' to skip).")
 @click.option("--gold-resamples", default=1000, show_default=True, type=count(1),
               help="Bootstrap TrueSkill runs for the gold scores.")

@@ -15,6 +15,7 @@ from humeval.cli.common import (
     SEED,
     TABLE_OUT,
     Names,
+    Real,
     Numbers,
     common_options,
     comparisons_of,
@@ -123,9 +124,9 @@ def check_active_options(ctx, file, design, budget, batch, checkpoint):
 @click.option("--trials", default=20, show_default=True, type=count(1), help="Campaigns per strategy.")
 @click.option("--clusters", is_flag=True, help="Also count WMT clusters at each checkpoint (100 resamples).")
 @click.option("--systems", default=20, show_default=True, type=count(2), help="Simulated systems (without FILE).")
-@click.option("--spread", default=1.0, show_default=True, type=click.FloatRange(0, 100, min_open=True),
+@click.option("--spread", default=1.0, show_default=True, type=Real(0, 100, min_open=True),
               help="SD of the simulated abilities (log-odds).")
-@click.option("--ties", default=0.15, show_default=True, type=click.FloatRange(0, 1, max_open=True),
+@click.option("--ties", default=0.15, show_default=True, type=Real(0, 1, max_open=True),
               help="Simulated tie rate.")
 @click.option("--design", type=click.Choice(["pairs", "baseline"]), default="pairs", show_default=True,
               help="baseline: the GRM design, random vs most-informative segments (simulated).")

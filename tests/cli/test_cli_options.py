@@ -97,6 +97,7 @@ CASES = [
     # convert, info, judges, agreement
     (["convert", PAIRS, f"{MISSING_DIR}.csv"], "OUTPUT"),
     (["convert", PAIRS, "out.xlsx"], "OUTPUT"),
+    (["convert", PAIRS, PAIRS], "OUTPUT"),
     (["convert", PAIRS, "out.csv", "--salt", "s"], "--salt"),
     (["info", PAIRS, "--format", "excel"], "--format"),
     (["judges", PAIRS, "--min-pairs", "0"], "--min-pairs"),

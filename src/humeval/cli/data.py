@@ -80,6 +80,8 @@ def convert(file, output, fmt, encoding, columns, outcomes, tracks, anon, salt, 
       humeval convert data_RNK.csv wmt10.parquet --anonymize --salt "$SECRET"
     """
     salt = pseudonym_salt(anon, salt)
+    if Path(output).resolve() == Path(file).resolve():
+        raise click.BadParameter("is FILE itself: write the conversion to another file", param_hint="OUTPUT")
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, salt=salt)
     output = Path(output)
     written = {}

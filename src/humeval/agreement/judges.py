@@ -68,9 +68,15 @@ def flagged(quality: pd.DataFrame) -> list[str]:
 
 
 def drop_judges(table: Table, judges) -> Table:
-    """The table without the named judges' (or editors') rows: ``drop_judges(c, flagged(judge_quality(c)))``."""
-    label_set = "judges" if "judges" in table._labels else "editors"
-    column = "judge" if label_set == "judges" else "editor"
-    names = table._labels[label_set]
-    codes = [i for i, name in enumerate(names) if name in set(judges)]
+    """The table without the named judges' (or editors') rows: ``drop_judges(c, flagged(judge_quality(c)))``.
+    Rows of unknown judges (code -1) and tables without judges stay as they are."""
+    for label_set, column in (("judges", "judge"), ("editors", "editor")):
+        if label_set in table._labels:
+            break
+    else:
+        return table
+    listed = set(judges)
+    codes = [i for i, name in enumerate(table._labels[label_set]) if name in listed]
+    if not codes:
+        return table
     return table.take(~np.isin(table._cols[column], codes)).compact()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 import click
 import numpy as np
@@ -48,30 +49,258 @@ class Group(click.Group):
 
 
 
-# -- shared options ---------------------------------------------------------------------------
+# -- option types: nonsense is refused while the command line is parsed, before any work --------
+
+def count(minimum: int = 1) -> click.IntRange:
+    """A whole number ≥ ``minimum`` (click names the option and the range when it is not)."""
+    return click.IntRange(min=minimum)
+
+
+class Real(click.FloatRange):
+    """A finite number in a range (click's FloatRange lets nan through: every comparison with it
+    is false)."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not np.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
+SEED = click.IntRange(0, 2 ** 32 - 1)  # what numpy's legacy RandomState (used by some models) accepts
+JOBS = click.IntRange(min=0)  # 0 = all cores
+CONFIDENCE = Real(0, 1, min_open=True, max_open=True)
+SHARE = Real(0, 1, min_open=True, max_open=True)  # a share strictly between 0 and 1
+PROPORTION = Real(0, 1)  # a share from 0 to 1 inclusive
+
+
+class Resamples(click.ParamType):
+    """Bootstrap resamples: 0 (off) or at least 2 — one resample has no spread, so it gives no
+    interval, rank range or cluster."""
+
+    name = "N"
+
+    def __init__(self, off: bool = True):
+        self.off = off
+
+    def convert(self, value, param, ctx):
+        n = count(0).convert(value, param, ctx)
+        if n == 0 and self.off:
+            return 0
+        if n < 2:
+            self.fail(f"{n} is not {'0 (off) or ' if self.off else ''}at least 2: one resample has no spread, so it "
+                      "gives no interval, rank range or cluster", param, ctx)
+        return n
+
+
+class Numbers(click.ParamType):
+    """A comma-separated list of numbers, each checked against ``kind`` (an IntRange or FloatRange),
+    e.g. training sizes ``100,200,400`` or noise shares ``0.1,0.2``; ``empty`` allows ''."""
+
+    def __init__(self, kind: click.ParamType, empty: bool = False, unique: bool = True):
+        self.kind, self.empty, self.unique = kind, empty, unique
+        self.name = f"{'N' if isinstance(kind, click.IntRange) else 'X'},…"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, list):
+            return value
+        parts = [p.strip() for p in str(value).split(",")]
+        if parts == [""]:
+            if self.empty:
+                return []
+            self.fail("give at least one number", param, ctx)
+        if "" in parts:
+            self.fail(f"{value!r} has an empty entry: separate numbers by single commas", param, ctx)
+        numbers = []
+        for part in parts:
+            try:
+                numbers.append(self.kind.convert(part, param, ctx))
+            except click.BadParameter as error:
+                self.fail(f"{value!r}: {error.message}", param, ctx)
+        if self.unique and len(set(numbers)) < len(numbers):
+            self.fail(f"{value!r} repeats a number", param, ctx)
+        return numbers
+
+
+class Interval(click.ParamType):
+    """``LO,HI`` with LO < HI, e.g. an ability range ``-1,1``."""
+
+    name = "LO,HI"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        try:
+            lo, hi = (float(x) for x in str(value).split(","))
+        except ValueError:
+            self.fail(f"{value!r}: give two numbers LO,HI, e.g. -1,1", param, ctx)
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+            self.fail(f"{value!r}: LO must be below HI, both finite", param, ctx)
+        return lo, hi
+
+
+class Grid(click.ParamType):
+    """A parameter grid: ``start:stop:step`` (inclusive, step > 0) or ``a,b,c``, every value in
+    [lo, hi]."""
+
+    name = "GRID"
+
+    def __init__(self, lo: float = 0.0, hi: float = float("inf")):
+        self.lo, self.hi = lo, hi
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value
+        try:
+            if ":" in value:
+                start, stop, step = (float(x) for x in value.split(":"))
+                if not step > 0 or stop < start:
+                    self.fail(f"{value!r}: the step must be positive and stop ≥ start", param, ctx)
+                grid = np.round(np.arange(start, stop + step / 2, step), 6)
+            else:
+                grid = np.array([float(x) for x in value.split(",")])
+        except ValueError:
+            self.fail(f"{value!r}: give start:stop:step or comma-separated values", param, ctx)
+        if not (np.isfinite(grid).all() and (grid >= self.lo).all() and (grid <= self.hi).all()):
+            self.fail(f"{value!r}: every value must lie in [{self.lo:g}, {self.hi:g}]", param, ctx)
+        return grid
+
+
+class Names(click.ParamType):
+    """A comma-separated list of names (models, strategies, metrics), at least one."""
+
+    name = "NAME,…"
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value
+        names = [n.strip() for n in value.split(",") if n.strip()]
+        if not names:
+            self.fail("give at least one name", param, ctx)
+        return ",".join(names)
+
+
+class Encoding(click.ParamType):
+    name = "CODEC"
+
+    def convert(self, value, param, ctx):
+        import codecs
+        try:
+            codecs.lookup(value)
+        except LookupError:
+            self.fail(f"unknown encoding {value!r}: use a Python codec name such as utf-8, utf-16 or latin-1",
+                      param, ctx)
+        return value
+
+
+# Where outputs go: what each writer supports, checked before any work is done.
+TABLE_SUFFIXES = (".parquet", ".csv", ".tsv", ".jsonl")  # humeval.data.export.write
+FIGURE_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff")  # matplotlib
+REPORT_SUFFIXES = (".html", ".htm", ".md", ".json")
+
+
+def check_output(path, suffixes=None, what: str = "output") -> Path:
+    """Refuse an output path that cannot be written: its directory missing or not a directory, the
+    path a directory, or (when ``suffixes`` are given) an ending the writer does not know.
+    Raises ``click.BadParameter`` (exit 2) so it fails while the command line is parsed."""
+    path = Path(path)
+    if path.is_dir():
+        raise click.BadParameter(f"{path} is a directory: name a file in it", param_hint=what)
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.exists():
+        raise click.BadParameter(f"the directory {parent} does not exist: create it first", param_hint=what)
+    if not parent.is_dir():
+        raise click.BadParameter(f"{parent} is not a directory", param_hint=what)
+    if not os.access(parent, os.W_OK):
+        raise click.BadParameter(f"the directory {parent} is not writable", param_hint=what)
+    if suffixes and path.suffix.lower() not in suffixes:
+        raise click.BadParameter(f"cannot write {path.suffix or 'a file without an ending'}: name it with one of "
+                                 f"{', '.join(suffixes)}", param_hint=what)
+    return path
+
+
+class OutputPath(click.Path):
+    """A file to write: its directory exists and its ending is one of ``suffixes`` (any when None).
+    The value stays a string, as click.Path gives it."""
+
+    def __init__(self, suffixes=None):
+        super().__init__(dir_okay=False)
+        self.suffixes = suffixes
+
+    def convert(self, value, param, ctx):
+        value = super().convert(value, param, ctx)
+        if param is not None and param.default is not None and value == param.default:
+            return value  # a default (demo's report) is checked by the command, when it is used
+        try:
+            check_output(value, self.suffixes)
+        except click.BadParameter as error:
+            self.fail(error.message, param, ctx)
+        return value
+
+
+TABLE_OUT = OutputPath(TABLE_SUFFIXES)
+FIGURE_OUT = OutputPath(FIGURE_SUFFIXES)
+REPORT_OUT = OutputPath(REPORT_SUFFIXES)
+TEXT_OUT = OutputPath()
+
+# --columns keys of the readers that take a mapping: pairwise (a, b, outcome, item, judge, track,
+# group) and ratings (item, system, judge, score, track, criterion).
+COLUMN_KEYS = ("a", "b", "outcome", "item", "judge", "track", "group", "system", "score", "criterion")
+OUTCOME_CODES = {0: "tie", 1: "a wins", 2: "b wins"}
+
 
 def key_values(text: str | None, what: str, value=str) -> dict | None:
     if not text:
         return None
+    if isinstance(text, dict):
+        return text
     result = {}
     for part in text.split(","):
         key, sep, val = part.partition("=")
-        if not sep or not key.strip():
-            raise click.BadParameter(f"{part!r}: write {what} as KEY=VALUE,KEY=VALUE")
+        if not sep or not key.strip() or not val.strip():
+            raise click.BadParameter(f"{part!r}: write {what} as KEY=VALUE,KEY=VALUE", param_hint=what)
+        if key.strip() in result:
+            raise click.BadParameter(f"{key.strip()!r} is given twice", param_hint=what)
         try:
             result[key.strip()] = value(val.strip())
         except ValueError:
-            raise click.BadParameter(f"{part!r}: the value must be {value.__name__}") from None
+            raise click.BadParameter(f"{part!r}: the value must be {value.__name__}", param_hint=what) from None
     return result
+
+
+def columns_mapping(text) -> dict | None:
+    """``--columns``: humeval's column names (``COLUMN_KEYS``) → the file's."""
+    mapping = key_values(text, "--columns")
+    unknown = sorted(set(mapping or ()) - set(COLUMN_KEYS))
+    if unknown:
+        raise click.BadParameter(f"unknown key {', '.join(unknown)}; the keys are {', '.join(COLUMN_KEYS)} "
+                                 "(a, b, outcome for pairwise files; item, system, score for ratings)",
+                                 param_hint="--columns")
+    return mapping
+
+
+def outcome_labels(text) -> dict | None:
+    """``--outcomes``: the file's labels → 0 (tie), 1 (a wins), 2 (b wins)."""
+    codes = key_values(text, "--outcomes", int)
+    wrong = {k: v for k, v in (codes or {}).items() if v not in OUTCOME_CODES}
+    if wrong:
+        raise click.BadParameter(f"{', '.join(f'{k}={v}' for k, v in wrong.items())}: the codes are 0 (tie), "
+                                 "1 (a wins) and 2 (b wins)", param_hint="--outcomes")
+    return codes
+
+
+def _parsed(function):
+    return lambda ctx, param, value: function(value)
 
 
 def read_options(f):
     for option in reversed([
         click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), help="Input format (default: guessed)."),
-        click.option("--encoding", default=None, help="Text encoding of the input (default UTF-8)."),
-        click.option("--columns", default=None, metavar="K=COL,…",
-                     help="Column mapping for pairwise/ratings files, e.g. a=model_a,b=model_b,outcome=winner."),
-        click.option("--outcomes", default=None, metavar="LABEL=N,…",
+        click.option("--encoding", default=None, type=Encoding(), help="Text encoding of the input (default UTF-8)."),
+        click.option("--columns", default=None, metavar="K=COL,…", callback=_parsed(columns_mapping),
+                     help="Column mapping for pairwise/ratings files, e.g. a=model_a,b=model_b,outcome=winner "
+                          f"(keys: {', '.join(COLUMN_KEYS)}); unnamed keys keep the default columns."),
+        click.option("--outcomes", default=None, metavar="LABEL=N,…", callback=_parsed(outcome_labels),
                      help="Outcome labels of a pairwise file: 0 tie, 1 a wins, 2 b wins."),
         click.option("--track", "tracks", multiple=True, help="Keep only this track (repeatable)."),
     ]):
@@ -84,20 +313,107 @@ def common_options(f):
     return click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")(f)
 
 
-def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), quiet=False):
+def anonymize_options(f):
+    """--anonymize and --salt: judge, editor and annotator ids replaced by stable pseudonyms as soon
+    as the data is read, so no output carries them."""
+    f = click.option("--salt", default=None,
+                     help="Secret mixed into the pseudonyms (keep it to reproduce them; needs --anonymize).")(f)
+    return click.option("--anonymize", "anon", is_flag=True,
+                        help="Replace judge/editor/annotator ids by stable pseudonyms in every output.")(f)
+
+
+def pseudonym_salt(anon: bool, salt: str | None) -> str | None:
+    """The salt to anonymise with, or None when --anonymize is off (--salt alone is an error)."""
+    if salt is not None and not anon:
+        raise click.UsageError("--salt does nothing without --anonymize")
+    return (salt or "") if anon else None
+
+
+def drop_option(f):
+    return click.option("--drop-judges", "drop_file", type=click.Path(exists=True, dir_okay=False),
+                        help="Leave out the judges listed in this file (one per line, e.g. from "
+                             "`humeval judges --drop-list`) before anything is fitted.")(f)
+
+
+def explicit(ctx: click.Context, name: str) -> bool:
+    """Whether the user gave the option ``name`` (a parameter name), not its default."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source not in (click.core.ParameterSource.DEFAULT,
+                                                 click.core.ParameterSource.DEFAULT_MAP)
+
+
+def needs(ctx: click.Context, given: dict[str, str], condition: bool, reason: str, warn: bool = False):
+    """Refuse options that would be silently ignored: ``given`` maps parameter names to option
+    names; when ``condition`` is false and the user gave any of them, exit 2 saying ``reason``
+    (or, with ``warn``, print a warning for harmless ones such as --jobs and go on)."""
+    if condition:
+        return
+    named = [option for name, option in given.items() if explicit(ctx, name)]
+    if named:
+        message = f"{' and '.join(named)} {'does' if len(named) == 1 else 'do'} nothing {reason}"
+        if not warn:
+            raise click.UsageError(message)
+        err.print(f"[yellow]warning:[/] {message}")
+
+
+def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), quiet=False, salt=None,
+         drop_file=None):
+    """Read ``path`` with the reading options; pseudonymise people when ``salt`` is not None
+    (--anonymize); leave out the judges listed in ``drop_file`` (--drop-judges)."""
     options = {}
     if encoding:
         options["encoding"] = encoding
     if columns:
-        options["columns"] = key_values(columns, "--columns")
+        options["columns"] = columns_mapping(columns)
     if outcomes:
-        options["outcomes"] = key_values(outcomes, "--outcomes", int)
+        options["outcomes"] = outcome_labels(outcomes)
     if quiet:
         result = read(path, fmt, **options)
     else:
         with err.status(f"reading {path} …"):
             result = read(path, fmt, **options)
-    return restrict(result, tracks) if tracks else result
+    result = restrict(result, tracks) if tracks else result
+    if salt is not None:
+        from humeval.data.anonymize import anonymize_judgments
+        result = anonymize_judgments(result, salt)
+    if drop_file:
+        result = drop_listed(result, drop_file, quiet)
+    return result
+
+
+def read_judge_list(path) -> list[str]:
+    """One judge per line; blank lines and lines starting with # are skipped."""
+    from humeval.data.readers._io import read_text
+    return [line.strip() for line in read_text(path).splitlines() if line.strip() and not line.startswith("#")]
+
+
+def drop_listed(judgments, path, quiet=False):
+    """``judgments`` without the judges (or editors) listed in ``path``: says how many judgments
+    went and warns of listed judges the data does not have."""
+    from humeval.agreement.judges import drop_judges
+    listed = read_judge_list(path)
+    found, removed = set(), {}
+    for name, table in judgments.tables().items():
+        people = table.judges if hasattr(table, "judges") else getattr(table, "editors", ())
+        found |= set(listed) & set(people)
+        kept = drop_judges(table, listed)
+        if len(kept) < len(table):
+            removed[name] = len(table) - len(kept)
+            setattr(judgments, name, kept)
+    if removed and not any(len(t) for t in judgments.tables().values()):
+        raise InputError(judgments.report.path, None, f"every judgment is by a judge listed in {path}",
+                         "nothing is left to rank: check the list")
+    missing = [j for j in listed if j not in found]
+    if not quiet:
+        what = ", ".join(f"{n:,} {name.replace('_', '-')}" for name, n in removed.items()) or "nothing"
+        err.print(f"--drop-judges: left out {len(found)} of {len(listed)} listed judges ({what})")
+    if missing:
+        err.print(f"[yellow]warning:[/] --drop-judges: {len(missing)} listed judge{'s' if len(missing) > 1 else ''} "
+                  f"not in {judgments.report.path}: {', '.join(missing[:10])}{' …' if len(missing) > 10 else ''}"
+                  " (pseudonyms need the same --anonymize --salt as the list was made with)")
+    judgments.report.notes.append(f"left out the judges listed in {path}: "
+                                  + (", ".join(f"{n:,} {k.replace('_', '-')}" for k, n in removed.items()) or "none found"))
+    return judgments
 
 
 def restrict(judgments, tracks):

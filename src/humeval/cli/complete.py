@@ -8,7 +8,22 @@ from pathlib import Path
 
 import click
 
-from humeval.cli.common import InputError, common_options, err, jsonable, load, out, read_options, render
+from humeval.cli.common import (
+    FIGURE_OUT,
+    SEED,
+    SHARE,
+    TABLE_OUT,
+    InputError,
+    common_options,
+    count,
+    err,
+    jsonable,
+    load,
+    needs,
+    out,
+    read_options,
+    render,
+)
 from humeval.data.export import write
 
 
@@ -16,14 +31,16 @@ from humeval.data.export import write
 @click.argument("file", type=click.Path(dir_okay=False))
 @read_options
 @click.option("--criterion", help="Which criterion to complete when the file has several.")
-@click.option("--holdout", default=0.1, show_default=True, help="Share of known ratings hidden to measure errors.")
-@click.option("--trials", default=3, show_default=True)
-@click.option("--out", "out_file", type=click.Path(dir_okay=False),
+@click.option("--holdout", default=0.1, show_default=True, type=SHARE,
+              help="Share of known ratings hidden to measure errors.")
+@click.option("--trials", default=3, show_default=True, type=count(1))
+@click.option("--out", "out_file", type=TABLE_OUT,
               help="Write the completed judge × (item | system) matrix (soft-impute; .csv/.parquet/.jsonl).")
 @click.option("--decisions", is_flag=True, help="Run the decision study (one rating, + completion, all ratings).")
-@click.option("--common", default=5, show_default=True, help="Shared columns every working judge rates (decisions).")
-@click.option("--plot", type=click.Path(dir_okay=False), help="Draw the decision study.")
-@click.option("--random-state", default=0, show_default=True)
+@click.option("--common", default=5, show_default=True, type=count(1),
+              help="Shared columns every working judge rates (decisions).")
+@click.option("--plot", type=FIGURE_OUT, help="Draw the decision study (needs --decisions).")
+@click.option("--random-state", default=0, show_default=True, type=SEED)
 @common_options
 def complete(file, fmt, encoding, columns, outcomes, tracks, criterion, holdout, trials, out_file, decisions, common,
              plot, random_state, quiet, as_json):
@@ -44,6 +61,7 @@ def complete(file, fmt, encoding, columns, outcomes, tracks, criterion, holdout,
         completion_error,
         decision_study,
     )
+    needs(click.get_current_context(), {"plot": "--plot", "common": "--common"}, decisions, "without --decisions")
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
     r = judgments.ratings
     if r is None:

@@ -7,8 +7,27 @@ from pathlib import Path
 
 import click
 
-from humeval.cli.common import common_options, jsonable, load, out, print_report, read_options, render
-from humeval.data.anonymize import anonymize
+from humeval.cli.common import (
+    JOBS,
+    PROPORTION,
+    REPORT_OUT,
+    REPORT_SUFFIXES,
+    SEED,
+    TABLE_OUT,
+    OutputPath,
+    anonymize_options,
+    check_output,
+    common_options,
+    count,
+    jsonable,
+    load,
+    needs,
+    out,
+    print_report,
+    pseudonym_salt,
+    read_options,
+    render,
+)
 from humeval.data.describe import describe
 from humeval.data.export import frame, pairwise_frame, write
 from humeval.simulate import simulate_competition
@@ -46,10 +65,9 @@ def info(files, fmt, encoding, columns, outcomes, tracks, quiet, as_json):
 
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.argument("output", type=click.Path(dir_okay=False))
+@click.argument("output", type=TABLE_OUT)
 @read_options
-@click.option("--anonymize", "anon", is_flag=True, help="Replace judge/editor names by stable pseudonyms.")
-@click.option("--salt", default="", help="Secret mixed into the pseudonyms (keep it to reproduce them).")
+@anonymize_options
 @common_options
 def convert(file, output, fmt, encoding, columns, outcomes, tracks, anon, salt, quiet, as_json):
     """Convert a judgments file to pairwise comparisons (.parquet, .csv, .tsv, .jsonl).
@@ -61,15 +79,16 @@ def convert(file, output, fmt, encoding, columns, outcomes, tracks, anon, salt, 
     Example:
       humeval convert data_RNK.csv wmt10.parquet --anonymize --salt "$SECRET"
     """
-    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+    salt = pseudonym_salt(anon, salt)
+    if Path(output).resolve() == Path(file).resolve():
+        raise click.BadParameter("is FILE itself: write the conversion to another file", param_hint="OUTPUT")
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, salt=salt)
     output = Path(output)
     written = {}
     for name in ("comparisons", "ratings", "post_edits"):
         table = getattr(judgments, name)
         if table is None:
             continue
-        if anon:
-            table = anonymize(table, salt)
         target = output if not written else output.with_name(f"{output.stem}.{name}{output.suffix}")
         written[name] = {"path": str(write(frame(table), target)), "rows": len(table)}
     if as_json:
@@ -80,25 +99,33 @@ def convert(file, output, fmt, encoding, columns, outcomes, tracks, anon, salt, 
                       + (" (judges pseudonymised)" if anon else ""))
 
 
+def check_simulation(design: str, systems: int, k: int = 5):
+    if design == "rankings" and systems < k:
+        raise click.BadParameter(f"{systems} systems: the rankings design shows {k} at a time; give at least {k} "
+                                 "or --design pairs", param_hint="--systems")
+
+
 def simulation_options(f):
     for option in reversed([
-        click.option("--systems", default=12, show_default=True, help="Number of systems."),
-        click.option("--items", default=500, show_default=True, help="Number of source segments."),
-        click.option("--judges", default=20, show_default=True, help="Number of judges."),
-        click.option("--judgments", default=2000, show_default=True,
+        click.option("--systems", default=12, show_default=True, type=count(2),
+                     help="Number of systems (at least 5 for the rankings design)."),
+        click.option("--items", default=500, show_default=True, type=count(1), help="Number of source segments."),
+        click.option("--judges", default=20, show_default=True, type=count(1), help="Number of judges."),
+        click.option("--judgments", default=2000, show_default=True, type=count(1),
                      help="Comparisons (pairs, baseline designs) or rankings (rankings design)."),
         click.option("--design", type=click.Choice(DESIGNS), default="rankings", show_default=True),
-        click.option("--random-judges", default=0.1, show_default=True, help="Share of judges answering at random."),
-        click.option("--random-state", default=0, show_default=True, help="Seed."),
+        click.option("--random-judges", default=0.1, show_default=True, type=PROPORTION,
+                     help="Share of judges answering at random."),
+        click.option("--random-state", default=0, show_default=True, type=SEED, help="Seed."),
     ]):
         f = option(f)
     return f
 
 
 @click.command()
-@click.argument("output", type=click.Path(dir_okay=False))
+@click.argument("output", type=TABLE_OUT)
 @simulation_options
-@click.option("--truth", type=click.Path(dir_okay=False), help="Also write the true abilities (CSV).")
+@click.option("--truth", type=OutputPath((".csv",)), help="Also write the true abilities (CSV).")
 @common_options
 def simulate(output, systems, items, judges, judgments, design, random_judges, random_state, truth,
              quiet, as_json):
@@ -109,6 +136,7 @@ def simulate(output, systems, items, judges, judgments, design, random_judges, r
     Example:
       humeval simulate sim.parquet --design pairs --judgments 5000 --truth truth.csv
     """
+    check_simulation(design, systems)
     sim = simulate_competition(n_systems=systems, n_items=items, n_judges=judges, n_judgments=judgments,
                                design=design, random_judges=random_judges, random_state=random_state)
     write(pairwise_frame(sim.comparisons), output)
@@ -128,9 +156,10 @@ def simulate(output, systems, items, judges, judgments, design, random_judges, r
 @read_options
 @simulation_options
 @click.option("--report", "report_file", default="humeval-report.html", show_default=True,
-              type=click.Path(dir_okay=False), help="Where to write the campaign report (.html, .md or .json).")
+              type=REPORT_OUT, help="Where to write the campaign report (.html, .md or .json).")
 @click.option("--no-report", is_flag=True, help="Print the tables only.")
-@click.option("--jobs", "-j", default=1, show_default=True, help="Processes for the report's refits (0 = all cores).")
+@click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
+              help="Processes for the report's refits (0 = all cores).")
 @common_options
 def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges, judgments, design,
          random_judges, random_state, report_file, no_report, jobs, quiet, as_json):
@@ -143,6 +172,17 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
       humeval demo
       humeval demo ../shared/data/wmt10-rankings/wmt10/data_RNK.csv --track Czech-English
     """
+    ctx = click.get_current_context()
+    needs(ctx, {"systems": "--systems", "items": "--items", "judges": "--judges", "judgments": "--judgments",
+                "design": "--design", "random_judges": "--random-judges"}, not file,
+          "with FILE: they shape the simulated campaign, which FILE replaces")
+    needs(ctx, {"fmt": "--format", "encoding": "--encoding", "columns": "--columns", "outcomes": "--outcomes",
+                "tracks": "--track"}, bool(file), "without FILE: they say how to read it")
+    needs(ctx, {"report_file": "--report", "jobs": "--jobs"}, not no_report, "with --no-report")
+    if not file:
+        check_simulation(design, systems)
+    if not no_report:
+        check_output(report_file, REPORT_SUFFIXES, "--report")
     truth = None
     if file:
         data = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)

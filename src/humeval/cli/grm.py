@@ -8,9 +8,17 @@ import click
 import pandas as pd
 
 from humeval.cli.common import (
+    FIGURE_OUT,
+    SEED,
+    TABLE_OUT,
     InputError,
+    Interval,
+    Names,
+    Real,
+    Numbers,
     common_options,
     comparisons_of,
+    count,
     err,
     jsonable,
     load,
@@ -31,11 +39,13 @@ def grm():
 @click.argument("file", type=click.Path(dir_okay=False))
 @read_options
 @click.option("--baseline", help="The fixed baseline system (default: the one whose win share is nearest the mean).")
-@click.option("--segments", "n_segments", default=10, show_default=True, help="Most informative segments to list.")
-@click.option("--theta-range", default="-1,1", show_default=True, help="Ability range for segment information.")
-@click.option("--icc", "icc_plot", type=click.Path(dir_okay=False), help="Draw the ICC of the most informative segment.")
-@click.option("--information", "info_plot", type=click.Path(dir_okay=False), help="Draw the item information of the listed segments.")
-@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write the system scores (.csv/.jsonl/.parquet).")
+@click.option("--segments", "n_segments", default=10, show_default=True, type=count(1),
+              help="Most informative segments to list.")
+@click.option("--theta-range", default="-1,1", show_default=True, type=Interval(),
+              help="Ability range for segment information.")
+@click.option("--icc", "icc_plot", type=FIGURE_OUT, help="Draw the ICC of the most informative segment.")
+@click.option("--information", "info_plot", type=FIGURE_OUT, help="Draw the item information of the listed segments.")
+@click.option("--out", "out_file", type=TABLE_OUT, help="Write the system scores (.csv/.jsonl/.parquet).")
 @common_options
 def grm_fit(file, fmt, encoding, columns, outcomes, tracks, baseline, n_segments, theta_range, icc_plot, info_plot,
             out_file, quiet, as_json):
@@ -50,7 +60,10 @@ def grm_fit(file, fmt, encoding, columns, outcomes, tracks, baseline, n_segments
     from humeval.ranking import GRM
     from humeval.report import plot_icc, plot_item_information
     comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json), file)
-    lo, hi = (float(x) for x in theta_range.split(","))
+    lo, hi = theta_range
+    if (icc_plot or info_plot) and len(comparisons.by_track()) > 1:
+        raise click.UsageError(f"--icc and --information draw one track and {file} has "
+                               f"{len(comparisons.by_track())}: pick one with --track")
     results = {}
     for track, part in comparisons.by_track().items():
         chosen = baseline or propose_baseline(part)
@@ -89,15 +102,19 @@ def grm_fit(file, fmt, encoding, columns, outcomes, tracks, baseline, n_segments
 @grm.command("study")
 @click.argument("file", type=click.Path(dir_okay=False))
 @read_options
-@click.option("--baselines", default="auto", show_default=True,
+@click.option("--baselines", default="auto", show_default=True, type=Names(),
               help="Baselines for the GRM: names separated by commas, 'all', or 'auto' (the proposed one, the "
                    "strongest and the weakest).")
-@click.option("--budgets", default="800,1600,3200,6400", show_default=True)
-@click.option("--trials", default=3, show_default=True)
-@click.option("--noise", default="0.1,0.2,0.3,0.4,0.5", show_default=True, help="Shares of random judges ('' to skip).")
-@click.option("--gold-resamples", default=1000, show_default=True, help="Bootstrap TrueSkill runs for the gold scores.")
-@click.option("--plot", type=click.Path(dir_okay=False), help="Draw the budget study.")
-@click.option("--random-state", default=0, show_default=True)
+@click.option("--budgets", default="800,1600,3200,6400", show_default=True, type=Numbers(count(1)),
+              help="Training budgets (comparisons).")
+@click.option("--trials", default=3, show_default=True, type=count(1))
+@click.option("--noise", default="0.1,0.2,0.3,0.4,0.5", show_default=True,
+              type=Numbers(Real(0, 1, max_open=True), empty=True),
+              help="Shares of random judges, each in [0, 1) ('' to skip).")
+@click.option("--gold-resamples", default=1000, show_default=True, type=count(1),
+              help="Bootstrap TrueSkill runs for the gold scores.")
+@click.option("--plot", type=FIGURE_OUT, help="Draw the budget study.")
+@click.option("--random-state", default=0, show_default=True, type=SEED)
 @common_options
 def grm_study(file, fmt, encoding, columns, outcomes, tracks, baselines, budgets, trials, noise, gold_resamples, plot,
               random_state, quiet, as_json):
@@ -118,7 +135,7 @@ def grm_study(file, fmt, encoding, columns, outcomes, tracks, baselines, budgets
     if len(parts) > 1:
         raise InputError(file, None, f"{len(parts)} tracks: the study runs on one", "pick one with --track")
     (track, c), = parts.items()
-    budget_list = [int(b) for b in budgets.split(",")]
+    budget_list = budgets
     tally = c.tally().win_share.sort_values()
     chosen = {"all": list(c.systems), "auto": list(dict.fromkeys([propose_baseline(c), tally.index[-1],
                                                                    tally.index[0]]))}.get(baselines,
@@ -132,7 +149,7 @@ def grm_study(file, fmt, encoding, columns, outcomes, tracks, baselines, budgets
         bar.update(task, description="budget study")
         study = budget_study(c, gold, chosen, budget_list, trials, random_state,
                              progress=lambda done, total: bar.update(task, completed=done, total=total))
-        shares = [float(x) for x in noise.split(",") if x.strip()]
+        shares = noise
         noisy = None
         if shares:
             bar.update(task, description="noisy judges", completed=0)

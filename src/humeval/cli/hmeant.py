@@ -9,7 +9,7 @@ import click
 import numpy as np
 import pandas as pd
 
-from humeval.cli.common import common_options, jsonable, out, render
+from humeval.cli.common import TABLE_OUT, anonymize_options, common_options, jsonable, out, pseudonym_salt, render
 from humeval.data.export import write
 from humeval.errors import InputError
 
@@ -117,9 +117,10 @@ def tau_table(candidates: dict[str, pd.Series], target: pd.Series) -> pd.DataFra
               help="Human adequacy scores (columns item, system, score): tune the weights to them and compare.")
 @click.option("--metrics/--no-metrics", default=False, show_default=True,
               help="Also score the outputs with BLEU, chrF, TER and METEOR (needs the texts) and compare.")
-@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write HMEANT per (item, system, annotator).")
+@click.option("--out", "out_file", type=TABLE_OUT, help="Write HMEANT per (item, system, annotator).")
+@anonymize_options
 @common_options
-def hmeant_command(files, weight_spec, human_file, metrics, out_file, quiet, as_json):
+def hmeant_command(files, weight_spec, human_file, metrics, out_file, anon, salt, quiet, as_json):
     """HMEANT of every annotated output, per system and language, with the role weights used and
     the two annotators' agreement (Lo & Wu 2011, 2012; Birch et al. 2013).
 
@@ -129,6 +130,7 @@ def hmeant_command(files, weight_spec, human_file, metrics, out_file, quiet, as_
     Example:
       humeval hmeant hmeant-wmt13/ --weights frequency --metrics
       humeval hmeant annotations.json --tune adequacy.csv
+      humeval hmeant hmeant-wmt13/ --out hmeant.csv --anonymize --salt "$SECRET"
     """
     from humeval.metrics.hmeant import (
         alignment_agreement,
@@ -140,7 +142,11 @@ def hmeant_command(files, weight_spec, human_file, metrics, out_file, quiet, as_
         uniform_weights,
         weights_table,
     )
+    salt = pseudonym_salt(anon, salt)
     annotations = read_annotations(files)
+    if salt is not None:
+        from humeval.data.anonymize import anonymize_annotations
+        annotations = anonymize_annotations(annotations, salt)
     stats = frame_statistics(annotations)
     weights = read_weights(weight_spec, annotations, stats.types)
     scores = hmeant(stats, weights)

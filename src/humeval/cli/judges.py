@@ -7,7 +7,20 @@ from pathlib import Path
 
 import click
 
-from humeval.cli.common import InputError, common_options, jsonable, load, out, read_options, render
+from humeval.cli.common import (
+    TEXT_OUT,
+    InputError,
+    anonymize_options,
+    common_options,
+    count,
+    jsonable,
+    load,
+    needs,
+    out,
+    pseudonym_salt,
+    read_options,
+    render,
+)
 
 
 def agreement_options(f):
@@ -21,6 +34,14 @@ def agreement_options(f):
     ]):
         f = option(f)
     return f
+
+
+def ranking_options_apply(judgments):
+    """--exclude-reference, --exclude, --drop-ties and --expected shape the pairwise labels of
+    rankings; on ratings alone they would do nothing."""
+    needs(click.get_current_context(), {"exclude_reference": "--exclude-reference", "exclude_systems": "--exclude",
+                                        "drop_ties": "--drop-ties", "expected": "--expected"},
+          judgments.comparisons is not None, "on ratings (they shape the pairwise labels of rankings)")
 
 
 def _excluded(exclude_reference, exclude_systems):
@@ -49,6 +70,7 @@ def agreement(files, fmt, encoding, columns, outcomes, tracks, exclude_reference
     results = {}
     for path in files:
         judgments = load(path, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+        ranking_options_apply(judgments)
         from humeval.agreement import agreement_table
         table = agreement_table(judgments, _excluded(exclude_reference, exclude_systems), drop_ties, expected)
         results[str(path)] = table
@@ -67,12 +89,15 @@ def agreement(files, fmt, encoding, columns, outcomes, tracks, exclude_reference
 @click.argument("file", type=click.Path(dir_okay=False))
 @read_options
 @agreement_options
-@click.option("--min-pairs", default=20, show_default=True, help="Pairs a judge needs before being judged.")
-@click.option("--drop-list", type=click.Path(dir_okay=False), help="Write the flagged judges, one per line.")
+@click.option("--min-pairs", default=20, show_default=True, type=count(1),
+              help="Pairs a judge needs before being judged.")
+@click.option("--drop-list", type=TEXT_OUT,
+              help="Write the flagged judges, one per line (for rank/report/compare-models --drop-judges).")
 @click.option("--all", "show_all", is_flag=True, help="Show every judge, not the 25 least reliable.")
+@anonymize_options
 @common_options
 def judges(file, fmt, encoding, columns, outcomes, tracks, exclude_reference, exclude_systems, drop_ties, expected,
-           min_pairs, drop_list, show_all, quiet, as_json):
+           min_pairs, drop_list, show_all, anon, salt, quiet, as_json):
     """Judge quality, least reliable first: judgments, agreement with the other judges (P(A) and
     kappa), with the leave-one-out majority, self-consistency, and a flag (chance: agreement not
     above chance; outlier: kappa far below the median judge's).
@@ -80,13 +105,14 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, exclude_reference, ex
     \b
     Example:
       humeval judges data_RNK-public.csv --drop-list drop.txt
-      # then, in Python: drop_judges(comparisons, open("drop.txt").read().split())
+      humeval rank data_RNK-public.csv --drop-judges drop.txt
     """
     from humeval.agreement import flagged, judge_quality
-    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, pseudonym_salt(anon, salt))
     table = judgments.comparisons if judgments.comparisons is not None else judgments.ratings
     if table is None:
         raise InputError(file, None, "holds no rankings, comparisons or ratings", "judges needs judgments")
+    ranking_options_apply(judgments)
     quality = judge_quality(table, _excluded(exclude_reference, exclude_systems), drop_ties, expected,
                             min_pairs=min_pairs)
     drop = flagged(quality)

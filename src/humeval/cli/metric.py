@@ -9,7 +9,23 @@ import click
 import numpy as np
 import pandas as pd
 
-from humeval.cli.common import common_options, err, jsonable, load, out, read_options, render
+from humeval.cli.common import (
+    CONFIDENCE,
+    SEED,
+    TABLE_OUT,
+    Grid,
+    Names,
+    Resamples,
+    common_options,
+    err,
+    explicit,
+    jsonable,
+    load,
+    needs,
+    out,
+    read_options,
+    render,
+)
 from humeval.data.export import write
 from humeval.errors import InputError
 
@@ -24,18 +40,63 @@ def _lines(path) -> list[str]:
     return read_text(path).rstrip("\n").split("\n")
 
 
+TOKENIZERS = ("none", "zh", "13a", "intl", "char", "ja-mecab", "ko-mecab")  # spm/flores download models
+
+
+def _tokenizer_installed(ctx, param, value):
+    """ja-mecab and ko-mecab need sacrebleu's extras: say so while parsing, not after reading."""
+    if value in ("ja-mecab", "ko-mecab"):
+        from sacrebleu.metrics.bleu import BLEU
+        try:
+            BLEU(tokenize=value)
+        except (ImportError, RuntimeError):
+            raise click.BadParameter(f"{value} needs sacrebleu's extras: pip install sacrebleu[{value[:2]}]",
+                                     ctx, param) from None
+    return value
+
+
+def _one_of(known):
+    """A callback checking a value (or each of a comma-separated list) against ``known()``, which
+    imports what it needs only when the command runs."""
+    def check(ctx, param, value):
+        choices = list(known())
+        wrong = [v for v in str(value).split(",") if v.strip() not in choices]
+        if wrong:
+            raise click.BadParameter(f"{', '.join(map(repr, wrong))} is not one of {', '.join(choices)}", ctx, param)
+        return value
+    return check
+
+
+def _presets():
+    from humeval.metrics.meteor import PRESETS
+    return PRESETS
+
+
+def _matchers():
+    from humeval.metrics.meteor import MATCHERS
+    return MATCHERS
+
+
+def _languages():
+    import snowballstemmer
+    return snowballstemmer.algorithms()
+
+
 def meteor_options(f):
     for option in reversed([
-        click.option("--preset", default="rank-en", show_default=True,
+        click.option("--preset", default="rank-en", show_default=True, callback=_one_of(_presets),
                      help="METEOR parameters: rank-en, universal or next (METEOR 1.5 / 2010 settings)."),
-        click.option("--matchers", default="exact,stem,synonym", show_default=True,
+        click.option("--matchers", default="exact,stem,synonym", show_default=True, type=Names(),
+                     callback=_one_of(_matchers),
                      help="METEOR matchers: exact, stem, synonym (WordNet), paraphrase (needs --paraphrase)."),
-        click.option("--language", default="english", show_default=True, help="Snowball stemmer language."),
+        click.option("--language", default="english", show_default=True, callback=_one_of(_languages),
+                     help="Snowball stemmer language."),
         click.option("--wordnet", type=click.Path(file_okay=False),
                      help="WordNet 3.0 database directory (default: $HUMEVAL_WORDNET or /usr/share/wordnet)."),
         click.option("--paraphrase", "paraphrase_table", type=click.Path(dir_okay=False),
                      help="A METEOR paraphrase table (gzip: probability, phrase, paraphrase lines)."),
-        click.option("--tokenize", default="13a", show_default=True,
+        click.option("--tokenize", default="13a", show_default=True, type=click.Choice(TOKENIZERS),
+                     callback=_tokenizer_installed,
                      help="sacrebleu tokenizer applied before matching; 'none' for tokenised text."),
     ]):
         f = option(f)
@@ -51,8 +112,9 @@ def make_meteor(preset, matchers, language, wordnet, paraphrase_table, tokenize,
     try:
         return Meteor(params=preset, matchers=chosen, language=language, wordnet=wordnet,
                       paraphrase_table=paraphrase_table, tokenize=tokenize, function_words=function_words)
-    except ValueError as e:
-        raise click.BadParameter(str(e)) from None
+    except ValueError as e:  # the table or the database is missing or unreadable
+        hint = "--wordnet" if "WordNet" in str(e) else "--paraphrase" if "paraphrase" in str(e) else "--matchers"
+        raise click.BadParameter(str(e), param_hint=hint) from None
 
 
 def meteor_statistics(scorer, hyps, refs, label, quiet):
@@ -66,10 +128,10 @@ def meteor_statistics(scorer, hyps, refs, label, quiet):
 @click.option("--hyp", "hyp_file", required=True, type=click.Path(dir_okay=False), help="Hypotheses, one per line.")
 @click.option("--ref", "ref_files", required=True, multiple=True, type=click.Path(dir_okay=False),
               help="References, one per line (repeat for several references).")
-@click.option("--metrics", default="bleu,chrf,chrf++,ter", show_default=True,
+@click.option("--metrics", default="bleu,chrf,chrf++,ter", show_default=True, type=Names(),
               help="Any of bleu, chrf, chrf++, ter, meteor.")
 @meteor_options
-@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write the segment scores.")
+@click.option("--out", "out_file", type=TABLE_OUT, help="Write the segment scores.")
 @common_options
 def metric_score(hyp_file, ref_files, metrics, out_file, quiet, as_json, **meteor_settings):
     """Corpus and segment scores (sacrebleu's metrics and METEOR-NEXT), each with its signature.
@@ -92,6 +154,9 @@ def metric_score(hyp_file, ref_files, metrics, out_file, quiet, as_json, **meteo
     unknown = [m for m in names if m not in runners]
     if unknown:
         raise click.BadParameter(f"unknown metrics {unknown}; choose from {', '.join(runners)}", param_hint="--metrics")
+    needs(click.get_current_context(), {"preset": "--preset", "matchers": "--matchers", "language": "--language",
+                                        "wordnet": "--wordnet", "paraphrase_table": "--paraphrase",
+                                        "tokenize": "--tokenize"}, "meteor" in names, "unless --metrics has meteor")
     results = {n: runners[n]() for n in names}
     if out_file:
         write(pd.DataFrame({r.name: r.segment for r in results.values()}), out_file)
@@ -112,7 +177,7 @@ def _meteor_scores(settings, hyps, refs, label, quiet):
 @metric.command("hter")
 @click.argument("file", type=click.Path(dir_okay=False))
 @read_options
-@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write HTER per (item, system).")
+@click.option("--out", "out_file", type=TABLE_OUT, help="Write HTER per (item, system).")
 @common_options
 def metric_hter(file, fmt, encoding, columns, outcomes, tracks, out_file, quiet, as_json):
     """HTER: TER of each output against its post-edit, the minimum over post-editors.
@@ -144,13 +209,14 @@ def metric_hter(file, fmt, encoding, columns, outcomes, tracks, out_file, quiet,
 @click.option("--details", type=click.Path(dir_okay=False), help="Segment ids → document and segment (seg level).")
 @click.option("--refset", help="Reference set to use when a file has several (default: the file's first).")
 @click.option("--exclude", "exclude_systems", multiple=True, help="Leave out this system (repeatable), e.g. human ones.")
-@click.option("--bootstrap", "n_boot", type=int, default=0, show_default=True,
+@click.option("--bootstrap", "n_boot", type=Resamples(), default=0, show_default=True,
               help="Resamples for percentile intervals of Pearson's r (0: none).")
-@click.option("--confidence", type=float, default=0.95, show_default=True)
+@click.option("--confidence", type=CONFIDENCE, default=0.95, show_default=True,
+              help="Coverage of the intervals (needs --bootstrap).")
 @click.option("--williams/--no-williams", default=True, show_default=True,
               help="Williams' test: is the top metric's Pearson r higher than each other's?")
-@click.option("--random-state", type=int, default=0, show_default=True)
-@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write the table.")
+@click.option("--random-state", type=SEED, default=0, show_default=True)
+@click.option("--out", "out_file", type=TABLE_OUT, help="Write the table.")
 @common_options
 def metric_correlate(metric_files, human_file, details, refset, exclude_systems, n_boot, confidence, williams,
                      random_state, out_file, quiet, as_json):
@@ -167,6 +233,8 @@ def metric_correlate(metric_files, human_file, details, refset, exclude_systems,
           --details input/de-en.details.txt
     """
     from humeval.metaeval.table import correlation_table
+    needs(click.get_current_context(), {"confidence": "--confidence", "random_state": "--random-state"}, n_boot > 0,
+          "without --bootstrap")
     level, table, skipped = correlation_table(metric_files, human_file, details, refset, exclude_systems, n_boot,
                                               confidence, williams, random_state)
     if out_file:
@@ -180,11 +248,15 @@ def metric_correlate(metric_files, human_file, details, refset, exclude_systems,
                       + (" …" if len(skipped) > 5 else ""))
 
 
-def _human_scores(path, column: str, n: int) -> np.ndarray:
+def _human_scores(path, column: str, n: int, named: bool = False) -> np.ndarray:
     """One human score per segment: a file of numbers, one per line, or a table with a header
-    (MLQE-PE's DA files: the ``column``, default ``mean``)."""
+    (MLQE-PE's DA files: the ``column``, default ``mean``). ``named``: the user gave the column,
+    so a file without columns is an error rather than a silently ignored option."""
     lines = _lines(path)
     first = lines[0].split("\t") if lines else []
+    if named and len(first) <= 1:
+        raise InputError(path, 1, f"one number per line, so --human-column {column} names nothing",
+                         "leave out --human-column for such files")
     if len(first) > 1 and column in first:
         k = first.index(column)
         values, body, start = [], lines[1:], 2
@@ -216,17 +288,9 @@ def _parse_set(spec: str) -> tuple[str, list[str], bool]:
     return name, parts, lower
 
 
-def _grid_axis(text: str | None):
-    """'0:1:0.1' (start:stop:step, inclusive) or '0.2,0.5,0.8'."""
-    if text is None:
-        return None
-    try:
-        if ":" in text:
-            start, stop, step = (float(x) for x in text.split(":"))
-            return np.round(np.arange(start, stop + step / 2, step), 6)
-        return np.array([float(x) for x in text.split(",")])
-    except ValueError:
-        raise click.BadParameter(f"{text!r}: give start:stop:step or comma-separated values") from None
+def _grid_axis(text):
+    """'0:1:0.1' (start:stop:step, inclusive) or '0.2,0.5,0.8' (already parsed by ``Grid``)."""
+    return None if text is None else Grid().convert(text, None, None)
 
 
 @metric.command("tune")
@@ -236,14 +300,15 @@ def _grid_axis(text: str | None):
 @click.option("--human-column", default="mean", show_default=True, help="Column of tabular human-score files.")
 @click.option("--objective", type=click.Choice(["pearson"]), default="pearson", show_default=True,
               help="Length-weighted Pearson r (the paper's objective for adequacy and HTER).")
-@click.option("--alpha", help="Grid for α, start:stop:step or a,b,c (default 0:1:0.1).")
-@click.option("--beta", help="Grid for β (default 0:3:0.5).")
-@click.option("--gamma", help="Grid for γ (default 0:1:0.1).")
-@click.option("--delta", help="Grid for δ, the content-word weight (default 0.5: no function-word split).")
-@click.option("--weights", "weight_grid", help="Grid for w_stem, w_synonym, w_paraphrase (default 0:1:0.2).")
+@click.option("--alpha", type=Grid(0, 1), help="Grid for α, start:stop:step or a,b,c (default 0:1:0.1).")
+@click.option("--beta", type=Grid(0), help="Grid for β (default 0:3:0.5).")
+@click.option("--gamma", type=Grid(0, 1), help="Grid for γ (default 0:1:0.1).")
+@click.option("--delta", type=Grid(0, 1), help="Grid for δ, the content-word weight (default 0.5: no function-word split).")
+@click.option("--weights", "weight_grid", type=Grid(0, 1),
+              help="Grid for w_stem, w_synonym, w_paraphrase (default 0:1:0.2).")
 @click.option("--baselines/--no-baselines", default=True, show_default=True, help="Add BLEU, chrF and TER rows.")
 @meteor_options
-@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write Table 4 (CSV/TSV/Parquet/JSON).")
+@click.option("--out", "out_file", type=TABLE_OUT, help="Write Table 4 (.csv/.tsv/.parquet/.jsonl).")
 @common_options
 def metric_tune(specs, human_column, objective, alpha, beta, gamma, delta, weight_grid, baselines, out_file, quiet,
                 as_json, **meteor_settings):
@@ -275,7 +340,7 @@ def metric_tune(specs, human_column, objective, alpha, beta, gamma, delta, weigh
         hyps, refs = _lines(hyp_file), _lines(ref_file)
         if len(refs) != len(hyps):
             raise InputError(ref_file, None, f"{len(refs)} lines, but {hyp_file} has {len(hyps)}", "the files must be line-aligned")
-        human = _human_scores(human_file, human_column, len(hyps))
+        human = _human_scores(human_file, human_column, len(hyps), explicit(click.get_current_context(), "human_column"))
         start = time.perf_counter()
         stats = meteor_statistics(scorer, hyps, refs, name, quiet or as_json)
         timings[name] = {"align s": time.perf_counter() - start}

@@ -3,43 +3,55 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 import numpy as np
 import pandas as pd
 
-from humeval.cli.common import common_options, comparisons_of, err, jsonable, load, out, read_options, render
+from humeval.cli.common import (
+    FIGURE_OUT,
+    JOBS,
+    SEED,
+    TABLE_OUT,
+    Names,
+    Real,
+    Numbers,
+    common_options,
+    comparisons_of,
+    count,
+    drop_option,
+    err,
+    jsonable,
+    load,
+    models_named,
+    needs,
+    out,
+    read_options,
+    render,
+)
 from humeval.data.export import write
-
-
-def _ints(text: str, option: str) -> list[int]:
-    try:
-        values = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise click.BadParameter(f"{text!r}: give whole numbers separated by commas", param_hint=option) from None
-    if not values or min(values) <= 0:
-        raise click.BadParameter(f"{text!r}: give positive numbers", param_hint=option)
-    return values
 
 
 @click.command("plan")
 @click.argument("file", type=click.Path(dir_okay=False))
 @read_options
-@click.option("--budget", "budgets", default="500,1000,2000,4000,8000", show_default=True,
+@click.option("--budget", "budgets", default="500,1000,2000,4000,8000", show_default=True, type=Numbers(count(1)),
               help="Budgets to plan for: comparisons (pairs design) or rankings (rankings design).")
 @click.option("--model", "-m", "model_name", default="bt", show_default=True, help="The model the campaign will be ranked with.")
 @click.option("--design", type=click.Choice(["pairs", "rankings"]), default="pairs", show_default=True,
               help="Random pairs, or WMT's random 5-way rankings.")
-@click.option("--simulations", default=200, show_default=True, help="Simulated campaigns per budget.")
+@click.option("--simulations", default=200, show_default=True, type=count(1), help="Simulated campaigns per budget.")
 @click.option("--clusters/--no-clusters", default=True, show_default=True,
               help="Count WMT clusters (100 bootstrap resamples per simulated campaign; the costliest column).")
-@click.option("--plot", type=click.Path(dir_okay=False), help="Draw each quantity against the budget.")
-@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write every simulated campaign's row.")
-@click.option("--jobs", "-j", default=1, show_default=True, help="Processes (0 = all cores).")
-@click.option("--random-state", default=0, show_default=True)
+@click.option("--plot", type=FIGURE_OUT, help="Draw each quantity against the budget.")
+@click.option("--out", "out_file", type=TABLE_OUT, help="Write every simulated campaign's row.")
+@click.option("--jobs", "-j", default=1, show_default=True, type=JOBS, help="Processes (0 = all cores).")
+@click.option("--random-state", default=0, show_default=True, type=SEED)
+@drop_option
 @common_options
 def plan_command(file, fmt, encoding, columns, outcomes, tracks, budgets, model_name, design, simulations, clusters,
-                 plot, out_file, jobs, random_state, quiet, as_json):
+                 plot, out_file, jobs, random_state, drop_file, quiet, as_json):
     """Plan a campaign from a pilot: fit the model to FILE's judgments, simulate campaigns of each
     budget from what the pilot says (parametric bootstrap, pilot uncertainty included), and report
     per budget the expected number of rank clusters, the probability that the top system is
@@ -54,8 +66,11 @@ def plan_command(file, fmt, encoding, columns, outcomes, tracks, budgets, model_
 
     from humeval.experiments.planning import plan
     from humeval.report import plot_plan
-    budget_list = _ints(budgets, "--budget")
-    comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json), file)
+    budget_list = budgets
+    if len(models_named(model_name, random_state)) != 1:  # an unknown model fails before the pilot is read
+        raise click.BadParameter(f"{model_name!r}: plan for one model", param_hint="--model")
+    comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None,
+                                      drop_file), file)
     results, frames = {}, []
     with Progress(console=err, disable=quiet or as_json, transient=True) as bar:
         for track, part in comparisons.by_track().items():
@@ -72,7 +87,7 @@ def plan_command(file, fmt, encoding, columns, outcomes, tracks, budgets, model_
         write(pd.concat(frames, ignore_index=True), out_file)
     if plot:
         for track, table in results.items():
-            path = plot if len(results) == 1 else plot.replace(".png", f".{track}.png")
+            path = plot if len(results) == 1 else Path(plot).with_stem(f"{Path(plot).stem}.{track}")
             plot_plan(table, path, title=f"{track}: what each budget buys ({model_name}, {design})")
     if as_json:
         click.echo(json.dumps({t: jsonable(df) for t, df in results.items()}, indent=2))
@@ -82,24 +97,42 @@ def plan_command(file, fmt, encoding, columns, outcomes, tracks, budgets, model_
                              f"({simulations} simulated campaigns per budget, {model_name}, {design})", "budget"))
 
 
+def check_active_options(ctx, file, design, budget, batch, checkpoint):
+    """Refuse options the chosen study would ignore, and sizes that do not fit the budget."""
+    if design == "baseline":
+        if file:
+            raise click.UsageError("--design baseline simulates its campaigns: it reads no FILE")
+        needs(ctx, {"strategies": "--strategies", "checkpoint": "--checkpoint", "clusters": "--clusters",
+                    "spread": "--spread", "ties": "--ties"}, False, "with --design baseline (random against "
+              "most-informative segments, measured at eight points)")
+    needs(ctx, {"systems": "--systems", "spread": "--spread", "ties": "--ties"}, not file,
+          "with FILE: they shape the simulated systems, which FILE's judgments replace")
+    for name, value in (("--batch", batch), ("--checkpoint", checkpoint)):
+        if value is not None and value > budget:
+            raise click.BadParameter(f"{value:,} is more than the budget ({budget:,})", param_hint=name)
+
+
 @click.command("active-study")
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
 @read_options
-@click.option("--strategies", default="uniform,rankings,trueskill,bt-order,bt-outcome", show_default=True,
+@click.option("--strategies", default="uniform,rankings,trueskill,bt-order,bt-outcome", show_default=True, type=Names(),
               help="Strategies to compare; the first is the baseline of the savings.")
-@click.option("--budget", default=4000, show_default=True, help="Judgments (pairwise comparisons) per campaign.")
-@click.option("--batch", default=100, show_default=True, help="Judgments asked for at once.")
-@click.option("--checkpoint", default=None, type=int, help="Measure every this many judgments (default budget/16).")
-@click.option("--trials", default=20, show_default=True, help="Campaigns per strategy.")
+@click.option("--budget", default=4000, show_default=True, type=count(1),
+              help="Judgments (pairwise comparisons) per campaign.")
+@click.option("--batch", default=100, show_default=True, type=count(1), help="Judgments asked for at once.")
+@click.option("--checkpoint", default=None, type=count(1), help="Measure every this many judgments (default budget/16).")
+@click.option("--trials", default=20, show_default=True, type=count(1), help="Campaigns per strategy.")
 @click.option("--clusters", is_flag=True, help="Also count WMT clusters at each checkpoint (100 resamples).")
-@click.option("--systems", default=20, show_default=True, help="Simulated systems (without FILE).")
-@click.option("--spread", default=1.0, show_default=True, help="SD of the simulated abilities (log-odds).")
-@click.option("--ties", default=0.15, show_default=True, help="Simulated tie rate.")
+@click.option("--systems", default=20, show_default=True, type=count(2), help="Simulated systems (without FILE).")
+@click.option("--spread", default=1.0, show_default=True, type=Real(0, 100, min_open=True),
+              help="SD of the simulated abilities (log-odds).")
+@click.option("--ties", default=0.15, show_default=True, type=Real(0, 1, max_open=True),
+              help="Simulated tie rate.")
 @click.option("--design", type=click.Choice(["pairs", "baseline"]), default="pairs", show_default=True,
               help="baseline: the GRM design, random vs most-informative segments (simulated).")
-@click.option("--plot", type=click.Path(dir_okay=False), help="Draw the curves.")
-@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write every checkpoint of every campaign.")
-@click.option("--random-state", default=0, show_default=True)
+@click.option("--plot", type=FIGURE_OUT, help="Draw the curves.")
+@click.option("--out", "out_file", type=TABLE_OUT, help="Write every checkpoint of every campaign.")
+@click.option("--random-state", default=0, show_default=True, type=SEED)
 @common_options
 def active_study_command(file, fmt, encoding, columns, outcomes, tracks, strategies, budget, batch, checkpoint, trials,
                          clusters, systems, spread, ties, design, plot, out_file, random_state, quiet, as_json):
@@ -118,6 +151,7 @@ def active_study_command(file, fmt, encoding, columns, outcomes, tracks, strateg
 
     from humeval.active import RealJudgments, SimulatedPairs, active_study, baseline_study, make_strategy, savings
     from humeval.report import plot_active_study
+    check_active_options(click.get_current_context(), file, design, budget, batch, checkpoint)
     checkpoint = checkpoint or max(batch, budget // 16)
     with Progress(console=err, disable=quiet or as_json, transient=True) as bar:
         task = bar.add_task("campaigns", total=None)

@@ -9,14 +9,27 @@ import click
 import pandas as pd
 
 from humeval.cli.common import (
+    CONFIDENCE,
+    FIGURE_OUT,
+    JOBS,
+    SEED,
+    TABLE_OUT,
     InputError,
+    Names,
+    Numbers,
+    Resamples,
+    anonymize_options,
     common_options,
     comparisons_of,
+    count,
+    drop_option,
     err,
     jsonable,
     load,
     models_named,
+    needs,
     out,
+    pseudonym_salt,
     read_options,
     render,
 )
@@ -26,22 +39,26 @@ from humeval.data.export import write
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @read_options
-@click.option("--model", "-m", "model_names", default="irt-gaussian", show_default=True,
+@click.option("--model", "-m", "model_names", default="irt-gaussian", show_default=True, type=Names(),
               help="A model name, several separated by commas, 'preference' or 'all'.")
-@click.option("--bootstrap", "n_boot", default=0, show_default=True,
-              help="Bootstrap resamples for score intervals, rank ranges and clusters (WMT used 1000).")
+@click.option("--bootstrap", "n_boot", default=0, show_default=True, type=Resamples(),
+              help="Bootstrap resamples for score intervals, rank ranges and clusters (WMT used 1000; 0 = off).")
 @click.option("--by", type=click.Choice(["comparison", "ranking", "segment", "judge"]), default="comparison",
               show_default=True, help="What the bootstrap resamples: single comparisons or whole units.")
-@click.option("--confidence", default=0.95, show_default=True, help="Coverage of intervals and rank ranges.")
-@click.option("--clusters", is_flag=True, help="Draw WMT's cluster boundaries in the printed table.")
-@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write the table (.csv/.tsv/.jsonl/.parquet).")
-@click.option("--plot", type=click.Path(dir_okay=False), help="Draw the scores (with intervals when bootstrapping).")
-@click.option("--heatmap", type=click.Path(dir_okay=False), help="Draw the fitted preference model as a heatmap.")
-@click.option("--jobs", "-j", default=1, show_default=True, help="Processes for bootstrap refits (0 = all cores).")
-@click.option("--random-state", default=0, show_default=True, help="Seed for sampled models and resampling.")
+@click.option("--confidence", default=0.95, show_default=True, type=CONFIDENCE,
+              help="Coverage of intervals and rank ranges.")
+@click.option("--clusters", is_flag=True, help="Draw WMT's cluster boundaries in the printed table (needs --bootstrap).")
+@click.option("--out", "out_file", type=TABLE_OUT, help="Write the table (.csv/.tsv/.jsonl/.parquet).")
+@click.option("--plot", type=FIGURE_OUT, help="Draw the scores (with intervals when bootstrapping).")
+@click.option("--heatmap", type=FIGURE_OUT, help="Draw the fitted preference model as a heatmap.")
+@click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
+              help="Processes for bootstrap refits (0 = all cores).")
+@click.option("--random-state", default=0, show_default=True, type=SEED, help="Seed for sampled models and resampling.")
+@drop_option
+@anonymize_options
 @common_options
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
-         plot, heatmap, jobs, random_state, quiet, as_json):
+         plot, heatmap, jobs, random_state, drop_file, anon, salt, quiet, as_json):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -61,10 +78,10 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
 
     from humeval.experiments import bootstrap, wmt_view
     from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
-    comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json), file)
     models = models_named(model_names, random_state)
-    if n_boot and len(models) > 1:
-        raise click.BadParameter("bootstrap one model at a time", param_hint="--model")
+    check_rank_options(click.get_current_context(), models, n_boot, plot, heatmap)
+    comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json,
+                                      pseudonym_salt(anon, salt), drop_file), file)
     results, notes = {}, {}
     parts = comparisons.by_track()
     for track, part in parts.items():
@@ -123,6 +140,23 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             out.print()
 
 
+def check_rank_options(ctx, models, n_boot, plot, heatmap):
+    """Refuse option combinations that would do nothing (or something else than asked)."""
+    if n_boot and len(models) > 1:
+        raise click.BadParameter("bootstrap one model at a time", param_hint="--model")
+    needs(ctx, {"clusters": "--clusters", "by": "--by", "confidence": "--confidence"}, n_boot > 0,
+          "without --bootstrap (clusters, intervals and rank ranges come from the resamples)")
+    needs(ctx, {"jobs": "--jobs"}, n_boot > 0, "without --bootstrap (only the resamples run in parallel)", warn=True)
+    if len(models) > 1 and (plot or heatmap):
+        raise click.UsageError(f"{'--plot' if plot else '--heatmap'} draws one model; {len(models)} were given "
+                               "(the side-by-side table has ranks only): pick one with --model")
+    if heatmap:
+        (name, model), = models.items()
+        if not hasattr(model, "predict_proba"):
+            raise click.UsageError(f"--heatmap draws a preference distribution, and {name} is a heuristic without "
+                                   "one: use a model such as bt, trueskill or irt-gaussian")
+
+
 def _cluster_breaks(table: pd.DataFrame) -> tuple[int, ...]:
     c = table["cluster"].to_numpy()
     return tuple(i for i in range(len(c) - 1) if c[i] != c[i + 1])
@@ -131,22 +165,24 @@ def _cluster_breaks(table: pd.DataFrame) -> tuple[int, ...]:
 @click.command("compare-models")
 @click.argument("file", type=click.Path(dir_okay=False))
 @read_options
-@click.option("--model", "-m", "model_names", default="preference", show_default=True,
+@click.option("--model", "-m", "model_names", default="preference", show_default=True, type=Names(),
               help="Preference models to compare: names separated by commas, 'hopkins-may' for the paper's "
                    "eight, or 'preference' for all.")
-@click.option("--sizes", default="100,200,400,800,1600,3200", show_default=True, help="Training sizes.")
-@click.option("--trials", default=5, show_default=True, help="Random training subsets per size.")
-@click.option("--min-test", default=2000, show_default=True,
+@click.option("--sizes", default="100,200,400,800,1600,3200", show_default=True, type=Numbers(count(1)),
+              help="Training sizes.")
+@click.option("--trials", default=5, show_default=True, type=count(1), help="Random training subsets per size.")
+@click.option("--min-test", default=2000, show_default=True, type=count(1),
               help="Least comparisons in each track's test set (Hopkins & May used 2,000).")
 @click.option("--expert", type=click.Path(dir_okay=False),
               help="Train on FILE but test on this file's test split (Hopkins & May's Figure 5).")
-@click.option("--plot", type=click.Path(dir_okay=False), help="Draw the learning curves.")
-@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write every trial's perplexity (CSV/Parquet/JSONL).")
-@click.option("--jobs", "-j", default=1, show_default=True, help="Processes for the trials (0 = all cores).")
-@click.option("--random-state", default=0, show_default=True, help="Seed for subsets and sampled models.")
+@click.option("--plot", type=FIGURE_OUT, help="Draw the learning curves.")
+@click.option("--out", "out_file", type=TABLE_OUT, help="Write every trial's perplexity (CSV/Parquet/JSONL).")
+@click.option("--jobs", "-j", default=1, show_default=True, type=JOBS, help="Processes for the trials (0 = all cores).")
+@click.option("--random-state", default=0, show_default=True, type=SEED, help="Seed for subsets and sampled models.")
+@drop_option
 @common_options
 def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, sizes, trials, min_test, expert, plot,
-                   out_file, jobs, random_state, quiet, as_json):
+                   out_file, jobs, random_state, drop_file, quiet, as_json):
     """Which model predicts held-out judgments best: Hopkins & May's learning curves.
 
     Per track, the test set is Hopkins & May's (comparisons of rarely judged segments, at least
@@ -167,12 +203,14 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
     if not_preference:
         raise click.BadParameter(f"{', '.join(not_preference)} are heuristics without a preference "
                                  "distribution, so they have no perplexity", param_hint="--model")
-    try:
-        size_list = [int(x) for x in sizes.split(",")]
-    except ValueError:
-        raise click.BadParameter(f"{sizes!r}: give whole numbers separated by commas", param_hint="--sizes") from None
-    data = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json), file)
-    test_source = comparisons_of(load(expert, fmt, encoding, columns, outcomes, tracks, quiet or as_json), expert) \
+    size_list = sizes
+    data = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None, drop_file), file)
+    if len(data) and (data.item < 0).all():
+        raise InputError(file, None, "no comparison names its source segment",
+                         "the test set is the comparisons of rarely judged segments: map the segment column with "
+                         "--columns item=COL")
+    test_source = comparisons_of(load(expert, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None,
+                                      drop_file), expert) \
         if expert else data
     with Progress(console=err, disable=quiet or as_json, transient=True) as bar:
         task = bar.add_task("learning curves", total=None)

@@ -7,7 +7,24 @@ from pathlib import Path
 
 import click
 
-from humeval.cli.common import common_options, err, load, out, read_options
+from humeval.cli.common import (
+    JOBS,
+    REPORT_SUFFIXES,
+    SEED,
+    Names,
+    OutputPath,
+    Resamples,
+    anonymize_options,
+    common_options,
+    count,
+    drop_option,
+    err,
+    load,
+    needs,
+    out,
+    pseudonym_salt,
+    read_options,
+)
 from humeval.errors import InputError
 
 
@@ -38,27 +55,47 @@ def write_report(judgment_sets, output, fmt, models, n_boot, trials, jobs, rando
     return report
 
 
+def check_report_format(output, report_format) -> str:
+    """The format to write: --report-format, else the output's suffix (.html/.htm, .md, .json);
+    a suffix that contradicts --report-format, or an unknown one without it, is an error."""
+    suffix = Path(output).suffix.lower()
+    by_suffix = {".html": "html", ".htm": "html", ".md": "md", ".json": "json"}.get(suffix)
+    if report_format is None and by_suffix is None:
+        raise click.BadParameter(f"cannot tell the report format from {suffix or 'a name without an ending'}: "
+                                 f"name it with one of {', '.join(REPORT_SUFFIXES)} or pass --report-format",
+                                 param_hint="--out")
+    if report_format and by_suffix and by_suffix != report_format:
+        raise click.UsageError(f"--report-format {report_format} contradicts the {suffix} ending of {output}")
+    return report_format or by_suffix
+
+
 @click.command("report")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @read_options
-@click.option("--out", "-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
+@click.option("--out", "-o", "--output", "output", required=True, type=OutputPath(),
               help="Where to write the report (report.html, report.md, report.json).")
 @click.option("--report-format", "report_format", type=click.Choice(["html", "md", "json"]), default=None,
               help="html (self-contained, printable), md or json (default: from the output's suffix, else html).")
 @click.option("--model", "-m", "model_names",
               default="bt,davidson,rao-kupper,trueskill,irt-gaussian,independent-students:geometric,independent-pairs",
-              show_default=True, help="Preference models compared by held-out perplexity.")
-@click.option("--bootstrap", "n_boot", default=1000, show_default=True, help="Bootstrap resamples per track.")
-@click.option("--trials", default=2, show_default=True, help="Random training subsets per size (learning curves).")
+              show_default=True, type=Names(), help="Preference models compared by held-out perplexity.")
+@click.option("--bootstrap", "n_boot", default=1000, show_default=True, type=Resamples(off=False),
+              help="Bootstrap resamples per track (at least 2).")
+@click.option("--trials", default=2, show_default=True, type=count(1),
+              help="Random training subsets per size (learning curves).")
 @click.option("--metric-scores", "metric_files", multiple=True, type=click.Path(dir_okay=False),
               help="WMT metric score files to correlate with --human (repeatable).")
 @click.option("--human", "human_file", type=click.Path(dir_okay=False), help="WMT DA scores for --metric-scores.")
 @click.option("--details", type=click.Path(dir_okay=False), help="Segment ids → document and segment (seg level).")
-@click.option("--jobs", "-j", default=1, show_default=True, help="Processes for learning curves and refits (0 = all cores).")
-@click.option("--random-state", default=0, show_default=True, help="Seed for subsets, sampled models and resampling.")
+@click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
+              help="Processes for learning curves and refits (0 = all cores).")
+@click.option("--random-state", default=0, show_default=True, type=SEED,
+              help="Seed for subsets, sampled models and resampling.")
+@drop_option
+@anonymize_options
 @common_options
 def report(files, fmt, encoding, columns, outcomes, tracks, output, report_format, model_names, n_boot, trials,
-           metric_files, human_file, details, jobs, random_state, quiet, as_json):
+           metric_files, human_file, details, jobs, random_state, drop_file, anon, salt, quiet, as_json):
     """One report of a campaign per file: the data, which model to trust (held-out perplexity),
     the ranking with intervals and clusters beside every model's, the preference heatmap, judge
     agreement and quality, completion for ratings, metric correlations. Every table names the
@@ -68,10 +105,14 @@ def report(files, fmt, encoding, columns, outcomes, tracks, output, report_forma
     Example:
       humeval report data_RNK.csv -o wmt10.html
       humeval report mqm.tsv -o mqm.md
+      humeval report data_RNK.csv -o shared.html --anonymize --salt "$SECRET" --drop-judges drop.txt
     """
     from humeval.metaeval.table import correlation_table
     from humeval.report import Table
-    fmt_out = report_format or {".md": "md", ".json": "json"}.get(Path(output).suffix.lower(), "html")
+    salt = pseudonym_salt(anon, salt)
+    fmt_out = check_report_format(output, report_format)
+    needs(click.get_current_context(), {"human_file": "--human", "details": "--details"}, bool(metric_files),
+          "without --metric-scores")
     models = tuple(m.strip() for m in model_names.split(",") if m.strip())
     from humeval.ranking import make_model
     for name in models:
@@ -93,7 +134,7 @@ def report(files, fmt, encoding, columns, outcomes, tracks, output, report_forma
                              f"humeval metric correlate {' '.join(metric_files)} --human {human_file}"
                              + (f" --details {details}" if details else ""), "metric")
     quiet = quiet or as_json
-    sets = [(path, load(path, fmt, encoding, columns, outcomes, tracks, quiet)) for path in files]
+    sets = [(path, load(path, fmt, encoding, columns, outcomes, tracks, quiet, salt, drop_file)) for path in files]
     if not any(j.comparisons is not None or j.ratings is not None for _, j in sets):
         raise InputError(files[0], None, "holds no rankings, comparisons or ratings", "report needs judgments")
     result = write_report(sets, output, fmt_out, models, n_boot, trials, jobs, random_state, metric_table, quiet)

@@ -56,9 +56,22 @@ class Judgments:
 
     def __post_init__(self):
         if self.rankings is not None and self.comparisons is None:
-            self.comparisons, skipped = self.rankings.expand(return_skipped=True)
-            for reason, n in skipped.items():
-                self.report.skip(reason, n)
+            self.expand()
+
+    def expand(self, keep_shared_outputs: bool = False) -> "Judgments":
+        """(Re)build the comparisons from the rankings, the report's counts of skipped pairs
+        following; ``keep_shared_outputs`` makes systems that shared one output ties (WMT15–16)
+        instead of leaving them uncompared."""
+        if self.rankings is None:
+            return self
+        self.comparisons, skipped = self.rankings.expand(return_skipped=True,
+                                                         keep_shared_outputs=keep_shared_outputs)
+        for reason in self.rankings.SKIPS:
+            self.report.skipped.pop(reason, None)
+            self.report.examples.pop(reason, None)
+        for reason, n in skipped.items():
+            self.report.skip(reason, n)
+        return self
 
     def tables(self) -> dict[str, object]:
         """The tables present, by name."""

@@ -9,7 +9,8 @@ import tarfile
 from pathlib import Path
 
 from humeval.data.judgments import Judgments
-from humeval.data.readers import appraise, mlqe, mqm, pairwise, ratings, wmt_csv, wmt_edits, wmt_legacy
+from humeval.data.readers import appraise, mlqe, mqm, pairwise, ratings, wmt_csv, wmt_da, wmt_edits, wmt_legacy
+from humeval.data.readers._sniff import NAMES, sniff
 from humeval.data.readers._arrow import kind_of
 from humeval.data.readers.appraise import read_appraise
 from humeval.data.readers.mlqe import read_mlqe_da, read_mlqe_pe
@@ -17,6 +18,7 @@ from humeval.data.readers.mqm import MQMWeights, read_mqm, read_mqm_avg
 from humeval.data.readers.pairwise import read_pairwise
 from humeval.data.readers.ratings import read_ratings
 from humeval.data.readers.wmt_csv import read_wmt_csv
+from humeval.data.readers.wmt_da import read_wmt_da, read_wmt_da_seg
 from humeval.data.readers.wmt_edits import read_wmt_edits
 from humeval.data.readers.wmt_legacy import read_wmt_legacy
 from humeval.errors import InputError
@@ -32,6 +34,8 @@ READERS = {
     "mqm": read_mqm,
     "mqm-avg": read_mqm_avg,
     "wmt-edits": read_wmt_edits,
+    "wmt-da": read_wmt_da,
+    "wmt-da-seg": read_wmt_da_seg,
 }
 FORMATS = tuple(READERS)
 HEAD_BYTES = 1 << 16
@@ -91,6 +95,9 @@ def guess_format(path) -> tuple[str, str]:
             return fmt, "the header"
     if mlqe.looks_like_da(line):
         return "mlqe-da", "the header"
+    for fmt, test in (("wmt-da", wmt_da.looks_like), ("wmt-da-seg", wmt_da.looks_like_seg)):
+        if test(line):
+            return fmt, "the header"
     if mqm.looks_like_avg(line):
         return "mqm-avg", "the header"
     if line.lstrip().startswith("{"):
@@ -108,8 +115,10 @@ def _by_columns(path, cells, where) -> tuple[str, str]:
         return "pairwise", where
     if ratings.looks_like(cells):
         return "ratings", where
+    other = sniff(cells[0]) if len(cells) == 1 else None
+    looks = f"; it looks {NAMES[other[0]]}-delimited, a wrong delimiter?" if other else ""
     raise InputError(path, 1, f"cannot tell the format from {where} ({', '.join(cells[:8])}"
-                     f"{', …' if len(cells) > 8 else ''})",
+                     f"{', …' if len(cells) > 8 else ''}){looks}",
                      f"pass format= (CLI: --format) with one of {', '.join(FORMATS)}; "
                      "for pairwise or ratings files with other column names also pass columns=")
 

@@ -6,7 +6,8 @@ from click.testing import CliRunner
 
 from humeval.cli import cli
 from humeval.errors import InputError
-from humeval.metaeval import pearson, read_da_scores, read_metric_scores
+from humeval.data.readers.wmt_metrics import read_da_scores, read_metric_scores
+from humeval.metaeval import pearson
 
 
 @pytest.fixture

@@ -186,3 +186,28 @@ def test_da_segment_files(tmp_path):
     ad.write_text("SYS SID RAW.SCR Z.SCR N\nOPPO.1360 571 100 inf 1\n")
     with pytest.raises(humeval.InputError, match=r":2: Z.SCR is 'inf'"):
         read_wmt_da_seg(ad)
+
+
+def test_wmt08_header_without_system_0(tmp_path):
+    path = tmp_path / "w.csv"  # found by the fuzz run: slots numbered from 1
+    path.write_text(WMT08_HEADER.replace("SYSTEM_0,SCORE_0_A,SCORE_0_B,", "") + "\nWMT08 News,RANK,12,7,45,cu,2,,uedin,1,\n")
+    j = read_wmt_legacy(path)
+    assert len(j.comparisons) == 1 and j.comparisons.tally()["wins"].to_dict() == {"cu": 0, "uedin": 1}
+
+
+def test_rank_beyond_int16_is_an_input_error(tmp_path):
+    path = tmp_path / "w.csv"  # found by the fuzz run: 99999999999 overflowed the int16 rank column
+    path.write_text(WMT08_HEADER + "\nWMT08 News,RANK,12,7,45,cu,99999999999,,uedin,1,\n")
+    with pytest.raises(humeval.InputError, match=r"w.csv:2: SCORE_0_A is '99999999999', expected a rank 1, 2, … \(at most 32,767\)"):
+        read_wmt_legacy(path)
+
+
+def test_rankings_too_wide_for_the_output_column(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text(WMT15_HEADER + "\n" + "".join(f"a,b,1,1,j,S{i},1,T{i},2,1\n" for i in range(64))
+                    + "a,b,2,2,j,A,1,B,2,2\n")
+    j = read_wmt_csv(path)
+    assert len(j.rankings) == 1 and j.report.skipped == {"rankings of more than 127 outputs (not supported)": 1}
+    path.write_text(WMT15_HEADER + "\n" + "".join(f"a,b,1,1,j,S{i},1,T{i},2,1\n" for i in range(64)))
+    with pytest.raises(humeval.InputError, match=r"no rankings \(all skipped: rankings of more than 127"):
+        read_wmt_csv(path)

@@ -31,6 +31,7 @@ BASE = ("srclang", "trglang", "srcindex", "judgeid")
 FORMAT = "wmt-csv"
 SELF = "rows pairing a system with itself"
 CONFLICT = "rankings whose rows give one system two different ranks"
+MAX_OUTPUTS = 127  # Rankings.output is int8
 
 
 def looks_like(header: str) -> bool:
@@ -59,6 +60,9 @@ def read_wmt_csv(path, encoding: str = "utf-8", keep_shared_outputs: bool = Fals
                          "the header must be srclang,trglang,srcIndex,documentId,segmentId,judgeId,"
                          "system1Number,system1Id,…,system1rank,… (WMT15–16: …,judgeID,system1Id,"
                          "system1rank,system2Id,system2rank,rankingID)")
+    if len(slots) > MAX_OUTPUTS:
+        raise InputError(path, 1, f"{len(slots)} system slots, at most {MAX_OUTPUTS} are supported",
+                         "split the rankings into smaller ones")
     ids = [where[f"system{k}id"] for k in slots]
     ranks = [where[f"system{k}rank"] for k in slots]
     src, trg, item, judge = (where[c] for c in BASE)
@@ -91,12 +95,15 @@ def read_wmt_csv(path, encoding: str = "utf-8", keep_shared_outputs: bool = Fals
         for ranking in groups.values():
             if ranking["bad"]:
                 report.skip(CONFLICT)
+            elif len(ranking["entries"]) > MAX_OUTPUTS:
+                report.skip(f"rankings of more than {MAX_OUTPUTS} outputs (not supported)")
             else:
                 _add(rows, ranking["key"], list(ranking["entries"].items()), shared_separator)
         report.notes.append(f"{report.rows:,} pairwise rows put back together into {len(rows):,} "
                             "rankings by rankingID")
     if not len(rows):
-        raise InputError(path, None, "the file has a header but no rankings", "check that the export finished")
+        why = f"all skipped: {'; '.join(report.skipped)}" if report.skipped else "the file has a header but no rankings"
+        raise InputError(path, None, f"no rankings ({why})", "check that the export finished")
     out = Judgments(report, rankings=rows.build())
     return out.expand(keep_shared_outputs=True) if keep_shared_outputs else out
 

@@ -120,7 +120,7 @@ def _fit(fields, header, extra, path, line, delimiter):
             return fields + [""]
         if len(fields) > len(header):
             return fields[:extra] + [delimiter.join(fields[extra:])]
-    elif header.index("SYSTEM_0") < len(fields) < len(header):
+    elif next(i for i, h in enumerate(header) if re.fullmatch(r"SYSTEM_\d+", h)) < len(fields) < len(header):
         return fields + [""] * (len(header) - len(fields))
     raise InputError(path, line, f"{len(fields)} fields, expected {len(header)} as in the header",
                      "check the delimiters in this row")

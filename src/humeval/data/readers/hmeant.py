@@ -94,6 +94,21 @@ def _lengths(sentences: pd.DataFrame, path) -> dict[str, int]:
     return out
 
 
+def _links(table: pd.DataFrame, unit: str, known, owner, noun: str, result: AnnotationSet) -> dict[str, list]:
+    """(ref id, hypo id, type) alignments of ``table`` by ``owner(hypo id)``; alignments of a type
+    other than full/partial, or naming ids not in ``known``, are counted in ``result``."""
+    links: dict[str, list] = defaultdict(list)
+    for row in table.itertuples(index=False):
+        ref, hypo = getattr(row, f"ref_{unit}_id"), getattr(row, f"hypo_{unit}_id")
+        if row.type not in LINK_TYPES:
+            result.skip(f"{noun} alignments of type {row.type!r}")
+        elif ref not in known or hypo not in known:
+            result.skip(f"{noun} alignments naming unknown {noun}s (is the {unit}s table complete?)")
+        else:
+            links[owner(hypo)].append((ref, hypo, row.type))
+    return links
+
+
 def read_wmt13(directory, encoding: str = "utf-8") -> AnnotationSet:
     """Every annotation in the directory: output annotations with their reference frames and
     alignments, and reference-only annotations (version 00)."""
@@ -129,25 +144,10 @@ def read_wmt13(directory, encoding: str = "utf-8") -> AnnotationSet:
         role_frame[row.id] = row.action_id
 
     frame_annotation = {f.id: a for a, frames in frames_of.items() for f in frames}
-    frame_links: dict[str, list] = defaultdict(list)  # keyed by the output annotation id
-    for row in t["action_aligns"].itertuples(index=False):
-        if row.type not in LINK_TYPES:
-            result.skip(f"frame alignments of type {row.type!r}")
-            continue
-        if row.ref_action_id not in frame_by_id or row.hypo_action_id not in frame_by_id:
-            result.skip("frame alignments naming unknown frames (is the actions table complete?)")
-            continue
-        frame_links[frame_annotation.get(row.hypo_action_id)].append((row.ref_action_id, row.hypo_action_id, row.type))
-    role_links: dict[str, list] = defaultdict(list)
-    for row in t["slot_aligns"].itertuples(index=False):
-        if row.type not in LINK_TYPES:
-            result.skip(f"role alignments of type {row.type!r}")
-            continue
-        if row.ref_slot_id not in role_frame or row.hypo_slot_id not in role_frame:
-            result.skip("role alignments naming unknown roles (is the slots table complete?)")
-            continue
-        owner = frame_annotation.get(role_frame.get(row.hypo_slot_id))
-        role_links[owner].append((row.ref_slot_id, row.hypo_slot_id, row.type))
+    # alignments keyed by the output annotation they belong to
+    frame_links = _links(t["action_aligns"], "action", frame_by_id, frame_annotation.get, "frame", result)
+    role_links = _links(t["slot_aligns"], "slot", role_frame, lambda r: frame_annotation.get(role_frame[r]), "role",
+                        result)
 
     def side(annotation_id, sentence_id) -> Side:
         length = length_of[sentence_id]

@@ -91,6 +91,25 @@ def _track(path) -> str | None:
     return found
 
 
+def _scored(rows, width: int, path, score: int, column: str, report: ReadReport | None = None):
+    """(line number, cells, score) of each row with a score; blank lines and NA scores are
+    counted in ``report`` (when given)."""
+    for number, line in rows:
+        if not line.strip():
+            if report:
+                report.skip("blank lines", lines=[number])
+            continue
+        cells = _cells(line, width, path, number)
+        if report:
+            report.rows += 1
+        value = _score(cells[score], path, number, column)
+        if value is None:
+            if report:
+                report.skip("rows without a score (NA)", lines=[number])
+            continue
+        yield number, cells, value
+
+
 def _need(path, header, names) -> list[int]:
     missing = [n for n in names if n not in header]
     if missing:
@@ -113,16 +132,7 @@ def read_wmt_da(path, encoding: str = "utf-8", controls: bool = False) -> Judgme
     fallback = _track(path)
     report = ReadReport(str(path), FORMAT)
     out, seen = [], {}
-    for number, line in rows:
-        if not line.strip():
-            report.skip("blank lines", lines=[number])
-            continue
-        cells = _cells(line, len(header), path, number)
-        report.rows += 1
-        value = _score(cells[score], path, number, "score")
-        if value is None:
-            report.skip("rows without a score (NA)", lines=[number])
-            continue
+    for number, cells, value in _scored(rows, len(header), path, score, "score", report):
         what = cells[kind].upper() if kind is not None else "SYSTEM"
         if what != "SYSTEM" and not controls:
             report.skip(f"quality-control rows of type {what} (controls=True keeps them)", lines=[number])
@@ -153,16 +163,7 @@ def read_wmt_da_seg(path, encoding: str = "utf-8", score_column: str | None = No
     fallback = _track(path)
     report = ReadReport(str(path), FORMAT_SEG)
     out, first, shared = [], {}, 0
-    for number, line in rows:
-        if not line.strip():
-            report.skip("blank lines", lines=[number])
-            continue
-        cells = _cells(line, len(header), path, number)
-        report.rows += 1
-        value = _score(cells[where[-1]], path, number, column.upper())
-        if value is None:
-            report.skip("rows without a score (NA)", lines=[number])
-            continue
+    for number, cells, value in _scored(rows, len(header), path, where[-1], column.upper(), report):
         track = cells[where[0]] if graham else fallback
         systems = [s for s in cells[where[-3]].split("+") if s]
         shared += len(systems) > 1

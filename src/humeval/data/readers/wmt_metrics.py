@@ -21,7 +21,7 @@ import pandas as pd
 
 from humeval.data.readers._io import first_line, read_bytes, read_text
 from humeval.data.readers._sniff import check_delimiter
-from humeval.data.readers.wmt_da import _cells, _need, _rows, _score
+from humeval.data.readers.wmt_da import _need, _rows, _score, _scored
 from humeval.errors import InputError
 
 SYS_COLUMNS = ["metric", "lp", "testset", "refset", "system", "score"]
@@ -85,13 +85,7 @@ def read_da_scores(path, details=None, column: str = "Z.SCR") -> tuple[str, pd.S
                          "pass details= (CLI: --details input/<lp>.details.txt)")
     key = _details(details) if segment else {}
     keys, lines, values = [], [], []
-    for number, line in rows:
-        if not line.strip():
-            continue
-        cells = _cells(line, len(header), path, number)
-        value = _score(cells[score], path, number, column)
-        if value is None:
-            continue
+    for number, cells, value in _scored(rows, len(header), path, score, column):
         if segment and cells[sid] not in key:
             raise InputError(details, None, f"segment id {cells[sid]} of {Path(path).name} (line {number}) is not in it",
                              "use the details file of the same language pair")

@@ -211,3 +211,24 @@ def test_rankings_too_wide_for_the_output_column(tmp_path):
     path.write_text(WMT15_HEADER + "\n" + "".join(f"a,b,1,1,j,S{i},1,T{i},2,1\n" for i in range(64)))
     with pytest.raises(humeval.InputError, match=r"no rankings \(all skipped: rankings of more than 127"):
         read_wmt_csv(path)
+
+
+def test_rank_keep_shared_outputs_option(wmt15, fixture):
+    import json
+
+    from click.testing import CliRunner
+
+    from humeval.cli import cli
+    from humeval.ranking import make_model
+    runner = CliRunner()
+    scores = {}
+    for flag in ([], ["--keep-shared-outputs"]):
+        result = runner.invoke(cli, ["rank", str(wmt15), "-m", "orig-wmt", "--json", *flag])
+        assert result.exit_code == 0, result.output
+        scores[bool(flag)] = {r["system"]: r["score"] for r in json.loads(result.output)["deu-eng"]}
+    for keep in (False, True):  # the command fits the comparisons the reader option gives
+        fit = make_model("orig-wmt").fit(read_wmt_csv(wmt15, keep_shared_outputs=keep).comparisons)
+        assert scores[keep] == pytest.approx(fit.scores_.to_dict(), abs=1e-6)
+    assert scores[True] != pytest.approx(scores[False], abs=1e-3)
+    wrong = runner.invoke(cli, ["rank", str(fixture("arena_small.csv")), "--keep-shared-outputs"])
+    assert wrong.exit_code == 2 and "applies to rankings" in wrong.output

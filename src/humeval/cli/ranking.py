@@ -39,9 +39,12 @@ from humeval.data.export import write
 @click.option("--heatmap", type=click.Path(dir_okay=False), help="Draw the fitted preference model as a heatmap.")
 @click.option("--jobs", "-j", default=1, show_default=True, help="Processes for bootstrap refits (0 = all cores).")
 @click.option("--random-state", default=0, show_default=True, help="Seed for sampled models and resampling.")
+@click.option("--keep-shared-outputs", is_flag=True,
+              help="Systems that shared one displayed output tie with each other (as WMT15-16 counted them) "
+                   "instead of not being compared.")
 @common_options
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
-         plot, heatmap, jobs, random_state, quiet, as_json):
+         plot, heatmap, jobs, random_state, keep_shared_outputs, quiet, as_json):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -61,7 +64,12 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
 
     from humeval.experiments import bootstrap, wmt_view
     from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
-    comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json), file)
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+    if keep_shared_outputs:
+        if judgments.rankings is None:
+            raise click.BadParameter("applies to rankings; this file holds none", param_hint="--keep-shared-outputs")
+        judgments.expand(keep_shared_outputs=True)
+    comparisons = comparisons_of(judgments, file)
     models = models_named(model_names, random_state)
     if n_boot and len(models) > 1:
         raise click.BadParameter("bootstrap one model at a time", param_hint="--model")

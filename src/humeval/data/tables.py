@@ -320,7 +320,8 @@ class Rankings(Table):
     ``system`` and ``rank`` are (n, k): the system shown in each position (-1 for an empty
     slot) and the rank it got (1 best; ties allowed; -1 = left unset). ``output`` (n, k)
     says which displayed output a position belongs to: since WMT15 identical outputs were
-    shown once for several systems, and systems that shared an output are never compared.
+    shown once for several systems; systems that shared an output are not compared, or tie
+    with ``expand(keep_shared_outputs=True)``.
     ``id`` identifies the ranking and becomes ``group`` of the comparisons it expands to.
     """
 

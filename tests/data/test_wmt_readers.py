@@ -232,3 +232,15 @@ def test_rank_keep_shared_outputs_option(wmt15, fixture):
     assert scores[True] != pytest.approx(scores[False], abs=1e-3)
     wrong = runner.invoke(cli, ["rank", str(fixture("arena_small.csv")), "--keep-shared-outputs"])
     assert wrong.exit_code == 2 and "applies to rankings" in wrong.output
+
+
+@pytest.mark.parametrize("name, text", [("wmt08.csv", WMT08_HEADER + "\n" + WMT08_ROWS),
+                                        ("ad-csen-good-stnd.csv", DA_HEADER + "\n".join(DA_ROWS) + "\n"),
+                                        ("DA-seglevel.csv", "LP DATA SYSTEM SID HUMAN\ncs-en nt A 1 0.25\ncs-en nt B 1 -0.5\n")])
+def test_cr_cr_lf_is_one_line_end(tmp_path, name, text):
+    plain, doubled = tmp_path / name, tmp_path / f"x{name}"
+    plain.write_text(text)
+    doubled.write_bytes(text.replace("\n", "\r\r\n").encode())
+    a, b = humeval.read(plain), humeval.read(doubled)
+    assert a.report.rows == b.report.rows and b.report.skipped == a.report.skipped
+    assert "blank lines" not in b.report.skipped

@@ -1,5 +1,6 @@
 """Telling a wrong delimiter from a wrong file: when a header splits into one column at the
-delimiter a reader expects but into several at another, the problem is the delimiter."""
+delimiter a reader expects but into several at another, the problem is the delimiter. Also one
+line end: CR CR LF (a CRLF file saved again in text mode on Windows) is one line end, not two."""
 
 from __future__ import annotations
 
@@ -44,3 +45,8 @@ def check_delimiter(path, line: str, delimiter: str, line_number: int = 1, neede
                      f"{NAMES[other[0]]}s: it looks {NAMES[other[0]]}-delimited",
                      f"save the file {NAMES.get(delimiter, repr(delimiter))}-delimited (e.g. re-export it), "
                      "or read it with the format that uses that delimiter")
+
+
+def one_line_end(text: str) -> str:
+    """CR CR LF → CR LF, so that neither csv nor ``splitlines`` sees a blank line after each row."""
+    return text.replace("\r\r\n", "\r\n")

@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from humeval.data.readers._io import decode, read_bytes, text_stream
-from humeval.data.readers._sniff import check_delimiter
+from humeval.data.readers._sniff import check_delimiter, one_line_end
 from humeval.errors import InputError
 from humeval.metrics.hmeant.model import LINK_TYPES, Annotation, AnnotationSet, Frame, Role, Side
 
@@ -47,7 +47,7 @@ def _table(directory: Path, name: str, encoding: str = "utf-8") -> pd.DataFrame:
     if not path.is_file():
         raise InputError(path, None, "missing", f"an hmeant-wmt13 directory holds the tables {', '.join(TABLES)}")
     data = read_bytes(path)
-    text = decode(data, path, encoding)
+    text = one_line_end(decode(data, path, encoding))
     check_delimiter(path, text.split("\n", 1)[0], "\t", needed=len(COLUMNS[name]))
     reader = csv.reader(text_stream(text), delimiter="\t", quoting=csv.QUOTE_NONE)
     header = [h.strip() for h in next(reader)]

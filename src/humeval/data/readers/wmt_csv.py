@@ -24,7 +24,7 @@ import re
 from humeval.data.builders import RankingRows, parse_rank
 from humeval.data.judgments import Judgments, ReadReport
 from humeval.data.readers._io import first_line, read_bytes, decode, text_stream
-from humeval.data.readers._sniff import check_delimiter
+from humeval.data.readers._sniff import check_delimiter, one_line_end
 from humeval.errors import InputError
 
 BASE = ("srclang", "trglang", "srcindex", "judgeid")
@@ -47,8 +47,7 @@ def read_wmt_csv(path, encoding: str = "utf-8", keep_shared_outputs: bool = Fals
     """
     data = read_bytes(path)
     check_delimiter(path, first_line(data), ",", needed=len(BASE))
-    # CR CR LF (a CRLF file written again in text mode on Windows) is one line end, not two
-    text = decode(data, path, encoding).replace("\r\r\n", "\r\n")
+    text = one_line_end(decode(data, path, encoding))
     reader = csv.reader(text_stream(text))
     header = [h.strip().lower() for h in next(reader)]
     where = {name: i for i, name in enumerate(header)}

@@ -30,7 +30,7 @@ import pandas as pd
 
 from humeval.data.judgments import Judgments, ReadReport
 from humeval.data.readers._io import decode, first_line, read_bytes
-from humeval.data.readers._sniff import check_delimiter
+from humeval.data.readers._sniff import check_delimiter, one_line_end
 from humeval.data.readers._tracks import track_from_path
 from humeval.data.tables import Ratings
 from humeval.errors import InputError
@@ -55,7 +55,7 @@ def _rows(path, encoding, needed: int):
     """(header cells in lower case, iterator of (line number, cells)) of a whitespace-headed file."""
     data = read_bytes(path)
     check_delimiter(path, first_line(data), " ", needed=needed)
-    lines = decode(data, path, encoding).splitlines()
+    lines = one_line_end(decode(data, path, encoding)).splitlines()
     header = [c.strip('"').lower() for c in lines[0].split()]
     return header, ((n, line) for n, line in enumerate(lines[1:], 2))
 

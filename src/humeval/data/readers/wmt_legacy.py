@@ -26,7 +26,7 @@ import pandas as pd
 from humeval.data.builders import RankingRows, parse_rank
 from humeval.data.judgments import Judgments, ReadReport
 from humeval.data.readers._io import decode, first_line, read_bytes, text_stream
-from humeval.data.readers._sniff import check_delimiter
+from humeval.data.readers._sniff import check_delimiter, one_line_end
 from humeval.data.tables import PostEdits, Ratings
 from humeval.errors import InputError
 
@@ -55,7 +55,7 @@ def read_wmt_legacy(path, encoding: str = "utf-8", score_names=("SCORE_A", "SCOR
     first = first_line(data)
     tabbed = "\t" in first
     check_delimiter(path, first, "\t" if tabbed else ",", needed=len(BASE))
-    text = decode(data, path, encoding)
+    text = one_line_end(decode(data, path, encoding))
     reader = csv.reader(text_stream(text), delimiter="\t" if tabbed else ",",
                         quoting=csv.QUOTE_NONE if tabbed else csv.QUOTE_MINIMAL)
     header = list(IMPLICIT) if _headerless(first) else [h.strip() for h in next(reader)]

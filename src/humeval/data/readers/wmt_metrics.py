@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from humeval.data.readers._io import first_line, read_bytes, read_text
-from humeval.data.readers._sniff import check_delimiter
+from humeval.data.readers._sniff import check_delimiter, one_line_end
 from humeval.data.readers.wmt_da import _need, _rows, _score, _scored
 from humeval.errors import InputError
 
@@ -51,7 +51,7 @@ def read_metric_scores(path, refset: str | None = None, lp: str | None = None) -
                          "is this a WMT metrics-task score file?")
     level, width = ("sys", 6) if len(first) == 6 else ("seg", 8)
     metric, chosen, keys, lines, values = None, refset, [], [], []
-    for number, line in enumerate(read_text(path).splitlines(), 1):
+    for number, line in enumerate(one_line_end(read_text(path)).splitlines(), 1):
         if not line.strip():
             continue
         cells = line.split("\t")
@@ -100,7 +100,7 @@ def read_da_scores(path, details=None, column: str = "Z.SCR") -> tuple[str, pd.S
 def _details(path) -> dict[str, str]:
     """global segment id → "DOCID:SEG" from a details file (``id testset lp docid seg``, tab-separated)."""
     out = {}
-    for number, line in enumerate(read_text(path).splitlines(), 1):
+    for number, line in enumerate(one_line_end(read_text(path)).splitlines(), 1):
         if not line.strip():
             continue
         cells = line.split("\t")

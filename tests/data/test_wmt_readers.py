@@ -244,3 +244,10 @@ def test_cr_cr_lf_is_one_line_end(tmp_path, name, text):
     a, b = humeval.read(plain), humeval.read(doubled)
     assert a.report.rows == b.report.rows and b.report.skipped == a.report.skipped
     assert "blank lines" not in b.report.skipped
+
+
+def test_da_segment_items_of_several_test_sets(tmp_path):
+    path = tmp_path / "DA-seglevel.csv"
+    path.write_text("LP DATA SYSTEM SID HUMAN\nen-de newstest2017 A 1 0.5\nen-de newstestB2017 A 1 -0.5\n")
+    j = read_wmt_da_seg(path)
+    assert j.ratings.items == ("newstest2017:1", "newstestB2017:1") and not j.report.skipped

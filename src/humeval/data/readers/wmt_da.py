@@ -13,7 +13,8 @@
 - ``wmt-da-seg``: segment scores averaged over annotators, space-separated with a header:
   ``LP DATA SYSTEM SID HUMAN`` (WMT17–19 metrics task ``DA-seglevel.csv``; ``HUMAN`` is the mean
   z-score; ``DATA`` optional) or ``SYS SID RAW.SCR Z.SCR N`` (WMT20–21 ``ad-seg-scores-xx-yy.csv``,
-  track from the file name; ``Z.SCR`` is read unless ``score_column="RAW.SCR"``). A system id
+  track from the file name; ``Z.SCR`` is read unless ``score_column="RAW.SCR"``; the item is
+  ``SID``, or ``DATA:SID`` when the file holds several test sets). A system id
   joining several systems with ``+`` (identical outputs) gives the score to each of them; a
   second score of the same (track, system, segment) is skipped and counted. Judges are unknown.
 
@@ -160,6 +161,7 @@ def read_wmt_da_seg(path, encoding: str = "utf-8", score_column: str | None = No
     column = (score_column or ("human" if graham else "z.scr")).lower()
     names = ["lp", "system", "sid", column] if graham else ["sys", "sid", column]
     where = _need(path, header, names)
+    data = header.index("data") if "data" in header else None
     fallback = _track(path)
     report = ReadReport(str(path), FORMAT_SEG)
     out, first, shared = [], {}, 0
@@ -168,7 +170,7 @@ def read_wmt_da_seg(path, encoding: str = "utf-8", score_column: str | None = No
         systems = [s for s in cells[where[-3]].split("+") if s]
         shared += len(systems) > 1
         for system in systems:
-            key = (track, system, cells[where[-2]])
+            key = (track, system, cells[data] if data is not None else "", cells[where[-2]])
             if key in first:
                 report.skip("repeated (track, system, segment) scores (the first is kept)", lines=[number])
                 continue
@@ -178,7 +180,9 @@ def read_wmt_da_seg(path, encoding: str = "utf-8", score_column: str | None = No
         raise InputError(path, None, "no scores read", "check the file")
     if shared:
         report.notes.append(f"{shared:,} scores of outputs shared by several systems ('+') given to each")
-    df = pd.DataFrame(out, columns=["track", "system", "item", "score"])
+    df = pd.DataFrame(out, columns=["track", "system", "data", "item", "score"])
+    if df.data.nunique() > 1:  # segment numbers of several test sets: the item names its set
+        df["item"] = df.data + ":" + df.item
     df["criterion"] = "DA"
     scale = "0-100" if column == "raw.scr" else "z"
     return Judgments(report, ratings=Ratings.from_pandas(df, scale=scale))

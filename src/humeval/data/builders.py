@@ -7,7 +7,7 @@ import numpy as np
 from humeval.data.tables import Rankings, encode
 from humeval.errors import InputError
 
-MAX_RANK = int(np.iinfo(np.int16).max)  # ranks are stored as int16
+MAX_RANK = int(np.iinfo(Rankings.SCHEMA["rank"].dtype).max)  # the largest rank the rank column holds
 
 
 def parse_rank(text: str | None, path, line: int | None, what: str) -> int:

@@ -53,6 +53,7 @@ class Judgments:
     comparisons: Comparisons | None = None
     ratings: Ratings | None = None
     post_edits: PostEdits | None = None
+    expansion: dict[str, int] = field(default_factory=dict, repr=False)  # the skips expand() put in the report
 
     def __post_init__(self):
         if self.rankings is not None and self.comparisons is None:
@@ -66,11 +67,13 @@ class Judgments:
             return self
         self.comparisons, skipped = self.rankings.expand(return_skipped=True,
                                                          keep_shared_outputs=keep_shared_outputs)
-        for reason in self.rankings.SKIPS:
-            self.report.skipped.pop(reason, None)
-            self.report.examples.pop(reason, None)
+        for reason, n in self.expansion.items():  # take back the counts of an earlier expansion
+            self.report.skipped[reason] -= n
+            if not self.report.skipped[reason]:
+                del self.report.skipped[reason]
         for reason, n in skipped.items():
             self.report.skip(reason, n)
+        self.expansion = skipped
         return self
 
     def tables(self) -> dict[str, object]:

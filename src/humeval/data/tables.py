@@ -335,8 +335,6 @@ class Rankings(Table):
         "id": Col(np.int32),
     }
     NOUN = "rankings"
-    SKIPS = ("pairs with an unset rank", "pairs of systems that shared one output",
-             "self-comparisons (a system paired with itself)")  # what ``expand`` skips and counts
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -361,13 +359,13 @@ class Rankings(Table):
         i, j = np.triu_indices(k, 1)
         sa, sb, ra, rb = system[:, i], system[:, j], rank[:, i], rank[:, j]
         both = (sa >= 0) & (sb >= 0)
-        itself = both & (sa == sb)
-        shared = both & ~itself & (output[:, i] == output[:, j])
+        shared = both & (output[:, i] == output[:, j])
         if keep_shared_outputs:  # one displayed output has one rank: r_i = r_j, a tie
-            ra, rb = ra, np.where(shared, ra, rb)
+            rb = np.where(shared, ra, rb)
             shared = np.zeros_like(shared)
-        unset = both & ~itself & ~shared & ((ra < 0) | (rb < 0))
-        keep = both & ~itself & ~shared & ~unset
+        unset = both & ~shared & ((ra < 0) | (rb < 0))
+        itself = both & ~shared & ~unset & (sa == sb)
+        keep = both & ~shared & ~unset & ~itself
         row = np.nonzero(keep)[0]
         outcome = np.where(ra < rb, 1, np.where(ra > rb, 2, 0)).astype(np.int8)
         comparisons = Comparisons(
@@ -377,7 +375,9 @@ class Rankings(Table):
             systems=self.systems, items=self.items, judges=self.judges, tracks=self.tracks)
         if not return_skipped:
             return comparisons
-        skipped = dict(zip(self.SKIPS, (int(unset.sum()), int(shared.sum()), int(itself.sum()))))
+        skipped = {"pairs with an unset rank": int(unset.sum()),
+                   "pairs of systems that shared one output": int(shared.sum()),
+                   "pairs comparing a system with itself": int(itself.sum())}
         return comparisons, {k: v for k, v in skipped.items() if v}
 
     def to_pandas(self) -> pd.DataFrame:

@@ -21,17 +21,20 @@ from __future__ import annotations
 import csv
 import re
 
+import numpy as np
+
 from humeval.data.builders import RankingRows, parse_rank
 from humeval.data.judgments import Judgments, ReadReport
 from humeval.data.readers._io import first_line, read_bytes, decode, text_stream
 from humeval.data.readers._sniff import check_delimiter, one_line_end
+from humeval.data.tables import Rankings
 from humeval.errors import InputError
 
 BASE = ("srclang", "trglang", "srcindex", "judgeid")
 FORMAT = "wmt-csv"
 SELF = "rows pairing a system with itself"
 CONFLICT = "rankings whose rows give one system two different ranks"
-MAX_OUTPUTS = 127  # Rankings.output is int8
+MAX_OUTPUTS = int(np.iinfo(Rankings.SCHEMA["output"].dtype).max)  # the widest ranking the output column holds
 
 
 def looks_like(header: str) -> bool:

@@ -19,6 +19,7 @@ that may contain ``"`` (so quoting is off) and may be missing from a row.
 from __future__ import annotations
 
 import csv
+import math
 import re
 
 import pandas as pd
@@ -131,10 +132,13 @@ def _score(text: str, path, line: int, column: str):
     if text in MISSING:
         return None
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
         raise InputError(path, line, f"{column} is {text!r}, expected a number or empty",
-                         "fix the value or leave it empty") from None
+                         "fix the value or leave it empty")
+    return value
 
 
 def _missing(text: str) -> str:

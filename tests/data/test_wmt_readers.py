@@ -117,7 +117,7 @@ def test_delimiter_is_named(tmp_path):
         read_wmt_csv(semi)
     with pytest.raises(humeval.InputError, match="wrong delimiter"):
         read_wmt_legacy(semi)
-    with pytest.raises(humeval.InputError, match=r"semicolon-delimited, a wrong delimiter\?"):
+    with pytest.raises(humeval.InputError, match=r"looks semicolon-delimited \(a wrong delimiter\?\)"):
         humeval.read(semi)
     tabbed = tmp_path / "da.csv"
     tabbed.write_text("SYS,SID,RAW.SCR,Z.SCR,N\nA,1,90,1.0,1\n")

@@ -9,8 +9,7 @@ import tarfile
 from pathlib import Path
 
 from humeval.data.judgments import Judgments
-from humeval.data.readers import appraise, mlqe, mqm, pairwise, ratings, wmt_csv, wmt_da, wmt_edits, wmt_legacy
-from humeval.data.readers._sniff import NAMES, sniff
+from humeval.data.readers import appraise, mlqe, mqm, pairwise, ratings, wmt_csv, wmt_edits, wmt_legacy
 from humeval.data.readers._arrow import kind_of
 from humeval.data.readers.appraise import read_appraise
 from humeval.data.readers.mlqe import read_mlqe_da, read_mlqe_pe
@@ -18,6 +17,8 @@ from humeval.data.readers.mqm import MQMWeights, read_mqm, read_mqm_avg
 from humeval.data.readers.pairwise import read_pairwise
 from humeval.data.readers.ratings import read_ratings
 from humeval.data.readers.wmt_csv import read_wmt_csv
+from humeval.data.readers import wmt_da
+from humeval.data.readers._sniff import NAMES, sniff
 from humeval.data.readers.wmt_da import read_wmt_da, read_wmt_da_seg
 from humeval.data.readers.wmt_edits import read_wmt_edits
 from humeval.data.readers.wmt_legacy import read_wmt_legacy
@@ -107,6 +108,11 @@ def guess_format(path) -> tuple[str, str]:
             cells = []
     else:
         cells = [c.strip().strip('"') for c in line.split("\t" if kind == "tsv" or "\t" in line else ",")]
+        other = sniff(line) if len(cells) == 1 else None
+        if other:
+            raise InputError(p, 1, f"cannot tell the format: the header is one column at commas and tabs but "
+                             f"{other[1]} at {NAMES[other[0]]}s, so it looks {NAMES[other[0]]}-delimited (a wrong "
+                             "delimiter?)", "save the file comma- or tab-delimited, or pass format= naming its format")
     return _by_columns(p, cells, "the header")
 
 
@@ -115,10 +121,8 @@ def _by_columns(path, cells, where) -> tuple[str, str]:
         return "pairwise", where
     if ratings.looks_like(cells):
         return "ratings", where
-    other = sniff(cells[0]) if len(cells) == 1 else None
-    looks = f"; it looks {NAMES[other[0]]}-delimited, a wrong delimiter?" if other else ""
     raise InputError(path, 1, f"cannot tell the format from {where} ({', '.join(cells[:8])}"
-                     f"{', …' if len(cells) > 8 else ''}){looks}",
+                     f"{', …' if len(cells) > 8 else ''})",
                      f"pass format= (CLI: --format) with one of {', '.join(FORMATS)}; "
                      "for pairwise or ratings files with other column names also pass columns=")
 

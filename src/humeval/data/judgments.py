@@ -68,9 +68,9 @@ class Judgments:
         self.comparisons, skipped = self.rankings.expand(return_skipped=True,
                                                          keep_shared_outputs=keep_shared_outputs)
         for reason, n in self.expansion.items():  # take back the counts of an earlier expansion
-            self.report.skipped[reason] -= n
-            if not self.report.skipped[reason]:
-                del self.report.skipped[reason]
+            left = self.report.skipped.pop(reason, 0) - n
+            if left > 0:
+                self.report.skipped[reason] = left
         for reason, n in skipped.items():
             self.report.skip(reason, n)
         self.expansion = skipped

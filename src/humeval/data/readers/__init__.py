@@ -101,6 +101,11 @@ def guess_format(path) -> tuple[str, str]:
             return fmt, "the header"
     if mqm.looks_like_avg(line):
         return "mqm-avg", "the header"
+    other = sniff(line) if not any(c in line for c in ",\t{") else None
+    if other:
+        raise InputError(p, 1, f"cannot tell the format: the header is one column at commas and tabs but "
+                         f"{other[1]} at {NAMES[other[0]]}s, so it looks {NAMES[other[0]]}-delimited (a wrong "
+                         "delimiter?)", "save the file comma- or tab-delimited, or pass format= naming its format")
     if line.lstrip().startswith("{"):
         try:
             cells = list(json.loads(line))
@@ -108,11 +113,6 @@ def guess_format(path) -> tuple[str, str]:
             cells = []
     else:
         cells = [c.strip().strip('"') for c in line.split("\t" if kind == "tsv" or "\t" in line else ",")]
-        other = sniff(line) if len(cells) == 1 else None
-        if other:
-            raise InputError(p, 1, f"cannot tell the format: the header is one column at commas and tabs but "
-                             f"{other[1]} at {NAMES[other[0]]}s, so it looks {NAMES[other[0]]}-delimited (a wrong "
-                             "delimiter?)", "save the file comma- or tab-delimited, or pass format= naming its format")
     return _by_columns(p, cells, "the header")
 
 

@@ -6,8 +6,7 @@ from click.testing import CliRunner
 
 from humeval.cli import cli
 from humeval.errors import InputError
-from humeval.data.readers.wmt_metrics import read_da_scores, read_metric_scores
-from humeval.metaeval import pearson
+from humeval.metaeval import pearson, read_da_scores, read_metric_scores
 
 
 @pytest.fixture

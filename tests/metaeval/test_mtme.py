@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from humeval.errors import InputError
-from humeval.metaeval.mtme import read_mtme
+from humeval.data.readers.mtme import read_mtme
 
 
 @pytest.fixture

@@ -71,3 +71,32 @@ def test_correlate_intervals_and_williams(tmp_path):
     expected = williams_test(r12, r13, r23, 6)[1]
     assert rows["TER"]["p (BLEU > this)"] == pytest.approx(expected, abs=1e-9) and expected == pytest.approx(0.0137, abs=1e-4)
     assert rows["BLEU"]["p (BLEU > this)"] is None  # no test of a metric against itself
+
+
+@pytest.mark.parametrize("name, text, message", [
+    ("BLEU.sys.score", "BLEU\tde-en\tt\tr\tA\t30\nBLEU\tde-en\tt\tr\tA\t31\n", r"BLEU.sys.score:2: a second score for 'A' \(the first is on line 1\)"),
+    ("BLEU.sys.score", "BLEU\tde-en\tt\tr\tA\t30\nBLEU\tde-en\tt\tr\tB\tthirty\n", r":2: the score is 'thirty'"),
+    ("BLEU.sys.score", "BLEU\tde-en\tt\tr\tA\t30\nBLEU\tde-en\tt\tr\tB\tnan\n", r":2: the score is missing"),
+    ("BLEU.sys.score", "BLEU\tde-en\tt\tr\tA\t30\nBLEU\tde-en\tt\tB\t20\n", r":2: 5 tab-separated fields, expected 6"),
+    ("BLEU.sys.score", "BLEU,de-en,t,r,A,30\n", "looks comma-delimited"),
+    ("chrF.seg.score", "chrF\tde-en\tt\tr\tA\td\t1\t0.8\nchrF\tde-en\tt\tr\tA\td\t1\t0.7\n", r":2: a second score for \('d:1', 'A'\)"),
+])
+def test_metric_file_errors(tmp_path, name, text, message):
+    (tmp_path / name).write_text(text)
+    with pytest.raises(InputError, match=message):
+        read_metric_scores(tmp_path / name)
+
+
+def test_da_file_errors(files):
+    (files / "dup.csv").write_text("RAW.SCR Z.SCR N SYS N.ALL\n80 0.3 10 A 12\n60 -0.2 10 A 12\n")
+    with pytest.raises(InputError, match=r"dup.csv:3: a second score for 'A' \(the first is on line 2\)"):
+        read_da_scores(files / "dup.csv")
+    (files / "bad.csv").write_text("SYS SID RAW.SCR Z.SCR N\nA 1 90 high 1\n")
+    with pytest.raises(InputError, match=r"bad.csv:2: Z.SCR is 'high'"):
+        read_da_scores(files / "bad.csv", files / "details.txt")
+    (files / "unknown.csv").write_text("SYS SID RAW.SCR Z.SCR N\nA 9 90 1.0 1\n")
+    with pytest.raises(InputError, match=r"segment id 9 of unknown.csv \(line 2\) is not in it"):
+        read_da_scores(files / "unknown.csv", files / "details.txt")
+    (files / "details2.txt").write_text("1\tnewstest2020\tde-en\td1\n")
+    with pytest.raises(InputError, match=r"details2.txt:1: 4 tab-separated fields, expected 5"):
+        read_da_scores(files / "seg.csv", files / "details2.txt")

@@ -7,9 +7,10 @@ from click.testing import CliRunner
 from conftest import shared_file
 
 from humeval.cli import cli
+from humeval.data.readers.hmeant import read_wmt13
 from humeval.errors import InputError
 from humeval.metrics.hmeant import (Annotation, AnnotationSet, Frame, Role, Side, Weights, alignment_agreement,
-                                    frame_statistics, frequency_weights, hmeant, read_json, read_wmt13, score_agreement,
+                                    frame_statistics, frequency_weights, hmeant, read_json, score_agreement,
                                     tune_weights, uniform_weights, weights_table, write_json)
 from humeval.simulate.hmeant import simulate_hmeant
 
@@ -170,3 +171,40 @@ def test_real_wmt13_annotations():
     assert scores.hmeant.max() <= 1 + 1e-12 and scores.hmeant.notna().sum() == 1227
     means = scores.groupby(["language", "system"]).hmeant.mean()
     assert means["de"].idxmax() == "syntax-based" and means["en"].idxmax() == "syntax-based"
+
+
+@pytest.mark.parametrize("table, text, message", [
+    ("sentences", "id\tlanguage\tsegment\tnumber\tversion\tlength\n", "sentences table has a header but no rows"),
+    ("annotations", "", "the file is empty"),
+    ("sentences", "id\tlanguage\tsegment\tnumber\tversion\tlength\n0\ten\t01\t01\t00\tfour\n", r"sentences:2: .*length 'four'"),
+    ("actions", "id\tannotation_id\ttokens\n0\t0\t2\n0\t1\t2\n", r"actions:3: id '0' appears twice \(lines 2 and 3\)"),
+    ("slots", "id\taction_id\ttype\ttokens\n0\t0\tAGENT\n", r"slots:2: 3 fields, expected 4"),
+    ("slots", "id;action_id;type;tokens\n", "looks semicolon-delimited"),
+    ("slots", "id\taction_id\ttype\ttokens\n0\t0\tAGENT\tx,1\n", r"slots:2: slot 0: token list 'x,1'"),
+])
+def test_wmt13_reader_errors(tmp_path, table, text, message):
+    write_tables(tmp_path)
+    (tmp_path / table).write_text(text)
+    with pytest.raises(InputError, match=message):
+        read_wmt13(tmp_path)
+
+
+def test_wmt13_reader_latin1_and_truncated_tables(tmp_path):
+    write_tables(tmp_path)
+    (tmp_path / "sentences_text").write_bytes("id\tlanguage\tsegment\tnumber\tversion\ttext\n0\ten\t01\t01\t00\tthe café\n"
+                                              .encode("latin-1"))
+    with pytest.raises(InputError, match=r"sentences_text:2: not valid utf-8: byte 0xe9"):
+        read_wmt13(tmp_path)
+    assert read_wmt13(tmp_path, encoding="latin-1").references()[0].reference.text == "the café"
+    write_tables(tmp_path)
+    (tmp_path / "slots").write_text("id\taction_id\ttype\ttokens\n0\t0\tAGENT\t0,1\n")  # cut after its first row
+    s = read_wmt13(tmp_path)
+    # slot_aligns: 1 full link (slots 1 → 3, both cut off) and 1 undefined: the full one is counted, not lost
+    assert s.skipped == {"role alignments of type 'undefined'": 1,
+                         "role alignments naming unknown roles (is the slots table complete?)": 1}
+    assert s.outputs()[0].role_links == []
+    (tmp_path / "actions").write_text("id\tannotation_id\ttokens\n0\t0\t2\n1\t1\t2\n2\t2\t2\n3\t9\t4\n")
+    (tmp_path / "action_aligns").write_text("id\tref_action_id\thypo_action_id\ttype\n0\t1\t2\tpartial\n1\t7\t2\tfull\n")
+    s = read_wmt13(tmp_path)
+    assert s.skipped["frames of unknown annotations"] == 1
+    assert s.skipped["frame alignments naming unknown frames (is the actions table complete?)"] == 1

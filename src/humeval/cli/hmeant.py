@@ -17,7 +17,8 @@ LANGUAGES = {"de": "german", "en": "english", "fr": "french", "es": "spanish", "
 
 
 def read_annotations(paths):
-    from humeval.metrics.hmeant import AnnotationSet, read_json, read_wmt13
+    from humeval.data.readers.hmeant import read_wmt13
+    from humeval.metrics.hmeant import AnnotationSet, read_json
     merged = AnnotationSet([], source=", ".join(map(str, paths)))
     for path in map(Path, paths):
         if path.suffix.lower() == ".json":

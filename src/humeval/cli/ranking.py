@@ -54,11 +54,15 @@ from humeval.data.export import write
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
               help="Processes for bootstrap refits (0 = all cores).")
 @click.option("--random-state", default=0, show_default=True, type=SEED, help="Seed for sampled models and resampling.")
+@click.option("--keep-shared-outputs", is_flag=True,
+              help="Systems that shared one displayed output tie with each other (as WMT15-16 counted them) "
+                   "instead of not being compared.")
 @drop_option
 @anonymize_options
 @common_options
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
-         plot, heatmap, jobs, random_state, drop_file, anon, salt, quiet, as_json):
+         plot, heatmap, jobs, random_state, keep_shared_outputs, drop_file, anon, salt,
+         quiet, as_json):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -80,8 +84,13 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
     models = models_named(model_names, random_state)
     check_rank_options(click.get_current_context(), models, n_boot, plot, heatmap)
-    comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json,
-                                      pseudonym_salt(anon, salt), drop_file), file)
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, pseudonym_salt(anon, salt),
+                     drop_file)
+    if keep_shared_outputs:
+        if judgments.rankings is None:
+            raise click.BadParameter("applies to rankings; this file holds none", param_hint="--keep-shared-outputs")
+        judgments.expand(keep_shared_outputs=True)
+    comparisons = comparisons_of(judgments, file)
     results, notes = {}, {}
     parts = comparisons.by_track()
     for track, part in parts.items():

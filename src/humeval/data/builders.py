@@ -7,6 +7,8 @@ import numpy as np
 from humeval.data.tables import Rankings, encode
 from humeval.errors import InputError
 
+MAX_RANK = int(np.iinfo(Rankings.SCHEMA["rank"].dtype).max)  # the largest rank the rank column holds
+
 
 def parse_rank(text: str | None, path, line: int | None, what: str) -> int:
     """A rank as WMT files write it: 1, 2, … (1 best); empty or -1 means unset (-1)."""
@@ -17,9 +19,9 @@ def parse_rank(text: str | None, path, line: int | None, what: str) -> int:
         value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        raise InputError(path, line, f"{what} is {text!r}, expected a rank 1, 2, … or -1 for unset",
-                         "fix the rank or set it to -1")
+    if not 1 <= value <= MAX_RANK:
+        raise InputError(path, line, f"{what} is {text!r}, expected a rank 1, 2, … (at most {MAX_RANK:,}) "
+                         "or -1 for unset", "fix the rank or set it to -1")
     return value
 
 

@@ -53,12 +53,28 @@ class Judgments:
     comparisons: Comparisons | None = None
     ratings: Ratings | None = None
     post_edits: PostEdits | None = None
+    expansion: dict[str, int] = field(default_factory=dict, repr=False)  # the skips expand() put in the report
 
     def __post_init__(self):
         if self.rankings is not None and self.comparisons is None:
-            self.comparisons, skipped = self.rankings.expand(return_skipped=True)
-            for reason, n in skipped.items():
-                self.report.skip(reason, n)
+            self.expand()
+
+    def expand(self, keep_shared_outputs: bool = False) -> "Judgments":
+        """(Re)build the comparisons from the rankings, the report's counts of skipped pairs
+        following; ``keep_shared_outputs`` makes systems that shared one output ties (WMT15–16)
+        instead of leaving them uncompared."""
+        if self.rankings is None:
+            return self
+        self.comparisons, skipped = self.rankings.expand(return_skipped=True,
+                                                         keep_shared_outputs=keep_shared_outputs)
+        for reason, n in self.expansion.items():  # take back the counts of an earlier expansion
+            left = self.report.skipped.pop(reason, 0) - n
+            if left > 0:
+                self.report.skipped[reason] = left
+        for reason, n in skipped.items():
+            self.report.skip(reason, n)
+        self.expansion = skipped
+        return self
 
     def tables(self) -> dict[str, object]:
         """The tables present, by name."""

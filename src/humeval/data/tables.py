@@ -320,7 +320,8 @@ class Rankings(Table):
     ``system`` and ``rank`` are (n, k): the system shown in each position (-1 for an empty
     slot) and the rank it got (1 best; ties allowed; -1 = left unset). ``output`` (n, k)
     says which displayed output a position belongs to: since WMT15 identical outputs were
-    shown once for several systems, and systems that shared an output are never compared.
+    shown once for several systems; systems that shared an output are not compared, or tie
+    with ``expand(keep_shared_outputs=True)``.
     ``id`` identifies the ranking and becomes ``group`` of the comparisons it expands to.
     """
 
@@ -343,13 +344,15 @@ class Rankings(Table):
         if (self._cols["id"] < 0).all():
             self._cols["id"] = np.arange(n, dtype=np.int32)
 
-    def expand(self, return_skipped: bool = False):
+    def expand(self, return_skipped: bool = False, keep_shared_outputs: bool = False):
         """The C(k,2) pairwise comparisons each ranking encodes (Hopkins & May 2013, Table 2).
 
         For positions i < j holding systems s_i, s_j with ranks r_i, r_j: outcome 1 (s_i
         preferred) if r_i < r_j, 2 if r_i > r_j, 0 if equal. Pairs with an unset rank are
-        skipped and counted; so are pairs of systems that shared one output. With
-        ``return_skipped`` the counts come back as a dict beside the comparisons.
+        skipped and counted; so are pairs of a system with itself and pairs of systems that
+        shared one output — unless ``keep_shared_outputs``, which makes the latter ties, as
+        WMT15–16 expanded them (Bojar et al. 2016, §3). With ``return_skipped`` the counts
+        come back as a dict beside the comparisons.
         """
         system, rank, output = self._cols["system"], self._cols["rank"], self._cols["output"]
         k = system.shape[1]
@@ -357,8 +360,12 @@ class Rankings(Table):
         sa, sb, ra, rb = system[:, i], system[:, j], rank[:, i], rank[:, j]
         both = (sa >= 0) & (sb >= 0)
         shared = both & (output[:, i] == output[:, j])
+        if keep_shared_outputs:  # one displayed output has one rank: r_i = r_j, a tie
+            rb = np.where(shared, ra, rb)
+            shared = np.zeros_like(shared)
         unset = both & ~shared & ((ra < 0) | (rb < 0))
-        keep = both & ~shared & ~unset
+        itself = both & ~shared & ~unset & (sa == sb)
+        keep = both & ~shared & ~unset & ~itself
         row = np.nonzero(keep)[0]
         outcome = np.where(ra < rb, 1, np.where(ra > rb, 2, 0)).astype(np.int8)
         comparisons = Comparisons(
@@ -369,7 +376,8 @@ class Rankings(Table):
         if not return_skipped:
             return comparisons
         skipped = {"pairs with an unset rank": int(unset.sum()),
-                   "pairs of systems that shared one output": int(shared.sum())}
+                   "pairs of systems that shared one output": int(shared.sum()),
+                   "pairs comparing a system with itself": int(itself.sum())}
         return comparisons, {k: v for k, v in skipped.items() if v}
 
     def to_pandas(self) -> pd.DataFrame:
@@ -420,8 +428,10 @@ class Ratings(Table):
     """Absolute scores: one row per (item, system, judge, criterion) score.
 
     ``criterion`` names what was scored (adequacy, fluency, DA, MQM, or the source column
-    when the file does not say). ``scale`` describes the range; ``higher_is_better`` is
-    False for error scores such as MQM.
+    when the file does not say). ``kind`` says what was shown when a file mixes system outputs
+    with quality controls: ``SYSTEM``, or WMT DA's ``REPEAT``, ``BAD_REF`` (a degraded output),
+    ``REF`` (the reference); -1 when the file does not say. ``scale`` describes the range;
+    ``higher_is_better`` is False for error scores such as MQM.
     """
 
     SCHEMA = {
@@ -430,6 +440,7 @@ class Ratings(Table):
         "judge": Col(np.int32, "judges"),
         "track": Col(np.int16, "tracks"),
         "criterion": Col(np.int16, "criteria"),
+        "kind": Col(np.int8, "kinds"),
         "score": Col(np.float64, required=True),
     }
     ATTRS = {"scale": "", "higher_is_better": True}

@@ -3,8 +3,8 @@
 from humeval.metaeval.correlation import (bootstrap_interval, kendall, kendall_like, ndcg, pairwise_accuracy, pearson,
                                           permutation_test, rank_consistency, spearman, weighted_pearson,
                                           williams_test)
-from humeval.metaeval.mtme import EvalSet, read_mtme
-from humeval.metaeval.wmt import read_da_scores, read_metric_scores
+from humeval.data.readers.mtme import EvalSet, read_mtme
+from humeval.data.readers.wmt_metrics import read_da_scores, read_metric_scores
 
 __all__ = ["EvalSet", "read_mtme", "bootstrap_interval", "kendall", "kendall_like", "ndcg", "pairwise_accuracy", "pearson", "permutation_test",
            "rank_consistency", "read_da_scores", "read_metric_scores", "spearman", "weighted_pearson", "williams_test"]

@@ -9,7 +9,7 @@ import pandas as pd
 
 from humeval.errors import InputError
 from humeval.metaeval.correlation import bootstrap_interval, kendall, pairwise_accuracy, pearson, williams_test
-from humeval.metaeval.wmt import read_da_scores, read_metric_scores
+from humeval.data.readers.wmt_metrics import read_da_scores, read_metric_scores
 
 
 def correlation_table(metric_files, human_file, details=None, refset=None, exclude_systems=(), n_boot: int = 0,

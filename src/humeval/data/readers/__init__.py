@@ -17,6 +17,9 @@ from humeval.data.readers.mqm import MQMWeights, read_mqm, read_mqm_avg
 from humeval.data.readers.pairwise import read_pairwise
 from humeval.data.readers.ratings import read_ratings
 from humeval.data.readers.wmt_csv import read_wmt_csv
+from humeval.data.readers import wmt_da
+from humeval.data.readers._sniff import NAMES, sniff
+from humeval.data.readers.wmt_da import read_wmt_da, read_wmt_da_seg
 from humeval.data.readers.wmt_edits import read_wmt_edits
 from humeval.data.readers.wmt_legacy import read_wmt_legacy
 from humeval.errors import InputError
@@ -32,6 +35,8 @@ READERS = {
     "mqm": read_mqm,
     "mqm-avg": read_mqm_avg,
     "wmt-edits": read_wmt_edits,
+    "wmt-da": read_wmt_da,
+    "wmt-da-seg": read_wmt_da_seg,
 }
 FORMATS = tuple(READERS)
 HEAD_BYTES = 1 << 16
@@ -91,8 +96,16 @@ def guess_format(path) -> tuple[str, str]:
             return fmt, "the header"
     if mlqe.looks_like_da(line):
         return "mlqe-da", "the header"
+    for fmt, test in (("wmt-da", wmt_da.looks_like), ("wmt-da-seg", wmt_da.looks_like_seg)):
+        if test(line):
+            return fmt, "the header"
     if mqm.looks_like_avg(line):
         return "mqm-avg", "the header"
+    other = sniff(line) if not any(c in line for c in ",\t{") else None
+    if other:
+        raise InputError(p, 1, f"cannot tell the format: the header is one column at commas and tabs but "
+                         f"{other[1]} at {NAMES[other[0]]}s, so it looks {NAMES[other[0]]}-delimited (a wrong "
+                         "delimiter?)", "save the file comma- or tab-delimited, or pass format= naming its format")
     if line.lstrip().startswith("{"):
         try:
             cells = list(json.loads(line))

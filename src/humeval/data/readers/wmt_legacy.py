@@ -1,7 +1,10 @@
 """WMT07–WMT09 manual-evaluation layout.
 
 ``TASK,TYPE,ITEM_ID,ANNOTATOR_ID,TIME,SYSTEM_0,SCORE_0_A,SCORE_0_B,…,SYSTEM_4,SCORE_4_A,SCORE_4_B``
-(WMT07/08: comma-separated). WMT09: tab-separated, a leading ``JUDGEMENT_ID``, an
+(WMT07/08: comma-separated; statmt.org/wmt08/results.html: "System judgments (up to 5)", so a
+row judging fewer than five systems is short and is padded; ``-`` is a missing score or rank;
+a file without the header line is read with these columns when its second field is a judgment
+type such as ``RANK``). WMT09: tab-separated, a leading ``JUDGEMENT_ID``, an
 ``ANNOTATOR_TYPE_COUNT`` column after ``ANNOTATOR_ID`` and a trailing free-text ``EXTRA``
 that may contain ``"`` (so quoting is off) and may be missing from a row.
 
@@ -16,13 +19,15 @@ that may contain ``"`` (so quoting is off) and may be missing from a row.
 from __future__ import annotations
 
 import csv
+import math
 import re
 
 import pandas as pd
 
 from humeval.data.builders import RankingRows, parse_rank
 from humeval.data.judgments import Judgments, ReadReport
-from humeval.data.readers._io import read_text, text_stream
+from humeval.data.readers._io import decode, first_line, read_bytes, text_stream
+from humeval.data.readers._sniff import check_delimiter, one_line_end
 from humeval.data.tables import PostEdits, Ratings
 from humeval.errors import InputError
 
@@ -30,18 +35,31 @@ FORMAT = "wmt-legacy"
 BASE = ("TASK", "TYPE", "ITEM_ID", "ANNOTATOR_ID")
 
 
+TYPES = ("RANK", "NIST", "EDIT", "EDIT_ACCEPT", "CONSTITUENT", "CONSTITUENT_ACCEPT")
+IMPLICIT = [*BASE, "TIME"] + [f"{c}" for k in range(5) for c in (f"SYSTEM_{k}", f"SCORE_{k}_A", f"SCORE_{k}_B")]
+MISSING = ("", "-", "-1", "NA", "N/A")
+
+
 def looks_like(header: str) -> bool:
     cells = re.split(r"[\t,]", header)
-    return all(c in cells for c in BASE) and "SYSTEM_0" in cells
+    return (all(c in cells for c in BASE) and "SYSTEM_0" in cells) or _headerless(header)
+
+
+def _headerless(line: str) -> bool:
+    cells = line.split(",")
+    return "\t" not in line and len(cells) >= 6 and cells[1].strip() in TYPES
 
 
 def read_wmt_legacy(path, encoding: str = "utf-8", score_names=("SCORE_A", "SCORE_B")) -> Judgments:
     """Read a WMT07–WMT09 judgments file into rankings, ratings and post-edits."""
-    text = read_text(path, encoding)
-    tabbed = "\t" in text.split("\n", 1)[0]
+    data = read_bytes(path)
+    first = first_line(data)
+    tabbed = "\t" in first
+    check_delimiter(path, first, "\t" if tabbed else ",", needed=len(BASE))
+    text = one_line_end(decode(data, path, encoding))
     reader = csv.reader(text_stream(text), delimiter="\t" if tabbed else ",",
                         quoting=csv.QUOTE_NONE if tabbed else csv.QUOTE_MINIMAL)
-    header = [h.strip() for h in next(reader)]
+    header = list(IMPLICIT) if _headerless(first) else [h.strip() for h in next(reader)]
     where = {h: i for i, h in enumerate(header)}
     missing = [c for c in BASE if c not in where]
     slots = sorted(int(m.group(1)) for m in (re.fullmatch(r"SYSTEM_(\d+)", h) for h in header) if m)
@@ -51,6 +69,8 @@ def read_wmt_legacy(path, encoding: str = "utf-8", score_names=("SCORE_A", "SCOR
                          "the header must name TASK,TYPE,ITEM_ID,ANNOTATOR_ID,SYSTEM_0,SCORE_0_A,SCORE_0_B,…")
     extra = where.get("EXTRA")
     report = ReadReport(str(path), FORMAT)
+    if _headerless(first):
+        report.notes.append("no header line: read with the WMT07/08 columns " + ",".join(IMPLICIT[:8]) + ",…")
     rankings, ratings, edits = RankingRows(), [], []
     for fields in reader:
         line = reader.line_num
@@ -62,7 +82,8 @@ def read_wmt_legacy(path, encoding: str = "utf-8", score_names=("SCORE_A", "SCOR
         systems = [fields[where[f"SYSTEM_{k}"]].strip() or None for k in slots]
         report.rows += 1
         if kind == "RANK":
-            ranks = [parse_rank(fields[where[f"SCORE_{k}_A"]], path, line, f"SCORE_{k}_A") for k in slots]
+            ranks = [parse_rank(_missing(fields[where[f"SCORE_{k}_A"]]), path, line, f"SCORE_{k}_A")
+                     for k in slots]
             rankings.add(task, item, judge, systems, ranks)
         elif kind == "NIST":
             for k, system in zip(slots, systems):
@@ -91,7 +112,8 @@ def read_wmt_legacy(path, encoding: str = "utf-8", score_names=("SCORE_A", "SCOR
 
 
 def _fit(fields, header, extra, path, line, delimiter):
-    """Rows may lack EXTRA; EXTRA text may hold the delimiter itself (quoting is off)."""
+    """Rows may lack EXTRA; EXTRA text may hold the delimiter itself (quoting is off); rows
+    judging fewer systems than the header has slots for are short (WMT07/08)."""
     if len(fields) == len(header):
         return fields
     if extra is not None and extra == len(header) - 1:
@@ -99,16 +121,26 @@ def _fit(fields, header, extra, path, line, delimiter):
             return fields + [""]
         if len(fields) > len(header):
             return fields[:extra] + [delimiter.join(fields[extra:])]
+    elif next(i for i, h in enumerate(header) if re.fullmatch(r"SYSTEM_\d+", h)) < len(fields) < len(header):
+        return fields + [""] * (len(header) - len(fields))
     raise InputError(path, line, f"{len(fields)} fields, expected {len(header)} as in the header",
                      "check the delimiters in this row")
 
 
 def _score(text: str, path, line: int, column: str):
     text = text.strip()
-    if text in ("", "-1", "NA", "N/A"):
+    if text in MISSING:
         return None
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
         raise InputError(path, line, f"{column} is {text!r}, expected a number or empty",
-                         "fix the value or leave it empty") from None
+                         "fix the value or leave it empty")
+    return value
+
+
+def _missing(text: str) -> str:
+    """``-`` (WMT07/08) and the other missing-value marks read as an unset rank."""
+    return "" if text.strip() in MISSING else text

@@ -1,5 +1,5 @@
 """HMEANT from semantic-frame annotations (Lo & Wu 2011, 2012): the annotation model and its
-readers, the score, role weights (relative frequency or tuned to human judgments), and
+JSON format, the score, role weights (relative frequency or tuned to human judgments), and
 inter-annotator agreement."""
 
 from humeval.metrics.hmeant.agreement import alignment_agreement, score_agreement
@@ -7,8 +7,8 @@ from humeval.metrics.hmeant.model import Annotation, AnnotationSet, Frame, Role,
 from humeval.metrics.hmeant.score import FrameStats, Weights, frame_statistics, hmeant, scores_for
 from humeval.metrics.hmeant.weights import (TunedWeights, frequency_weights, kendall_tau, tune_weights, uniform_weights,
                                             weights_table)
-from humeval.metrics.hmeant.wmt13 import read_wmt13
 
 __all__ = ["alignment_agreement", "score_agreement", "Annotation", "AnnotationSet", "Frame", "Role", "Side", "read_json",
            "write_json", "FrameStats", "Weights", "frame_statistics", "hmeant", "scores_for", "TunedWeights",
-           "frequency_weights", "kendall_tau", "tune_weights", "uniform_weights", "weights_table", "read_wmt13"]
+           "frequency_weights", "kendall_tau", "tune_weights", "uniform_weights", "weights_table"]
+

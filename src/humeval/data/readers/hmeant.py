@@ -20,59 +20,118 @@ counted in ``AnnotationSet.skipped``.
 
 from __future__ import annotations
 
+import csv
 from collections import defaultdict
 from pathlib import Path
 
 import pandas as pd
 
+from humeval.data.readers._io import decode, read_bytes, text_stream
+from humeval.data.readers._sniff import check_delimiter, one_line_end
 from humeval.errors import InputError
 from humeval.metrics.hmeant.model import LINK_TYPES, Annotation, AnnotationSet, Frame, Role, Side
 
 TABLES = ("sentences", "sentences_text", "annotations", "actions", "slots", "action_aligns", "slot_aligns")
+NOT_EMPTY = ("sentences", "annotations")
 SYSTEMS = {"01": "phrase-based", "02": "syntax-based", "03": "rule-based"}
 COLUMNS = {"sentences": ["id", "language", "segment", "number", "version", "length"],
+           "sentences_text": ["id", "text"],
            "annotations": ["id", "sentence_id", "annotator", "ref_id"], "actions": ["id", "annotation_id", "tokens"],
            "slots": ["id", "action_id", "type", "tokens"], "action_aligns": ["id", "ref_action_id", "hypo_action_id", "type"],
            "slot_aligns": ["id", "ref_slot_id", "hypo_slot_id", "type"]}
 
 
-def _table(directory: Path, name: str) -> pd.DataFrame:
+def _table(directory: Path, name: str, encoding: str = "utf-8") -> pd.DataFrame:
+    """One table as strings (``NULL`` → missing) with its file ``line`` numbers; ids unique."""
     path = directory / name
     if not path.is_file():
         raise InputError(path, None, "missing", f"an hmeant-wmt13 directory holds the tables {', '.join(TABLES)}")
-    df = pd.read_csv(path, sep="\t", na_values="NULL", keep_default_na=False, dtype=str, quoting=3)
-    missing = set(COLUMNS.get(name, [])) - set(df.columns)
+    data = read_bytes(path)
+    text = one_line_end(decode(data, path, encoding))
+    check_delimiter(path, text.split("\n", 1)[0], "\t", needed=len(COLUMNS[name]))
+    reader = csv.reader(text_stream(text), delimiter="\t", quoting=csv.QUOTE_NONE)
+    header = [h.strip() for h in next(reader)]
+    missing = [c for c in COLUMNS[name] if c not in header]
     if missing:
-        raise InputError(path, 1, f"columns {sorted(missing)} missing (found {', '.join(df.columns)})",
+        raise InputError(path, 1, f"columns {missing} missing (found {', '.join(header)})",
                          "is this a table of the hmeant-wmt13 data?")
+    rows, lines = [], []
+    for fields in reader:
+        if not fields or fields == [""]:
+            continue
+        if len(fields) != len(header):
+            raise InputError(path, reader.line_num, f"{len(fields)} fields, expected {len(header)} as in the header",
+                             "check the tabs of this row (is the file truncated?)")
+        rows.append([None if f == "NULL" else f for f in fields])
+        lines.append(reader.line_num)
+    if not rows and name in NOT_EMPTY:
+        raise InputError(path, None, f"the {name} table has a header but no rows", "check that the export finished")
+    df = pd.DataFrame(rows, columns=header, dtype=object).assign(line=lines)
+    twice = df.id.duplicated(keep=False) & df.id.notna()
+    if twice.any():
+        first, second = df.line[twice].iloc[:2]
+        raise InputError(path, int(second), f"id {df.id[twice].iloc[0]!r} appears twice (lines {first} and {second})",
+                         "ids must be unique within a table")
     return df
 
 
-def _tokens(text, path, what) -> tuple[int, ...]:
+def _tokens(text, path, line, what) -> tuple[int, ...]:
     try:
-        return tuple(int(t) for t in str(text).split(",") if t.strip())
+        return tuple(int(t) for t in str(text or "").split(",") if t.strip())
     except ValueError:
-        raise InputError(path, None, f"{what}: token list {text!r} is not comma-separated integers",
+        raise InputError(path, line, f"{what}: token list {text!r} is not comma-separated integers",
                          "tokens are 0-based indices like 3,4,5") from None
 
 
-def read_wmt13(directory) -> AnnotationSet:
+def _lengths(sentences: pd.DataFrame, path) -> dict[str, int]:
+    out = {}
+    for row in sentences.itertuples(index=False):
+        try:
+            out[row.id] = int(row.length)
+        except (TypeError, ValueError):
+            raise InputError(path, row.line, f"sentence {row.id}: length {row.length!r} is not a whole number",
+                             "the length column counts the sentence's tokens") from None
+    return out
+
+
+def _links(table: pd.DataFrame, unit: str, known, owner, noun: str, result: AnnotationSet) -> dict[str, list]:
+    """(ref id, hypo id, type) alignments of ``table`` by ``owner(hypo id)``; alignments of a type
+    other than full/partial, or naming ids not in ``known``, are counted in ``result``."""
+    links: dict[str, list] = defaultdict(list)
+    for row in table.itertuples(index=False):
+        ref, hypo = getattr(row, f"ref_{unit}_id"), getattr(row, f"hypo_{unit}_id")
+        if row.type not in LINK_TYPES:
+            result.skip(f"{noun} alignments of type {row.type!r}")
+        elif ref not in known or hypo not in known:
+            result.skip(f"{noun} alignments naming unknown {noun}s (is the {unit}s table complete?)")
+        else:
+            links[owner(hypo)].append((ref, hypo, row.type))
+    return links
+
+
+def read_wmt13(directory, encoding: str = "utf-8") -> AnnotationSet:
     """Every annotation in the directory: output annotations with their reference frames and
     alignments, and reference-only annotations (version 00)."""
     directory = Path(directory)
     if directory.is_file():
         directory = directory.parent
-    t = {name: _table(directory, name) for name in TABLES}
+    if not directory.is_dir():
+        raise InputError(directory, None, "no such directory", "name the hmeant-wmt13 data directory")
+    t = {name: _table(directory, name, encoding) for name in TABLES}
+    length_of = _lengths(t["sentences"], directory / "sentences")
     sentences = t["sentences"].set_index("id")
     text = t["sentences_text"].set_index("id")["text"]
-    sentences["key"] = sentences.language + "-" + sentences.segment + "-" + sentences.number
-    references = sentences[sentences.version == "00"].reset_index().set_index("key")
+    parts = sentences[["language", "segment", "number"]].fillna("")
+    sentences["key"] = parts.language + "-" + parts.segment + "-" + parts.number
     result = AnnotationSet([], source=str(directory))
+    versions00 = sentences[sentences.version == "00"]
+    references = dict(zip(versions00.key[::-1], versions00.index[::-1]))  # the first sentence of an item
+    result.skip("reference sentences repeating an item (the first is used)", len(versions00) - len(references))
 
     frames_of: dict[str, list[Frame]] = defaultdict(list)
     frame_by_id: dict[str, Frame] = {}
     for row in t["actions"].itertuples(index=False):
-        frame = Frame(row.id, _tokens(row.tokens, directory / "actions", f"action {row.id}"))
+        frame = Frame(row.id, _tokens(row.tokens, directory / "actions", row.line, f"action {row.id}"))
         frames_of[row.annotation_id].append(frame)
         frame_by_id[row.id] = frame
     role_frame: dict[str, str] = {}
@@ -81,26 +140,17 @@ def read_wmt13(directory) -> AnnotationSet:
         if frame is None:
             result.skip("roles of unknown frames")
             continue
-        frame.roles.append(Role(row.id, row.type, _tokens(row.tokens, directory / "slots", f"slot {row.id}")))
+        frame.roles.append(Role(row.id, row.type, _tokens(row.tokens, directory / "slots", row.line, f"slot {row.id}")))
         role_frame[row.id] = row.action_id
 
     frame_annotation = {f.id: a for a, frames in frames_of.items() for f in frames}
-    frame_links: dict[str, list] = defaultdict(list)  # keyed by the output annotation id
-    for row in t["action_aligns"].itertuples(index=False):
-        if row.type not in LINK_TYPES:
-            result.skip(f"frame alignments of type {row.type!r}")
-            continue
-        frame_links[frame_annotation.get(row.hypo_action_id)].append((row.ref_action_id, row.hypo_action_id, row.type))
-    role_links: dict[str, list] = defaultdict(list)
-    for row in t["slot_aligns"].itertuples(index=False):
-        if row.type not in LINK_TYPES:
-            result.skip(f"role alignments of type {row.type!r}")
-            continue
-        owner = frame_annotation.get(role_frame.get(row.hypo_slot_id))
-        role_links[owner].append((row.ref_slot_id, row.hypo_slot_id, row.type))
+    # alignments keyed by the output annotation they belong to
+    frame_links = _links(t["action_aligns"], "action", frame_by_id, frame_annotation.get, "frame", result)
+    role_links = _links(t["slot_aligns"], "slot", role_frame, lambda r: frame_annotation.get(role_frame[r]), "role",
+                        result)
 
     def side(annotation_id, sentence_id) -> Side:
-        length = int(sentences.at[sentence_id, "length"])
+        length = length_of[sentence_id]
         frames = frames_of.get(annotation_id, [])
         beyond = sum(1 for f in frames for k in f.tokens() if k >= length)
         result.skip("token indices beyond the sentence length (ignored)", beyond)
@@ -108,6 +158,7 @@ def read_wmt13(directory) -> AnnotationSet:
 
     annotations = t["annotations"]
     by_id = annotations.set_index("id")
+    result.skip("frames of unknown annotations", sum(len(f) for a, f in frames_of.items() if a not in by_id.index))
     for row in annotations.itertuples(index=False):
         if row.sentence_id not in sentences.index:
             result.skip("annotations of unknown sentences")
@@ -119,10 +170,10 @@ def read_wmt13(directory) -> AnnotationSet:
             continue
         if pd.isna(row.ref_id):
             continue  # the reference frames of an output annotation; read with it
-        if row.ref_id not in by_id.index or sentence.key not in references.index:
+        if row.ref_id not in by_id.index or sentence.key not in references:
             result.skip("output annotations without their reference annotation")
             continue
-        ref_sentence = references.loc[sentence.key, "id"]
+        ref_sentence = references[sentence.key]
         own_frames = {f.id for f in frames_of.get(row.id, [])}
         ref_frames = {f.id for f in frames_of.get(row.ref_id, [])}
         own_roles = {r.id for f in frames_of.get(row.id, []) for r in f.roles}

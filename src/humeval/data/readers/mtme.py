@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from humeval.data.readers._io import read_text
+from humeval.data.readers.wmt_metrics import _series
 from humeval.errors import InputError
 
 
@@ -53,7 +54,7 @@ def _aligned(path: Path, n: int) -> list[str]:
 def read_scores(path, level: str, n_segments: int) -> pd.Series:
     """A human- or metric-score file of the given level (``sys`` or ``seg``)."""
     path = Path(path)
-    systems, scores = [], []
+    systems, scores, lines = [], [], []
     for number, line in enumerate(_lines(path), 1):
         if not line.strip():
             continue
@@ -63,10 +64,13 @@ def read_scores(path, level: str, n_segments: int) -> pd.Series:
         try:
             scores.append(np.nan if parts[1] == "None" else float(parts[1]))
         except ValueError:
-            raise InputError(path, number, f"score {parts[1]!r} is not a number", "write a number or None") from None
+            scores.append(None)
+        if scores[-1] is None or np.isinf(scores[-1]):
+            raise InputError(path, number, f"score {parts[1]!r} is not a number", "write a number or None")
         systems.append(parts[0])
+        lines.append(number)
     if level == "sys":
-        return pd.Series(scores, index=pd.Index(systems, name="system"), dtype=float)
+        return _series(path, systems, lines, scores, "system")
     counts = pd.Series(systems).value_counts()
     wrong = counts[counts != n_segments]
     if len(wrong):

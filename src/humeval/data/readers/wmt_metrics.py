@@ -1,0 +1,113 @@
+"""Reading WMT metrics-task files: metric scores and the DA human scores they are judged against.
+
+- Metric score files (``<METRIC>.sys.score[.gz]``, ``<METRIC>.seg.score[.gz]``), tab-separated,
+  no header: system level ``METRIC LP TESTSET REFSET SYSTEM SCORE``; segment level
+  ``METRIC LP TESTSET REFSET SYSTEM DOCID SEG SCORE``.
+- DA files of the WMT20 manual evaluation (space-separated with a header): system level
+  ``RAW.SCR Z.SCR N SYS N.ALL``; segment level ``SYS SID RAW.SCR Z.SCR N``, whose global segment
+  id maps to (DOCID, SEG) through the ``details`` file (``global_seg_id testset lp docid seg``).
+
+Scores come back as pandas Series: system level indexed by system, segment level by (item, system)
+with item = "DOCID:SEG", the same key for metric and human scores. A score that is not a finite
+number, a line with the wrong number of fields, and a second score for the same key are errors
+naming the line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from humeval.data.readers._io import first_line, read_bytes, read_text
+from humeval.data.readers._sniff import check_delimiter, one_line_end
+from humeval.data.readers.wmt_da import _need, _rows, _score, _scored
+from humeval.errors import InputError
+
+SYS_COLUMNS = ["metric", "lp", "testset", "refset", "system", "score"]
+SEG_COLUMNS = ["metric", "lp", "testset", "refset", "system", "docid", "seg", "score"]
+
+
+def _series(path, keys: list, lines: list[int], values: list[float], names) -> pd.Series:
+    """Scores indexed by ``keys``; a key given twice is an error naming both lines."""
+    seen: dict = {}
+    for key, line in zip(keys, lines):
+        if key in seen:
+            raise InputError(path, line, f"a second score for {key!r} (the first is on line {seen[key]})",
+                             "remove the duplicate line; each key has one score")
+        seen[key] = line
+    index = pd.MultiIndex.from_tuples(keys, names=names) if isinstance(names, list) else pd.Index(keys, name=names)
+    return pd.Series(values, index=index, dtype=float)
+
+
+def read_metric_scores(path, refset: str | None = None, lp: str | None = None) -> tuple[str, str, pd.Series]:
+    """(metric name, level "sys" or "seg", scores). With several reference sets, the first one in
+    the file is used unless ``refset`` names one; ``lp`` keeps one language pair."""
+    data = read_bytes(path)
+    check_delimiter(path, first_line(data), "\t", needed=6)
+    first = first_line(data).split("\t")
+    if len(first) not in (6, 8):
+        raise InputError(path, 1, f"{len(first)} tab-separated fields, expected 6 (system level) or 8 (segment level)",
+                         "is this a WMT metrics-task score file?")
+    level, width = ("sys", 6) if len(first) == 6 else ("seg", 8)
+    metric, chosen, keys, lines, values = None, refset, [], [], []
+    for number, line in enumerate(one_line_end(read_text(path)).splitlines(), 1):
+        if not line.strip():
+            continue
+        cells = line.split("\t")
+        if len(cells) != width:
+            raise InputError(path, number, f"{len(cells)} tab-separated fields, expected {width} as on line 1",
+                             "check the tabs of this line")
+        if lp and cells[1] != lp:
+            continue
+        chosen = chosen or cells[3]
+        if cells[3] != chosen:
+            continue
+        metric = metric or cells[0]
+        value = _score(cells[-1].strip(), path, number, "the score")
+        if value is None:
+            raise InputError(path, number, "the score is missing", "write a number")
+        keys.append(cells[4] if level == "sys" else (f"{cells[5]}:{cells[6]}", cells[4]))
+        lines.append(number)
+        values.append(value)
+    if not keys:
+        raise InputError(path, None, f"no scores{' for ' + lp if lp else ''}", "check the language pair")
+    return metric, level, _series(path, keys, lines, values, "system" if level == "sys" else ["item", "system"])
+
+
+def read_da_scores(path, details=None, column: str = "Z.SCR") -> tuple[str, pd.Series]:
+    """(level, scores) from a WMT DA file; segment level needs ``details`` for the item keys."""
+    header, rows = _rows(path, "utf-8", needed=3)
+    segment = "sid" in header
+    system, sid, score = _need(path, header, ["sys", "sid" if segment else "sys", column.lower()])
+    if segment and details is None:
+        raise InputError(path, None, "segment-level DA scores need the details file mapping SID to document and segment",
+                         "pass details= (CLI: --details input/<lp>.details.txt)")
+    key = _details(details) if segment else {}
+    keys, lines, values = [], [], []
+    for number, cells, value in _scored(rows, len(header), path, score, column):
+        if segment and cells[sid] not in key:
+            raise InputError(details, None, f"segment id {cells[sid]} of {Path(path).name} (line {number}) is not in it",
+                             "use the details file of the same language pair")
+        keys.append((key[cells[sid]], cells[system]) if segment else cells[system])
+        lines.append(number)
+        values.append(value)
+    if not keys:
+        raise InputError(path, None, "no scores", "check the file")
+    return ("seg" if segment else "sys"), _series(path, keys, lines, values, ["item", "system"] if segment else "system")
+
+
+def _details(path) -> dict[str, str]:
+    """global segment id → "DOCID:SEG" from a details file (``id testset lp docid seg``, tab-separated)."""
+    out = {}
+    for number, line in enumerate(one_line_end(read_text(path)).splitlines(), 1):
+        if not line.strip():
+            continue
+        cells = line.split("\t")
+        if len(cells) != 5:
+            raise InputError(path, number, f"{len(cells)} tab-separated fields, expected 5 (id testset lp docid seg)",
+                             "is this a details file of the WMT metrics task?")
+        if cells[0] in out:
+            raise InputError(path, number, f"segment id {cells[0]} appears twice", "ids must be unique")
+        out[cells[0]] = f"{cells[3]}:{cells[4]}"
+    return out

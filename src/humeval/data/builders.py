@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from humeval.data.readers._io import shown
 from humeval.data.tables import Rankings, encode
 from humeval.errors import InputError
+
+MAX_RANK = np.iinfo(np.int32).max
 
 
 def parse_rank(text: str | None, path, line: int | None, what: str) -> int:
@@ -17,8 +20,8 @@ def parse_rank(text: str | None, path, line: int | None, what: str) -> int:
         value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        raise InputError(path, line, f"{what} is {text!r}, expected a rank 1, 2, … or -1 for unset",
+    if not 1 <= value <= MAX_RANK:
+        raise InputError(path, line, f"{what} is '{shown(text, 40)}', expected a rank 1, 2, … or -1 for unset",
                          "fix the rank or set it to -1")
     return value
 
@@ -52,8 +55,8 @@ class RankingRows:
         [codes], systems = encode(flat)
         grid = {}
         for name, values, dtype in (("system", codes, np.int32),
-                                    ("rank", [r for rs in self.ranks for r in rs], np.int16),
-                                    ("output", [o for os_ in self.outputs for o in os_], np.int8)):
+                                    ("rank", [r for rs in self.ranks for r in rs], np.int32),
+                                    ("output", [o for os_ in self.outputs for o in os_], np.int32)):
             grid[name] = np.full((n, width), -1, dtype=dtype)
             grid[name][row, pos] = values
         (track,), tracks = encode(self.track)

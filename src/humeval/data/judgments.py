@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from humeval.data.tables import Comparisons, PostEdits, Rankings, Ratings
+from humeval.errors import InputError
 
 EXAMPLE_LINES = 5  # how many line numbers a report keeps per skip reason
 
@@ -16,6 +17,7 @@ class ReadReport:
     path: str
     format: str
     rows: int = 0
+    unit: str = "line"  # what example places count: file lines, or rows for Parquet (1 = first row)
     skipped: dict[str, int] = field(default_factory=dict)
     examples: dict[str, list[int]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -36,7 +38,7 @@ class ReadReport:
         out += [f"  note: {n}" for n in self.notes]
         for reason, n in self.skipped.items():
             where = self.examples.get(reason)
-            at = f" (e.g. line {', '.join(map(str, where))})" if where else ""
+            at = f" (e.g. {self.unit} {', '.join(map(str, where))})" if where else ""
             out.append(f"  skipped {n:,} {reason}{at}")
         return out
 
@@ -68,3 +70,17 @@ class Judgments:
     def __repr__(self) -> str:
         inside = ", ".join(repr(t) for t in self.tables().values()) or "no judgments"
         return f"Judgments({self.report.path}: {inside})"
+
+
+def nonempty(judgments: Judgments) -> Judgments:
+    """``judgments``, or an ``InputError`` when reading left no judgment (every row skipped)."""
+    if any(len(t) for t in judgments.tables().values()):
+        return judgments
+    report = judgments.report
+    skipped = "; ".join(f"{n:,} {reason}" for reason, n in report.skipped.items())
+    if not skipped:
+        raise InputError(report.path, None, f"no judgments in the file ({report.rows:,} rows read as {report.format})",
+                         "check that the export finished")
+    raise InputError(report.path, None, f"no judgments left after skipping {skipped} "
+                     f"({report.rows:,} rows read as {report.format})",
+                     "check the columns and values the skipped rows lack")

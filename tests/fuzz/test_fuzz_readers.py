@@ -48,9 +48,9 @@ TEXT = [
 ]
 VALUES = ["NaN", "nan", "inf", "-inf", "Infinity", "-", "", "   ", "99999999999999999999", "40000", "-7", "0",
           "1.5", "1.0", "\x00", "A\x00B", "\x1b[31mred", "\x07bell", "\x0c", "é", "[1, 2]", '"', "None", "1e400",
-          "[NaN]", '"123"', "[150]", "[-1]", "[]", "[1, \"x\"]"]
+          "[NaN]", '"123"', "[150]", "[-1]", "[]", "[1, \"x\"]", "[/]", "[bold]x"]
 JSON_VALUES = ["NaN", "Infinity", "-Infinity", "1.5", "1.0", "1", "7", "null", "[1, 2]", '{"x": 1}', '"\\u0000"',
-               "99999999999999999999999", "true", '""', '"  "', '"\\u001b[2J"', "-1"]
+               "99999999999999999999999", "true", '""', '"  "', '"\\u001b[2J"', "-1", '"[/]"']
 ENCODINGS = ["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-8-sig", "latin-1"]
 # mutations that keep one data row per line (so rows read + skipped must match the data lines)
 LINE_SAFE = {"inject", "crlf", "reencode", "blank_lines", "delete_rows", "none"}

@@ -17,10 +17,12 @@ BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codec
         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 
 
-def shown(text, limit: int = SHOWN) -> str:
+def shown(text, limit: int | None = SHOWN) -> str:
     """``text`` as an error message may echo it: control characters and NUL escaped as repr
-    escapes them (``\\x00``, ``\\x1b``; tab and newline too), cut to ``limit`` characters."""
+    escapes them (``\\x00``, ``\\x1b``; tab and newline too), cut to ``limit`` characters
+    (``None``: not cut)."""
     text = str(text)
+    limit = len(text) if limit is None else limit
     cut = len(text) > limit
     text = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text[:limit])
     return text + (" …" if cut else "")

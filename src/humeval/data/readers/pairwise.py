@@ -120,7 +120,7 @@ def _outcomes(column: pa.ChunkedArray, table: dict[str, int], path, kind: str) -
         if bad.any():
             first = int(np.argmax(bad))
             line, row = place(kind, first)
-            raise InputError(path, line, f"outcome {values[first]!r} is not a whole number{row}",
+            raise InputError(path, line, f"outcome {float(values[first])} is not a whole number{row}",
                              "write outcomes as 0 (tie), 1 (a wins), 2 (b wins) or labels")
         column = pa.chunked_array([pa.array(np.where(missing, 0, values).astype(np.int64), mask=missing)])
     (codes,), labels = encode_arrow(column)

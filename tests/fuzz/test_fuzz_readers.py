@@ -45,7 +45,12 @@ TEXT = [
     ("mqm_avg.tsv", "mqm-avg", "mqm_avg_small.tsv", " ", False),
     ("edits.tsv", "wmt-edits", "wmt10_edits_small.tsv", "\t", False),
     ("appraise.xml", "appraise-xml", "appraise_small.xml", None, False),
+    ("wmt10.csv", "wmt-csv", "wmt10_small.csv", ",", True),
+    ("wmt08.csv", "wmt-legacy", "wmt08_small.csv", ",", True),
+    ("wmt09.tsv", "wmt-legacy", "wmt09_small.tsv", "\t", False),
 ]
+# known findings in readers fixed on another branch of issue 16 (non-strict: they pass once fixed)
+KNOWN = {"wmt08.csv-inject-0": "a NIST score of NaN is accepted (wmt_legacy._score)"}
 VALUES = ["NaN", "nan", "inf", "-inf", "Infinity", "-", "", "   ", "99999999999999999999", "40000", "-7", "0",
           "1.5", "1.0", "\x00", "A\x00B", "\x1b[31mred", "\x07bell", "\x0c", "é", "[1, 2]", '"', "None", "1e400",
           "[NaN]", '"123"', "[150]", "[-1]", "[]", "[1, \"x\"]", "[/]", "[bold]x"]
@@ -195,7 +200,9 @@ def _cases():
         for kind in KINDS:
             for repeat in range(REPEATS.get(kind, 1)):
                 seed = rng.randrange(2 ** 32)
-                out.append(pytest.param(("text", name, fmt, kind, seed), id=f"{name}-{kind}-{repeat}"))
+                case_id = f"{name}-{kind}-{repeat}"
+                marks = [pytest.mark.xfail(reason=KNOWN[case_id], strict=False)] if case_id in KNOWN else []
+                out.append(pytest.param(("text", name, fmt, kind, seed), id=case_id, marks=marks))
     for kind in ["truncate", "inject", "inject", "crlf", "blank_lines", "reencode", "empty", "random_bytes",
                  "delete_rows", "missing_pe"]:
         out.append(pytest.param(("pe", "pe", "mlqe-pe", kind, rng.randrange(2 ** 32)), id=f"mlqe-pe-{kind}-{len(out)}"))
@@ -248,7 +255,7 @@ def _materialise(case, folder: Path) -> tuple[Path, int | None]:
     path.write_bytes(data)
     rows = None
     quoting = next(q for n, _, _, _, q in TEXT if n == name)
-    if kind in LINE_SAFE and fmt not in ("appraise-xml", "mlqe-da", "mqm"):
+    if kind in LINE_SAFE and fmt != "appraise-xml":
         text = _decoded(data)
         if text is not None and not (quoting and '"' in text) and "\x0c" not in text:
             body = [x for x in text.replace("\r\n", "\n").split("\n")[1 if delimiter else 0:] if x.strip()]
@@ -270,6 +277,8 @@ def _decoded(data: bytes) -> str | None:
 def _kept(judgments) -> int:
     """Rows a reader turned into judgments, counted in the reader's own unit."""
     fmt = judgments.report.format.split(" ")[0]
+    if fmt in ("wmt-csv", "wmt-legacy"):  # rows hold rankings, scores and edits at once
+        return None
     if fmt == "pairwise":
         return len(judgments.comparisons)
     if fmt == "appraise-xml":
@@ -331,5 +340,5 @@ def test_info_never_reports_a_bug(case, tmp_path):
 def test_case_count():
     """The suite is a few hundred cases (the brief: fast, seeded, every format)."""
     assert 200 <= len(CASES) <= 400
-    formats = {c.values[0][2] for c in CASES}
-    assert formats == {"pairwise", "ratings", "mlqe-da", "mlqe-pe", "mqm", "mqm-avg", "wmt-edits", "appraise-xml"}
+    assert {c.values[0][2] for c in CASES} == {"pairwise", "ratings", "mlqe-da", "mlqe-pe", "mqm", "mqm-avg",
+                                                "wmt-edits", "appraise-xml", "wmt-csv", "wmt-legacy"}

@@ -307,3 +307,27 @@ def test_info_prints_labels_as_text_not_markup(tmp_path):
                 "A\td\t1\t1\tr\ts\tt\tc\t[/]\nA\td\t1\t1\tr\ts\tt\tc\tMajor\n")
     result = CliRunner().invoke(cli, ["info", str(mqm)])
     assert result.exit_code == 0 and "skipped 1 rows with severity '[/]' (e.g. line 2)" in result.output
+
+
+def test_mqm_and_edit_rows_without_a_system_are_counted(tmp_path):
+    header = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\n"
+    j = humeval.read(write(tmp_path, "m.tsv", header + "A\td\t1\t1\tr\ts\tt\tc\tMajor\n\td\t1\t1\tr\ts\tt\tc\tMinor\n"
+                           "A\td\t1\t \tr\ts\tt\tc\tMinor\n"))
+    assert j.ratings.score.tolist() == [-5.0] and j.report.skipped == {"rows without a system or segment": 2}
+    assert j.report.examples["rows without a system or segment"] == [3, 4]
+    text = "\t".join(["editId", "srclang", "trglang", "srcIndex", "documentId", "segmentId", "editorId", "system1Number",
+                      "system1Id", "system1actionVal", "system1actionStr", "system1edit"]) + "\n" + \
+        "1\tes\ten\t10\td\t1\tE1\t6\tsysA\t1\tEDIT\tx\n2\tes\ten\t11\td\t2\tE1\t6\t\t1\tOK\ty\n"
+    j = humeval.read(write(tmp_path, "e.tsv", text))
+    assert len(j.post_edits) == 1 and j.report.skipped == {"rows without a system": 1}
+
+
+def test_group_ids_must_be_whole_numbers(tmp_path):
+    head = "system_a,system_b,outcome,group\n"
+    assert read_pairwise(write(tmp_path, "g.csv", head + "A,B,1,7\nA,C,1,\nB,C,0,3.0\n")).comparisons.group.tolist() == \
+        [7, -1, 3]
+    e = error_of(read_pairwise, write(tmp_path, "h.csv", head + "A,B,1,7\nA,C,1,99999999999\n"))
+    assert (e.line, e.problem) == (3, "group is '99999999999', expected a whole number")
+    path = tmp_path / "g.parquet"
+    pq.write_table(pa.table({"system_a": ["A", "B"], "system_b": ["B", "C"], "outcome": [1, 2], "group": [1.0, 2.5]}), path)
+    assert error_of(read_pairwise, path).problem == "group is '2.5', expected a whole number (row 2)"

@@ -88,7 +88,10 @@ def read_mqm(path, weights: MQMWeights | dict | None = None, encoding: str = "ut
         if weight is None:
             report.skip(f"rows with severity '{shown(severity, 40)}'", lines=[line])
             continue
-        key = (fields[at["system"]], fields[at[segment]], fields[at["rater"]])
+        key = (fields[at["system"]].strip(), fields[at[segment]].strip(), fields[at["rater"]].strip())
+        if not key[0] or not key[1]:
+            report.skip("rows without a system or segment", lines=[line])
+            continue
         penalty[key] = penalty.get(key, 0.0) + weight
     if not penalty:
         nonempty(Judgments(report))

@@ -64,7 +64,7 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
         if name in mapping:
             (kwargs[name],), kwargs[label_set] = encode_arrow(table[mapping[name]])
     if "group" in mapping:
-        kwargs["group"] = _integers(table[mapping["group"]], path, mapping["group"])
+        kwargs["group"] = _integers(table[mapping["group"]], path, mapping["group"], kind)
     keep = np.ones(len(a), dtype=bool)
     for reason, bad in (("rows without an outcome", outcome < 0),
                         ("rows without both system names", (a < 0) | (b < 0)),
@@ -138,10 +138,26 @@ def _outcomes(column: pa.ChunkedArray, table: dict[str, int], path, kind: str) -
     return lookup[codes]
 
 
-def _integers(column: pa.ChunkedArray, path, name: str) -> np.ndarray:
+def _integers(column: pa.ChunkedArray, path, name: str, kind: str) -> np.ndarray:
+    """An integer column (the group id); empty -> -1; anything else that is not an int32 is an
+    error naming its row."""
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(pa.string())
     try:
-        if pa.types.is_dictionary(column.type):
-            column = column.cast(pa.string())
-        return column.cast(pa.int32()).fill_null(-1).to_numpy()
+        return column.cast(pa.int32()).fill_null(-1).to_numpy(zero_copy_only=False)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        raise InputError(path, None, f"column {name!r} must hold integers", "map a different column") from None
+        pass
+    limits = np.iinfo(np.int32)
+    for i, value in enumerate(column.to_pylist()):
+        text = str(value).strip()
+        try:
+            number = float(text) if value is not None and text else 0.0
+            whole = number.is_integer() and limits.min <= number <= limits.max
+        except ValueError:
+            whole = False
+        if not whole:
+            line, row = place(kind, i)
+            raise InputError(path, line, f"{shown(name)} is '{shown(text, 40)}', expected a whole number{row}",
+                             "fix the value, or map a different column") from None
+    return np.array([int(float(v)) if v is not None and str(v).strip() else -1 for v in column.to_pylist()],
+                    dtype=np.int32)

@@ -49,6 +49,9 @@ def read_wmt_edits(path, encoding: str = "utf-8") -> Judgments:
         if action not in ACTIONS:
             report.skip(f"rows with action '{shown(action, 40)}' (no edit, no verdict)", lines=[line])
             continue
+        if not fields[at["system1Id"]].strip():
+            report.skip("rows without a system", lines=[line])
+            continue
         rows.append((f"{fields[at['srclang']]}-{fields[at['trglang']]}", fields[at["srcIndex"]],
                      fields[at["system1Id"]], fields[at["editorId"]], action,
                      None if action == "EDIT" else text, None if action == "BAD" else text))

@@ -331,3 +331,24 @@ def test_group_ids_must_be_whole_numbers(tmp_path):
     path = tmp_path / "g.parquet"
     pq.write_table(pa.table({"system_a": ["A", "B"], "system_b": ["B", "C"], "outcome": [1, 2], "group": [1.0, 2.5]}), path)
     assert error_of(read_pairwise, path).problem == "group is '2.5', expected a whole number (row 2)"
+
+
+def test_json_lines_of_mixed_types_name_the_line(tmp_path):
+    text = '{"model_a": "A", "model_b": "B", "winner": "tie"}\n\n{"model_a": 1, "model_b": "B", "winner": "tie"}\n'
+    e = error_of(read_pairwise, write(tmp_path, "m.jsonl", text))
+    assert (e.line, e.problem) == (3, "'model_a' is a number here but a string on line 1")
+
+
+def test_arrow_messages_stay_on_one_line(tmp_path):
+    path = write(tmp_path, "f.parquet", b"PAR1" + b"\x00" * 20 + b"PAR1")
+    for call in (humeval.read, read_pairwise):
+        e = error_of(call, path)
+        assert e.problem.startswith("not a readable Parquet file (") and "\n" not in str(e)
+
+
+def test_rankings_without_a_comparison_are_no_judgments(tmp_path):
+    xml = ('<set><HIT source-language="deu" target-language="eng"><ranking-task id="1">'
+           '<ranking-result user="u"><translation system="A" rank="1"/><translation system="A" rank="2"/>'
+           '</ranking-result></ranking-task></HIT></set>')
+    e = error_of(humeval.read, write(tmp_path, "a.xml", xml))
+    assert e.problem == "no judgments left after skipping 1 pairs comparing a system with itself (1 rows read as appraise-xml)"

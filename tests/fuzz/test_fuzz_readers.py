@@ -99,8 +99,10 @@ def _mutate_lines(lines: list[str], delimiter: str | None, rng: random.Random, k
                 cells[rng.randrange(len(cells))] = rng.choice(VALUES)
                 lines[i] = delimiter.join(cells)
             elif lines[i].lstrip().startswith("{"):
-                record = json.loads(lines[i])
-                key = rng.choice(list(record))
+                try:
+                    key = rng.choice(list(json.loads(lines[i])))
+                except ValueError:  # an earlier injection broke this line already
+                    continue
                 lines[i] = re.sub(rf'("{re.escape(key)}": )("[^"]*"|[^,}}]*)', lambda m: m.group(1) + rng.choice(JSON_VALUES),
                                   lines[i], count=1)
             else:  # XML: an attribute value

@@ -73,8 +73,9 @@ class Judgments:
 
 
 def nonempty(judgments: Judgments) -> Judgments:
-    """``judgments``, or an ``InputError`` when reading left no judgment (every row skipped)."""
-    if any(len(t) for t in judgments.tables().values()):
+    """``judgments``, or an ``InputError`` when reading left no judgment (every row skipped, or
+    rankings whose every pair was skipped: rankings count through their comparisons)."""
+    if any(len(t) for name, t in judgments.tables().items() if name != "rankings"):
         return judgments
     report = judgments.report
     skipped = "; ".join(f"{n:,} {reason}" for reason, n in report.skipped.items())

@@ -78,7 +78,7 @@ def guess_format(path, encoding: str = "utf-8") -> tuple[str, str]:
         try:
             cells = pq.read_schema(p).names
         except Exception as error:
-            raise InputError(p, None, f"not a readable Parquet file ({error})", "check the file") from None
+            raise InputError(p, None, f"not a readable Parquet file ({shown(error)})", "check the file") from None
         return _by_columns(p, cells, "the Parquet columns")
     head = _head(p)
     line = first_line(head, encoding)

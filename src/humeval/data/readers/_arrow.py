@@ -74,7 +74,7 @@ def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
         except FileNotFoundError:
             raise InputError(path, None, "no such file", "check the path") from None
         except (pa.ArrowException, OSError) as error:
-            raise InputError(path, None, f"not a readable Parquet file ({error})",
+            raise InputError(path, None, f"not a readable Parquet file ({shown(error)})",
                              "check the file, or give a .csv/.jsonl name if it is text") from None
     data = read_bytes(path)
     text = decode(data, path, encoding)  # locates bad bytes; arrow would only say "invalid"
@@ -107,18 +107,32 @@ def _raise_csv_error(path, text, delimiter, width, error):
 
 
 def _raise_json_error(path, text, error):
+    """The first line that is not a JSON object, or whose value of a key has another JSON type
+    than on the first line that gave that key a value; else arrow's own message."""
+    seen: dict[str, tuple[str, int]] = {}
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
             value = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(path, number, f"not valid JSON ({error.msg} at column {error.colno})",
+        except json.JSONDecodeError as error_:
+            raise InputError(path, number, f"not valid JSON ({error_.msg} at column {error_.colno})",
                              "write one JSON object per line") from None
         if not isinstance(value, dict):
             raise InputError(path, number, "a JSON line must be an object", "write one JSON object per line")
+        for key, cell in value.items():
+            if cell is None:
+                continue
+            kind = _JSON_TYPES.get(type(cell), "number")
+            first = seen.setdefault(key, (kind, number))
+            if first[0] != kind:
+                raise InputError(path, number, f"'{shown(key)}' is a {kind} here but a {first[0]} on line {first[1]}",
+                                 "give every line the same keys with the same types")
     raise InputError(path, None, f"the JSON lines do not have consistent fields ({shown(error)})",
                      "give every line the same keys with the same types")
+
+
+_JSON_TYPES = {str: "string", bool: "boolean", list: "list", dict: "record"}
 
 
 def encode_arrow(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], tuple[str, ...]]:

@@ -15,7 +15,7 @@ import re
 from xml.parsers import expat
 
 from humeval.data.builders import RankingRows, parse_rank
-from humeval.data.judgments import Judgments, ReadReport
+from humeval.data.judgments import Judgments, ReadReport, nonempty
 from humeval.data.readers._io import decode, encoding_of, read_bytes
 from humeval.errors import InputError
 
@@ -71,7 +71,7 @@ def read_appraise(path) -> Judgments:
     if not len(rows):
         raise InputError(path, None, "no <ranking-result> elements with two or more outputs found",
                          "is this an Appraise ranking export? Other task types hold no rankings")
-    return Judgments(report, rankings=rows.build())
+    return nonempty(Judgments(report, rankings=rows.build()))
 
 
 def _add_translation(result, attrs, report: ReadReport, path, line: int) -> None:

@@ -352,3 +352,11 @@ def test_rankings_without_a_comparison_are_no_judgments(tmp_path):
            '</ranking-result></ranking-task></HIT></set>')
     e = error_of(humeval.read, write(tmp_path, "a.xml", xml))
     assert e.problem == "no judgments left after skipping 1 pairs comparing a system with itself (1 rows read as appraise-xml)"
+
+
+def test_unknown_encoding_is_named_before_guessing(tmp_path):
+    path = write(tmp_path, "a.csv", ARENA)
+    for call, kw in ((humeval.read, {}), (read_pairwise, {}), (humeval.read, {"format": "mqm-avg"})):
+        for codec in ("klingon", "rot13"):  # rot13 is a codec, but not a text encoding
+            e = error_of(call, path, encoding=codec, **kw)
+            assert e.problem == f"unknown encoding '{codec}'" and "latin-1" in e.fix

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from humeval.data.tables import Comparisons, PostEdits, Rankings, Ratings
 from humeval.errors import InputError
 
@@ -28,6 +30,18 @@ class ReadReport:
         self.skipped[reason] = self.skipped.get(reason, 0) + int(n)
         kept = self.examples.setdefault(reason, [])
         kept.extend(int(x) for x in list(lines)[: EXAMPLE_LINES - len(kept)])
+
+    def skip_rows(self, checks, first: int) -> np.ndarray:
+        """Skip rows by reason, in order (a row counts under its first reason only): ``checks``
+        are (reason, boolean mask) pairs, ``first`` the number of row 0 in ``unit``. Returns
+        the mask of rows kept."""
+        keep = None
+        for reason, bad in checks:
+            keep = np.ones(len(bad), dtype=bool) if keep is None else keep
+            bad = bad & keep
+            self.skip(reason, int(bad.sum()), np.nonzero(bad)[0][:EXAMPLE_LINES] + first)
+            keep &= ~bad
+        return keep
 
     @property
     def n_skipped(self) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 from humeval.data.judgments import Judgments, nonempty
 from humeval.data.readers import appraise, mlqe, mqm, pairwise, ratings, wmt_csv, wmt_edits, wmt_legacy
 from humeval.data.readers._arrow import kind_of
-from humeval.data.readers._io import check_header, encoding_of, first_line, head_text, is_blank, shown
+from humeval.data.readers._io import check_encoding, check_header, encoding_of, first_line, head_text, is_blank, shown
 from humeval.data.readers.appraise import read_appraise
 from humeval.data.readers.mlqe import read_mlqe_da, read_mlqe_pe
 from humeval.data.readers.mqm import MQMWeights, read_mqm, read_mqm_avg
@@ -46,7 +46,7 @@ def read(path, format: str | None = None, **options) -> Judgments:
     """
     guessed = None
     if format is None:
-        format, guessed = guess_format(path, options.get("encoding", "utf-8"))
+        format, guessed = guess_format(path, check_encoding(options.get("encoding", "utf-8"), path))
     if format not in READERS:
         raise InputError(path, None, f"unknown format {format!r}", f"use one of {', '.join(FORMATS)}")
     reader = READERS[format]

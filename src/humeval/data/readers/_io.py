@@ -65,6 +65,16 @@ def is_utf8(encoding: str) -> bool:
     return encoding.lower().replace("_", "-") in ("utf-8", "utf8")
 
 
+def check_encoding(encoding, path) -> str:
+    """``encoding`` if Python knows it as a text codec, else an ``InputError``."""
+    try:
+        b"".decode(encoding)
+    except (LookupError, TypeError):
+        raise InputError(path, None, f"unknown encoding {shown(encoding)!r}",
+                         "use a Python codec name such as latin-1 or utf-16") from None
+    return encoding
+
+
 def encoding_of(data: bytes, encoding: str = "utf-8") -> str:
     """The codec to decode ``data`` with: the one a byte-order mark names when the caller asked
     for the default (UTF-8), else the caller's."""
@@ -86,9 +96,9 @@ def decode(data: bytes, path, encoding: str = "utf-8") -> str:
         column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
         raise InputError(path, line, f"not valid {codec}: byte 0x{data[error.start]:02x} at column {column} "
                          "(wrong encoding?)", ENCODING_FIX) from None
-    except LookupError:
-        raise InputError(path, None, f"unknown encoding {encoding!r}",
-                         "use a Python codec name such as latin-1") from None
+    except LookupError:  # not a codec, or not a text codec (rot13)
+        raise InputError(path, None, f"unknown encoding {shown(encoding)!r}",
+                         "use a Python codec name such as latin-1 or utf-16") from None
     text = text.removeprefix("\ufeff")
     check_header(text.split("\n", 1)[0], path, codec)
     return text

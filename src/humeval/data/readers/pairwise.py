@@ -65,13 +65,9 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
             (kwargs[name],), kwargs[label_set] = encode_arrow(table[mapping[name]])
     if "group" in mapping:
         kwargs["group"] = _integers(table[mapping["group"]], path, mapping["group"], kind)
-    keep = np.ones(len(a), dtype=bool)
-    for reason, bad in (("rows without an outcome", outcome < 0),
-                        ("rows without both system names", (a < 0) | (b < 0)),
-                        ("rows comparing a system with itself", (a == b) & (a >= 0))):
-        bad &= keep
-        report.skip(reason, int(bad.sum()), np.nonzero(bad)[0][:5] + first_row_line(kind))
-        keep &= ~bad
+    keep = report.skip_rows((("rows without an outcome", outcome < 0),
+                             ("rows without both system names", (a < 0) | (b < 0)),
+                             ("rows comparing a system with itself", (a == b) & (a >= 0))), first_row_line(kind))
     if not keep.any():
         return nonempty(Judgments(report, comparisons=Comparisons(a=a[:0], b=b[:0], outcome=outcome[:0])))
     if not keep.all():

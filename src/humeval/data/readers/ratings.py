@@ -58,12 +58,9 @@ def read_ratings(path, columns: dict[str, str] | None = None, scale: str = "",
                             ("track", "tracks"), ("criterion", "criteria")):
         if name in mapping:
             (kwargs[name],), kwargs[label_set] = encode_arrow(table[mapping[name]])
-    keep = np.ones(len(score), dtype=bool)
-    for reason, bad in (("rows without a score (empty or NaN)", np.isnan(score)),
-                        ("rows without an item or system name", (kwargs["item"] < 0) | (kwargs["system"] < 0))):
-        bad &= keep
-        report.skip(reason, int(bad.sum()), np.nonzero(bad)[0][:5] + first_row_line(kind))
-        keep &= ~bad
+    keep = report.skip_rows((("rows without a score (empty or NaN)", np.isnan(score)),
+                             ("rows without an item or system name", (kwargs["item"] < 0) | (kwargs["system"] < 0))),
+                            first_row_line(kind))
     ratings = Ratings(score=score[keep], scale=scale, higher_is_better=higher_is_better,
                       **{k: (v[keep] if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()})
     return nonempty(Judgments(report, ratings=ratings if keep.all() else ratings.compact()))

@@ -360,3 +360,11 @@ def test_unknown_encoding_is_named_before_guessing(tmp_path):
         for codec in ("klingon", "rot13"):  # rot13 is a codec, but not a text encoding
             e = error_of(call, path, encoding=codec, **kw)
             assert e.problem == f"unknown encoding '{codec}'" and "latin-1" in e.fix
+
+
+def test_cli_partial_columns(tmp_path, fixture):
+    path = write(tmp_path, "a.csv", fixture("arena_small.csv").read_text().replace("winner", "result"))
+    result = CliRunner().invoke(cli, ["info", str(path), "--columns", "outcome=result", "--json"])
+    assert result.exit_code == 0 and json.loads(result.output)["comparisons"][0]["comparisons"] == 4
+    result = CliRunner().invoke(cli, ["info", str(path), "--columns", "outcome=result,winner=x"])
+    assert result.exit_code == 2 and "columns= has unknown key(s) 'winner'" in result.output

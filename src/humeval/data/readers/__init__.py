@@ -46,7 +46,8 @@ def read(path, format: str | None = None, **options) -> Judgments:
     """
     guessed = None
     if format is None:
-        format, guessed = guess_format(path, check_encoding(options.get("encoding", "utf-8"), path))
+        format, guessed = guess_format(path, check_encoding(options.get("encoding", "utf-8"), path),
+                                       options.get("columns"))
     if format not in READERS:
         raise InputError(path, None, f"unknown format {format!r}", f"use one of {', '.join(FORMATS)}")
     reader = READERS[format]
@@ -62,8 +63,9 @@ def read(path, format: str | None = None, **options) -> Judgments:
     return result
 
 
-def guess_format(path, encoding: str = "utf-8") -> tuple[str, str]:
-    """(format, what gave it away). Raises ``InputError`` when nothing fits."""
+def guess_format(path, encoding: str = "utf-8", columns: dict | None = None) -> tuple[str, str]:
+    """(format, what gave it away). Raises ``InputError`` when nothing fits. ``columns`` (a
+    pairwise or ratings mapping) counts when matching a header to those layouts."""
     p = Path(path)
     name = p.name.lower()
     if name.endswith((".xml", ".xml.gz")):
@@ -79,7 +81,7 @@ def guess_format(path, encoding: str = "utf-8") -> tuple[str, str]:
             cells = pq.read_schema(p).names
         except Exception as error:
             raise InputError(p, None, f"not a readable Parquet file ({shown(error)})", "check the file") from None
-        return _by_columns(p, cells, "the Parquet columns")
+        return _by_columns(p, cells, "the Parquet columns", columns)
     head = _head(p)
     line = first_line(head, encoding)
     if is_blank(head):
@@ -102,14 +104,14 @@ def guess_format(path, encoding: str = "utf-8") -> tuple[str, str]:
             cells = []
     else:
         cells = [c.strip().strip('"') for c in line.split("\t" if kind == "tsv" or "\t" in line else ",")]
-    return _by_columns(p, cells, "the header")
+    return _by_columns(p, cells, "the header", columns)
 
 
-def _by_columns(path, cells, where) -> tuple[str, str]:
-    if pairwise.looks_like(cells):
-        return "pairwise", where
-    if ratings.looks_like(cells):
-        return "ratings", where
+def _by_columns(path, cells, where, columns=None) -> tuple[str, str]:
+    if pairwise.looks_like(cells, columns):
+        return "pairwise", where + (" and columns=" if columns else "")
+    if ratings.looks_like(cells, columns):
+        return "ratings", where + (" and columns=" if columns else "")
     raise InputError(path, 1, f"cannot tell the format from {where} ({shown(', '.join(cells[:8]))}"
                      f"{', …' if len(cells) > 8 else ''})",
                      f"pass format= (CLI: --format) with one of {', '.join(FORMATS)}; "

@@ -39,8 +39,10 @@ KEYS = ("a", "b", "outcome", "item", "judge", "track", "group")
 COLUMNS_FIX = "pass columns={'a': …, 'b': …, 'outcome': …} (CLI: --columns a=COL,b=COL,outcome=COL)"
 
 
-def looks_like(header_cells: list[str]) -> bool:
-    return any(all(layout[k] in header_cells for k in ("a", "b", "outcome")) for layout in LAYOUTS.values())
+def looks_like(header_cells: list[str], columns: dict | None = None) -> bool:
+    """A layout, with the user's ``columns`` over it, finds a, b and outcome in the header."""
+    return any(all({**layout, **(columns or {})}[k] in header_cells for k in ("a", "b", "outcome"))
+               for layout in LAYOUTS.values())
 
 
 def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | None = None,

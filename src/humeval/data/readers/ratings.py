@@ -25,8 +25,9 @@ REQUIRED = ("item", "system", "score")
 COLUMNS_FIX = "pass columns={'item': …, 'system': …, 'score': …} (CLI: --columns item=COL,…)"
 
 
-def looks_like(header_cells: list[str]) -> bool:
-    return all(c in header_cells for c in REQUIRED)
+def looks_like(header_cells: list[str], columns: dict | None = None) -> bool:
+    """The header has item, system and score columns (named by ``columns`` or by default)."""
+    return all({**DEFAULT, **(columns or {})}.get(k) in header_cells for k in REQUIRED)
 
 
 def read_ratings(path, columns: dict[str, str] | None = None, scale: str = "",

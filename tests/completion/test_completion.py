@@ -1,9 +1,12 @@
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from humeval.completion import (AdditiveBaseline, GlobalMean, ItemMean, JudgeMean, NuclearNorm, SoftImpute,
-                                completion_error, decision_study, per_judge_curve)
+from humeval.completion import (AdditiveBaseline, GlobalMean, ItemMean, JudgeMean, NuclearNorm, RatingMatrix,
+                                SoftImpute, completion_error, decision_study, per_judge_curve)
+from humeval.completion.evaluation import observed_share
 from humeval.data import Ratings
 
 
@@ -120,3 +123,51 @@ def test_decision_study_on_clear_differences():
     # every (item, system) is rated by 3 of 8 judges: the working half covers most, once each
     assert study.loc["all ratings", "agreement"] == 1.0 and 150 < study.loc["one rating", "ratings"] <= 180
     assert study.loc["all ratings", "ratings"] > study.loc["one rating", "ratings"]
+
+
+def test_repeated_ratings_of_one_cell_are_averaged_and_counted():
+    # judge 0 rated column 0 twice (10 and 30) and column 1 once (20); judge 1 rated column 0 (40)
+    r = table([0, 0, 0, 1], [0, 0, 1, 0], [10.0, 30.0, 20.0, 40.0])
+    m = RatingMatrix(r)
+    assert m.duplicates == 1 and sorted(zip(m.row.tolist(), m.col.tolist(), m.value.tolist())) == \
+        [(0, 0, 20.0), (0, 1, 20.0), (1, 0, 40.0)]
+    full = GlobalMean().fit(r).complete()
+    assert full.loc["j000", "i0000 | S"] == 20.0  # the mean, not the last rating (30)
+    assert full.loc["j001", "i0001 | S"] == pytest.approx(80 / 3)  # mean over the 3 cells
+    assert observed_share(r) == 3 / 4  # 3 filled cells of 2 judges × 2 columns (it was 4 / 4 counting the repeat)
+
+
+def test_observed_share_never_exceeds_one():
+    # every judge rated every column three times: the share is 1, not 300 %
+    judge, column = np.repeat([0, 1, 0, 1], 3), np.repeat([0, 0, 1, 1], 3)
+    assert observed_share(table(judge, column, np.arange(12.0))) == 1.0
+
+
+def test_constant_ratings_complete_to_the_constant():
+    rng = np.random.default_rng(1)
+    seen = rng.random((6, 20)) < 0.5
+    rows, cols = np.nonzero(seen)
+    r = table(rows, cols, np.full(len(rows), 50.0), 6, 20)
+    for offset in ("mean", "judge", "additive"):
+        model = SoftImpute(offset=offset).fit(r)
+        assert np.allclose(model.complete().to_numpy(), 50.0) and model.rank_ == 0
+    errors = completion_error({"soft-impute": SoftImpute(), "mean": GlobalMean()}, r, trials=2)
+    assert errors["RMSE"].tolist() == [0.0, 0.0]
+
+
+def test_complete_command_reports_averaged_repeats(tmp_path):
+    from click.testing import CliRunner
+
+    from humeval.cli import cli
+    rng = np.random.default_rng(0)
+    lines = [f"i{i},S{s},j{j},{rng.integers(0, 100)}" for i in range(6) for s in range(2) for j in range(4)]
+    lines += ["i0,S0,j0,55", "i0,S0,j0,60"]  # j0 rated (i0, S0) three times
+    path = tmp_path / "r.csv"
+    path.write_text("item,system,judge,score\n" + "\n".join(lines) + "\n")
+    result = CliRunner().invoke(cli, ["complete", str(path), "--json", "--trials", "1"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["duplicates averaged"] == 2
+    assert all(row["observed share"] <= 1 for row in report["errors"])
+    text = CliRunner().invoke(cli, ["complete", str(path), "--trials", "1"]).output
+    assert "averaged 2 repeated ratings of one (item, system) by the same judge" in text

@@ -31,9 +31,10 @@ def test_columns_defaults_and_validation():
 
 
 def test_bytes_per_comparison():
-    # 23 bytes a comparison: 10 million comparisons take 230 MB, well under 1 GB
+    # 25 bytes a comparison (a, b, item, judge, group, track: int32; outcome: int8):
+    # 10 million comparisons take 250 MB, well under 1 GB
     c = Comparisons(a=np.zeros(1000), b=np.ones(1000), outcome=np.zeros(1000), systems=("A", "B"))
-    assert c.nbytes / len(c) == 23
+    assert c.nbytes / len(c) == 6 * 4 + 1
 
 
 def test_take_by_track_compact_and_concat():

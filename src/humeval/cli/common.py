@@ -12,9 +12,12 @@ import click
 import numpy as np
 import pandas as pd
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from humeval.data import FORMATS, read
+from humeval.data.readers._io import shown
 from humeval.errors import InputError
 
 # Piped output is not cut to 80 columns: tables are meant to be read in files and logs too.
@@ -435,14 +438,20 @@ def restrict(judgments, tracks):
 
 def render(df: pd.DataFrame, title: str, index_name: str | None = None, breaks=()) -> RichTable:
     """A rich table of a DataFrame; ``breaks`` are row positions after which a rule is drawn."""
-    table = RichTable(title=title, title_justify="left", show_edge=False, header_style="bold")
-    table.add_column(index_name or df.index.name or "")
+    table = RichTable(title=plain(title), title_justify="left", show_edge=False, header_style="bold")
+    table.add_column(plain(index_name or df.index.name or ""))
     for column in df.columns:
-        table.add_column(str(column), justify="right")
+        table.add_column(plain(column), justify="right")
     percent = [("rate" in str(c) or "share" in str(c)) for c in df.columns]
     for position, (key, row) in enumerate(df.iterrows()):
-        table.add_row(str(key), *(cell(v, p) for v, p in zip(row, percent)), end_section=position in breaks)
+        table.add_row(plain(key), *(plain(cell(v, p)) for v, p in zip(row, percent)), end_section=position in breaks)
     return table
+
+
+def plain(value) -> Text:
+    """Text from the user's data for rich: no markup ("[/]" in a label is text), control
+    characters escaped."""
+    return Text(shown(value, None))
 
 
 def cell(value, percent: bool = False) -> str:
@@ -458,13 +467,13 @@ def cell(value, percent: bool = False) -> str:
 
 
 def print_report(report):
-    out.print(f"[bold]{report.path}[/]: {report.rows:,} rows read as {report.format}")
+    out.print(f"[bold]{escape(shown(report.path))}[/]: {report.rows:,} rows read as {escape(report.format)}")
     for note in report.notes:
-        out.print(f"  {note}")
+        out.print(f"  {escape(shown(note))}")
     for reason, n in report.skipped.items():
         lines = report.examples.get(reason)
-        at = f" (e.g. line {', '.join(map(str, lines))})" if lines else ""
-        out.print(f"  [yellow]skipped {n:,} {reason}{at}[/]")
+        at = f" (e.g. {getattr(report, 'unit', 'line')} {', '.join(map(str, lines))})" if lines else ""
+        out.print(f"  [yellow]skipped {n:,} {escape(shown(reason))}{at}[/]")
 
 
 def jsonable(df: pd.DataFrame) -> list[dict]:

@@ -57,6 +57,7 @@ def complete(file, fmt, encoding, columns, outcomes, tracks, criterion, holdout,
         GlobalMean,
         ItemMean,
         JudgeMean,
+        RatingMatrix,
         SoftImpute,
         completion_error,
         decision_study,
@@ -75,6 +76,7 @@ def complete(file, fmt, encoding, columns, outcomes, tracks, criterion, holdout,
     if (r.judge < 0).any():
         raise InputError(file, None, f"{int((r.judge < 0).sum()):,} ratings have no judge id: completion needs to know "
                          "who gave each score", "use a file with judge ids (MLQE-PE's DA files have none)")
+    duplicates = RatingMatrix(r).duplicates  # a judge's repeated ratings of one cell count as their mean
     methods = {"global mean": GlobalMean(), "item mean": ItemMean(), "judge mean": JudgeMean(),
                "judge bias + item": AdditiveBaseline(), "soft-impute": SoftImpute(random_state=random_state)}
     with err.status("completing …") if not (quiet or as_json) else nullcontext():
@@ -87,11 +89,13 @@ def complete(file, fmt, encoding, columns, outcomes, tracks, criterion, holdout,
         from humeval.report import plot_decision_study
         plot_decision_study(study, plot, title=f"{Path(file).name}: decisions against the reference judges")
     if as_json:
-        click.echo(json.dumps({"errors": jsonable(errors), "decisions": jsonable(study) if study is not None else None},
-                              indent=2))
+        click.echo(json.dumps({"errors": jsonable(errors), "decisions": jsonable(study) if study is not None else None,
+                               "duplicates averaged": duplicates}, indent=2))
         return
     if quiet:
         return
+    if duplicates:
+        out.print(f"note: averaged {duplicates:,} repeated ratings of one (item, system) by the same judge")
     out.print(render(errors, f"{file}: error on {holdout:.0%} hidden ratings (mean of {trials} trials)", "method"))
     if study is not None:
         out.print(render(study, "decisions between systems: share of pairs decided as the reference judges decide",

@@ -14,7 +14,7 @@ import numba
 import numpy as np
 import pandas as pd
 from scipy.sparse import csr_matrix
-from scipy.sparse.linalg import svds
+from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, svds
 
 from humeval.data.tables import Ratings
 from humeval.ranking.base import Estimator
@@ -23,7 +23,10 @@ MAX_CELLS = 20_000_000
 
 
 class RatingMatrix:
-    """The observed entries of one criterion's ratings as (row = judge, column = item|system)."""
+    """The observed entries of one criterion's ratings as (row = judge, column = item|system).
+
+    A judge who rated the same (item, system) more than once fills one cell with the mean of
+    those ratings; ``duplicates`` counts the ratings so merged (ratings − cells)."""
 
     def __init__(self, ratings: Ratings):
         if len(np.unique(ratings.criterion)) > 1:
@@ -34,10 +37,16 @@ class RatingMatrix:
             raise ValueError(f"{int((~known).sum())} ratings have no judge: completion needs judge identities "
                              "(MLQE-PE's DA files, for one, do not give them)")
         keys = ratings.item.astype(np.int64) * (len(ratings.systems) + 1) + ratings.system
-        self.column_keys, self.col = np.unique(keys, return_inverse=True)
+        self.column_keys, col = np.unique(keys, return_inverse=True)
         self.judges = tuple(ratings.judges)
-        self.row = ratings.judge.astype(np.int64)
-        self.value = ratings.score.astype(float)
+        row, value = ratings.judge.astype(np.int64), ratings.score.astype(float)
+        if not np.isfinite(value).all():
+            raise ValueError(f"{int((~np.isfinite(value)).sum())} ratings are NaN or infinite: drop them first")
+        width = max(len(self.column_keys), 1)
+        cells, position, count = np.unique(row * width + col, return_inverse=True, return_counts=True)
+        self.row, self.col = cells // width, cells % width
+        self.value = np.bincount(position, value, len(cells)) / count
+        self.duplicates = int(len(row) - len(cells))
         item, system = self.column_keys // (len(ratings.systems) + 1), self.column_keys % (len(ratings.systems) + 1)
         self.columns = tuple(f"{ratings.items[i]} | {ratings.systems[s]}" for i, s in zip(item, system))
         self.column_item, self.column_system = item, system
@@ -341,10 +350,16 @@ def _debiased(factors, row, col, value):
 
 
 def _top_singular_value(row, col, value, shape) -> float:
+    """The largest singular value of the sparse residual matrix; 0 when every residual is 0
+    (constant ratings: ARPACK refuses a zero matrix), and the Frobenius norm, an upper bound,
+    when ARPACK does not converge."""
+    if min(shape) < 2 or not np.any(value):
+        return float(np.abs(value).sum()) if min(shape) < 2 else 0.0
     sparse = csr_matrix((value, (row, col)), shape=shape)
-    if min(shape) < 2:
-        return float(np.abs(value).sum())
-    return float(svds(sparse, k=1, return_singular_vectors=False)[0])
+    try:
+        return float(svds(sparse, k=1, return_singular_vectors=False)[0])
+    except (ArpackError, ArpackNoConvergence):
+        return float(np.sqrt(np.sum(value ** 2)))
 
 
 def _low_rank_at(factors, row, col) -> np.ndarray:

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from humeval.completion.completers import RatingMatrix
 from humeval.data.tables import Ratings
 
 
@@ -19,6 +20,13 @@ def _fresh(completer):
     return type(completer)(**completer.get_params())
 
 
+def observed_share(ratings: Ratings) -> float:
+    """Filled cells / (judges who rated × (item, system) pairs rated): a judge's repeated ratings
+    of one cell fill it once (``RatingMatrix`` averages them), so the share never exceeds 1."""
+    m = RatingMatrix(ratings)
+    return len(m.value) / (len(np.unique(m.row)) * m.shape[1])
+
+
 def completion_error(completers, ratings: Ratings, holdout: float = 0.1, trials: int = 3,
                      random_state=0) -> pd.DataFrame:
     """Hide a share ``holdout`` of the known ratings, complete the rest, and report per method the
@@ -28,8 +36,7 @@ def completion_error(completers, ratings: Ratings, holdout: float = 0.1, trials:
     for trial in range(trials):
         hidden = rng.random(len(ratings)) < holdout
         train, test = ratings.take(~hidden), ratings.take(hidden)
-        observed = len(train) / (len(np.unique(train.judge)) * len(np.unique(
-            train.item.astype(np.int64) * (len(train.systems) + 1) + train.system)))
+        observed = observed_share(train)
         for name, completer in _named(completers).items():
             predicted = _fresh(completer).fit(train).predict_ratings(test)
             ok = ~np.isnan(predicted)

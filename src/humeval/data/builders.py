@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from humeval.data.readers._io import shown
 from humeval.data.tables import Rankings, encode
 from humeval.errors import InputError
 
@@ -20,8 +21,8 @@ def parse_rank(text: str | None, path, line: int | None, what: str) -> int:
     except ValueError:
         value = 0
     if not 1 <= value <= MAX_RANK:
-        raise InputError(path, line, f"{what} is {text!r}, expected a rank 1, 2, … (at most {MAX_RANK:,}) "
-                         "or -1 for unset", "fix the rank or set it to -1")
+        raise InputError(path, line, f"{what} is '{shown(text, 40)}', expected a rank 1, 2, … "
+                         f"(at most {MAX_RANK:,}) or -1 for unset", "fix the rank or set it to -1")
     return value
 
 
@@ -54,8 +55,8 @@ class RankingRows:
         [codes], systems = encode(flat)
         grid = {}
         for name, values, dtype in (("system", codes, np.int32),
-                                    ("rank", [r for rs in self.ranks for r in rs], np.int16),
-                                    ("output", [o for os_ in self.outputs for o in os_], np.int8)):
+                                    ("rank", [r for rs in self.ranks for r in rs], np.int32),
+                                    ("output", [o for os_ in self.outputs for o in os_], np.int32)):
             grid[name] = np.full((n, width), -1, dtype=dtype)
             grid[name][row, pos] = values
         (track,), tracks = encode(self.track)

@@ -26,7 +26,12 @@ def _per_track(table, row) -> pd.DataFrame:
     rows = [{"track": name, **row(part)} for name, part in table.by_track().items()]
     if len(rows) > 1:
         rows.append({"track": TOTAL, **row(table)})
-    return pd.DataFrame(rows).set_index("track")
+    return _frame(rows)
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    """Rows by track; an empty table gives an empty frame (no tracks), not an error."""
+    return pd.DataFrame(rows).set_index("track") if rows else pd.DataFrame(index=pd.Index([], name="track"))
 
 
 def _comparisons(judgments: Judgments) -> pd.DataFrame:
@@ -48,7 +53,7 @@ def _comparisons(judgments: Judgments) -> pd.DataFrame:
         if rankings is not None:
             total["rankings"] = len(rankings)
         rows.append({"track": TOTAL, **total})
-    return pd.DataFrame(rows).set_index("track")
+    return _frame(rows)
 
 
 def _comparisons_row(c, extra, skipped) -> dict:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from humeval.data.tables import Comparisons, PostEdits, Rankings, Ratings
+from humeval.errors import InputError
 
 EXAMPLE_LINES = 5  # how many line numbers a report keeps per skip reason
 
@@ -16,6 +19,7 @@ class ReadReport:
     path: str
     format: str
     rows: int = 0
+    unit: str = "line"  # what example places count: file lines, or rows for Parquet (1 = first row)
     skipped: dict[str, int] = field(default_factory=dict)
     examples: dict[str, list[int]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -27,6 +31,18 @@ class ReadReport:
         kept = self.examples.setdefault(reason, [])
         kept.extend(int(x) for x in list(lines)[: EXAMPLE_LINES - len(kept)])
 
+    def skip_rows(self, checks, first: int) -> np.ndarray:
+        """Skip rows by reason, in order (a row counts under its first reason only): ``checks``
+        are (reason, boolean mask) pairs, ``first`` the number of row 0 in ``unit``. Returns
+        the mask of rows kept."""
+        keep = None
+        for reason, bad in checks:
+            keep = np.ones(len(bad), dtype=bool) if keep is None else keep
+            bad = bad & keep
+            self.skip(reason, int(bad.sum()), np.nonzero(bad)[0][:EXAMPLE_LINES] + first)
+            keep &= ~bad
+        return keep
+
     @property
     def n_skipped(self) -> int:
         return sum(self.skipped.values())
@@ -36,7 +52,7 @@ class ReadReport:
         out += [f"  note: {n}" for n in self.notes]
         for reason, n in self.skipped.items():
             where = self.examples.get(reason)
-            at = f" (e.g. line {', '.join(map(str, where))})" if where else ""
+            at = f" (e.g. {self.unit} {', '.join(map(str, where))})" if where else ""
             out.append(f"  skipped {n:,} {reason}{at}")
         return out
 
@@ -84,3 +100,18 @@ class Judgments:
     def __repr__(self) -> str:
         inside = ", ".join(repr(t) for t in self.tables().values()) or "no judgments"
         return f"Judgments({self.report.path}: {inside})"
+
+
+def nonempty(judgments: Judgments) -> Judgments:
+    """``judgments``, or an ``InputError`` when reading left no judgment (every row skipped, or
+    rankings whose every pair was skipped: rankings count through their comparisons)."""
+    if any(len(t) for name, t in judgments.tables().items() if name != "rankings"):
+        return judgments
+    report = judgments.report
+    skipped = "; ".join(f"{n:,} {reason}" for reason, n in report.skipped.items())
+    if not skipped:
+        raise InputError(report.path, None, f"no judgments in the file ({report.rows:,} rows read as {report.format})",
+                         "check that the export finished")
+    raise InputError(report.path, None, f"no judgments left after skipping {skipped} "
+                     f"({report.rows:,} rows read as {report.format})",
+                     "check the columns and values the skipped rows lack")

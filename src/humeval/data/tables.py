@@ -63,6 +63,19 @@ def encode(*columns: Iterable) -> tuple[list[np.ndarray], tuple[str, ...]]:
     return out, tuple(labels)
 
 
+def _as_dtype(values, dtype, name: str) -> np.ndarray:
+    """``values`` as a column of ``dtype``; integers that do not fit are an error, not wrapped."""
+    values = np.asarray(values)
+    if np.issubdtype(dtype, np.integer) and values.size and values.dtype != dtype and \
+            (np.issubdtype(values.dtype, np.integer) or np.issubdtype(values.dtype, np.floating)):
+        limits = np.iinfo(dtype)
+        low, high = np.nanmin(values), np.nanmax(values)
+        if low < limits.min or high > limits.max:
+            raise ValueError(f"column {name!r} holds {high if high > limits.max else low}, outside the range "
+                             f"{limits.min}..{limits.max} of {np.dtype(dtype).name}")
+    return np.asarray(values, dtype=dtype)
+
+
 def _integer_like(label: str) -> bool:
     return label.isdigit() or (label[:1] == "-" and label[1:].isdigit())
 
@@ -96,7 +109,7 @@ class Table:
         self._cols: dict[str, np.ndarray] = {}
         for name, col in self.SCHEMA.items():
             if name in given:
-                value = np.asarray(given[name], dtype=col.dtype)
+                value = _as_dtype(given[name], col.dtype, name)
             else:
                 shape = (n, width) if col.ndim == 2 else (n,)
                 value = np.full(shape, col.fill, dtype=col.dtype)
@@ -282,7 +295,7 @@ class Comparisons(Table):
         "item": Col(np.int32, "items"),
         "judge": Col(np.int32, "judges"),
         "group": Col(np.int32),
-        "track": Col(np.int16, "tracks"),
+        "track": Col(np.int32, "tracks"),
     }
     NOUN = "comparisons"
 
@@ -327,11 +340,11 @@ class Rankings(Table):
 
     SCHEMA = {
         "system": Col(np.int32, "systems", fill=-1, ndim=2, required=True),
-        "rank": Col(np.int16, fill=-1, ndim=2),
-        "output": Col(np.int8, fill=-1, ndim=2),
+        "rank": Col(np.int32, fill=-1, ndim=2),
+        "output": Col(np.int32, fill=-1, ndim=2),
         "item": Col(np.int32, "items"),
         "judge": Col(np.int32, "judges"),
-        "track": Col(np.int16, "tracks"),
+        "track": Col(np.int32, "tracks"),
         "id": Col(np.int32),
     }
     NOUN = "rankings"
@@ -340,7 +353,7 @@ class Rankings(Table):
         super().__init__(**kwargs)
         n, k = self._cols["system"].shape
         if (self._cols["output"] < 0).all() and k:
-            self._cols["output"] = np.broadcast_to(np.arange(k, dtype=np.int8), (n, k)).copy()
+            self._cols["output"] = np.broadcast_to(np.arange(k, dtype=np.int32), (n, k)).copy()
         if (self._cols["id"] < 0).all():
             self._cols["id"] = np.arange(n, dtype=np.int32)
 
@@ -349,10 +362,12 @@ class Rankings(Table):
 
         For positions i < j holding systems s_i, s_j with ranks r_i, r_j: outcome 1 (s_i
         preferred) if r_i < r_j, 2 if r_i > r_j, 0 if equal. Pairs with an unset rank are
-        skipped and counted; so are pairs of a system with itself and pairs of systems that
-        shared one output — unless ``keep_shared_outputs``, which makes the latter ties, as
-        WMT15–16 expanded them (Bojar et al. 2016, §3). With ``return_skipped`` the counts
-        come back as a dict beside the comparisons.
+        skipped and counted; so are pairs of a system with itself (the same name in two slots),
+        pairs with a ranked slot whose system name is missing (an empty slot, without a rank,
+        is not a judgment and not counted), and pairs of systems that shared one output —
+        unless ``keep_shared_outputs``, which makes the latter ties, as WMT15–16 expanded them
+        (Bojar et al. 2016, §3). With ``return_skipped`` the counts come back as a dict beside
+        the comparisons.
         """
         system, rank, output = self._cols["system"], self._cols["rank"], self._cols["output"]
         k = system.shape[1]
@@ -366,6 +381,9 @@ class Rankings(Table):
         unset = both & ~shared & ((ra < 0) | (rb < 0))
         itself = both & ~shared & ~unset & (sa == sb)
         keep = both & ~shared & ~unset & ~itself
+        # a ranked slot without a system name (an empty slot has no rank either)
+        nameless_a, nameless_b = (sa < 0) & (ra >= 0), (sb < 0) & (rb >= 0)
+        nameless = (nameless_a | nameless_b) & ((sa >= 0) | nameless_a) & ((sb >= 0) | nameless_b)
         row = np.nonzero(keep)[0]
         outcome = np.where(ra < rb, 1, np.where(ra > rb, 2, 0)).astype(np.int8)
         comparisons = Comparisons(
@@ -377,7 +395,8 @@ class Rankings(Table):
             return comparisons
         skipped = {"pairs with an unset rank": int(unset.sum()),
                    "pairs of systems that shared one output": int(shared.sum()),
-                   "pairs comparing a system with itself": int(itself.sum())}
+                   "pairs comparing a system with itself": int(itself.sum()),
+                   "pairs with a ranked output of no system name": int(nameless.sum())}
         return comparisons, {k: v for k, v in skipped.items() if v}
 
     def to_pandas(self) -> pd.DataFrame:
@@ -407,9 +426,9 @@ class Rankings(Table):
         [codes], kwargs["systems"] = encode(df["system"])
         grid = lambda values, fill, dtype: _scatter(n, k, row, pos, values, fill, dtype)
         kwargs["system"] = grid(codes, -1, np.int32)
-        kwargs["rank"] = grid(df["rank"].to_numpy(), -1, np.int16)
+        kwargs["rank"] = grid(df["rank"].to_numpy(), -1, np.int32)
         if "output" in df:
-            kwargs["output"] = grid(df["output"].to_numpy(), -1, np.int8)
+            kwargs["output"] = grid(df["output"].to_numpy(), -1, np.int32)
         first = np.unique(row, return_index=True)[1]
         for name, label_set in (("item", "items"), ("judge", "judges"), ("track", "tracks")):
             if name in df:
@@ -438,8 +457,8 @@ class Ratings(Table):
         "item": Col(np.int32, "items"),
         "system": Col(np.int32, "systems"),
         "judge": Col(np.int32, "judges"),
-        "track": Col(np.int16, "tracks"),
-        "criterion": Col(np.int16, "criteria"),
+        "track": Col(np.int32, "tracks"),
+        "criterion": Col(np.int32, "criteria"),
         "kind": Col(np.int8, "kinds"),
         "score": Col(np.float64, required=True),
     }
@@ -467,7 +486,7 @@ class PostEdits(Table):
         "item": Col(np.int32, "items"),
         "system": Col(np.int32, "systems"),
         "editor": Col(np.int32, "editors"),
-        "track": Col(np.int16, "tracks"),
+        "track": Col(np.int32, "tracks"),
         "action": Col(np.int8, "actions"),
         "source": Col(object, fill=None),
         "hypothesis": Col(object, fill=None),

@@ -8,9 +8,10 @@ import json
 import tarfile
 from pathlib import Path
 
-from humeval.data.judgments import Judgments
+from humeval.data.judgments import Judgments, nonempty
 from humeval.data.readers import appraise, mlqe, mqm, pairwise, ratings, wmt_csv, wmt_edits, wmt_legacy
 from humeval.data.readers._arrow import kind_of
+from humeval.data.readers._io import check_encoding, check_header, encoding_of, first_line, head_text, is_blank, shown
 from humeval.data.readers.appraise import read_appraise
 from humeval.data.readers.mlqe import read_mlqe_da, read_mlqe_pe
 from humeval.data.readers.mqm import MQMWeights, read_mqm, read_mqm_avg
@@ -50,7 +51,8 @@ def read(path, format: str | None = None, **options) -> Judgments:
     """
     guessed = None
     if format is None:
-        format, guessed = guess_format(path)
+        format, guessed = guess_format(path, check_encoding(options.get("encoding", "utf-8"), path),
+                                       options.get("columns"))
     if format not in READERS:
         raise InputError(path, None, f"unknown format {format!r}", f"use one of {', '.join(FORMATS)}")
     reader = READERS[format]
@@ -60,14 +62,15 @@ def read(path, format: str | None = None, **options) -> Judgments:
         takes = ", ".join(p for p in accepted if p != "path") or "no options"
         raise InputError(path, None, f"option {', '.join(wrong)} does not apply to format {format}",
                          f"{format} takes {takes}")
-    result = reader(path, **options)
+    result = nonempty(reader(path, **options))
     if guessed:
         result.report.notes.insert(0, f"format {format} guessed from {guessed}")
     return result
 
 
-def guess_format(path) -> tuple[str, str]:
-    """(format, what gave it away). Raises ``InputError`` when nothing fits."""
+def guess_format(path, encoding: str = "utf-8", columns: dict | None = None) -> tuple[str, str]:
+    """(format, what gave it away). Raises ``InputError`` when nothing fits. ``columns`` (a
+    pairwise or ratings mapping) counts when matching a header to those layouts."""
     p = Path(path)
     name = p.name.lower()
     if name.endswith((".xml", ".xml.gz")):
@@ -82,14 +85,15 @@ def guess_format(path) -> tuple[str, str]:
         try:
             cells = pq.read_schema(p).names
         except Exception as error:
-            raise InputError(p, None, f"not a readable Parquet file ({error})", "check the file") from None
-        return _by_columns(p, cells, "the Parquet columns")
+            raise InputError(p, None, f"not a readable Parquet file ({shown(error)})", "check the file") from None
+        return _by_columns(p, cells, "the Parquet columns", columns)
     head = _head(p)
-    if not head.strip():
+    line = first_line(head, encoding)
+    if is_blank(head):
         raise InputError(p, None, "the file is empty", "check that the export finished")
-    if appraise.looks_like(head):
+    if appraise.looks_like(head_text(head, encoding).encode()):
         return "appraise-xml", "the XML content"
-    line = head.split(b"\n", 1)[0].decode("utf-8-sig", errors="replace").rstrip("\r")
+    check_header(line, p, encoding_of(head, encoding))
     for fmt, module in (("wmt-csv", wmt_csv), ("wmt-legacy", wmt_legacy), ("wmt-edits", wmt_edits),
                         ("mqm", mqm)):
         if module.looks_like(line):
@@ -113,15 +117,15 @@ def guess_format(path) -> tuple[str, str]:
             cells = []
     else:
         cells = [c.strip().strip('"') for c in line.split("\t" if kind == "tsv" or "\t" in line else ",")]
-    return _by_columns(p, cells, "the header")
+    return _by_columns(p, cells, "the header", columns)
 
 
-def _by_columns(path, cells, where) -> tuple[str, str]:
-    if pairwise.looks_like(cells):
-        return "pairwise", where
-    if ratings.looks_like(cells):
-        return "ratings", where
-    raise InputError(path, 1, f"cannot tell the format from {where} ({', '.join(cells[:8])}"
+def _by_columns(path, cells, where, columns=None) -> tuple[str, str]:
+    if pairwise.looks_like(cells, columns):
+        return "pairwise", where + (" and columns=" if columns else "")
+    if ratings.looks_like(cells, columns):
+        return "ratings", where + (" and columns=" if columns else "")
+    raise InputError(path, 1, f"cannot tell the format from {where} ({shown(', '.join(cells[:8]))}"
                      f"{', …' if len(cells) > 8 else ''})",
                      f"pass format= (CLI: --format) with one of {', '.join(FORMATS)}; "
                      "for pairwise or ratings files with other column names also pass columns=")

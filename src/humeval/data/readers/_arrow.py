@@ -13,7 +13,7 @@ import pyarrow.csv as pacsv
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
-from humeval.data.readers._io import ENCODING_FIX, decode, read_bytes
+from humeval.data.readers._io import decode, encoding_of, read_bytes, shown
 from humeval.errors import InputError
 
 
@@ -30,8 +30,37 @@ def kind_of(path) -> str:
 
 
 def first_row_line(kind: str) -> int:
-    """The file line of data row 0 (CSV/TSV have a header line; Parquet has no lines)."""
-    return {"csv": 2, "tsv": 2, "jsonl": 1}.get(kind, 0)
+    """The number of data row 0: its file line (CSV/TSV have a header line), or 1 for Parquet,
+    which has no lines and counts rows from 1 (``unit``)."""
+    return {"csv": 2, "tsv": 2}.get(kind, 1)
+
+
+def unit(kind: str) -> str:
+    """What ``first_row_line`` counts: file lines, or rows of a Parquet file."""
+    return "row" if kind == "parquet" else "line"
+
+
+def place(kind: str, index: int) -> tuple[int | None, str]:
+    """Where data row ``index`` (0-based) is, for an ``InputError``: its file line, or for
+    Parquet no line and " (row N)" (1-based) to add to the problem."""
+    if kind == "parquet":
+        return None, f" (row {index + 1})"
+    return index + first_row_line(kind), ""
+
+
+def check_columns(table: pa.Table, used, path) -> None:
+    """The columns a reader uses exist once each and hold text or numbers, not lists or records."""
+    names = table.column_names
+    for name in used:
+        if names.count(name) > 1:
+            raise InputError(path, 1, f"column '{shown(name)}' appears {names.count(name)} times in the header",
+                             "rename or remove the duplicate column")
+        kind = table.schema.field(name).type
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        if pa.types.is_nested(kind):
+            raise InputError(path, None, f"column '{shown(name)}' holds {kind} values (lists or records), "
+                             "expected text or numbers", "write one value per cell")
 
 
 def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
@@ -45,18 +74,18 @@ def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
         except FileNotFoundError:
             raise InputError(path, None, "no such file", "check the path") from None
         except (pa.ArrowException, OSError) as error:
-            raise InputError(path, None, f"not a readable Parquet file ({error})",
+            raise InputError(path, None, f"not a readable Parquet file ({shown(error)})",
                              "check the file, or give a .csv/.jsonl name if it is text") from None
     data = read_bytes(path)
     text = decode(data, path, encoding)  # locates bad bytes; arrow would only say "invalid"
-    if encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+    if encoding_of(data, encoding) != "utf-8":  # another codec, or a byte-order mark: arrow reads UTF-8
         data = text.encode("utf-8")
     buffer = io.BytesIO(data)
     if kind == "jsonl":
         try:
             return pajson.read_json(buffer)
-        except pa.ArrowInvalid:
-            _raise_json_error(path, text)
+        except pa.ArrowInvalid as error:
+            _raise_json_error(path, text, error)
     delimiter = "\t" if kind == "tsv" else ","
     header = next(csv.reader([text.split("\n", 1)[0].rstrip("\r")], delimiter=delimiter))
     try:
@@ -73,23 +102,37 @@ def _raise_csv_error(path, text, delimiter, width, error):
         if fields and len(fields) != width:
             raise InputError(path, reader.line_num, f"{len(fields)} fields, expected {width} as in the header",
                              "check the delimiters and quotes in this row")
-    raise InputError(path, None, f"cannot be parsed as {'TSV' if delimiter == chr(9) else 'CSV'} ({error})",
+    raise InputError(path, None, f"cannot be parsed as {'TSV' if delimiter == chr(9) else 'CSV'} ({shown(error)})",
                      "check the delimiters and quotes")
 
 
-def _raise_json_error(path, text):
+def _raise_json_error(path, text, error):
+    """The first line that is not a JSON object, or whose value of a key has another JSON type
+    than on the first line that gave that key a value; else arrow's own message."""
+    seen: dict[str, tuple[str, int]] = {}
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
             value = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(path, number, f"not valid JSON ({error.msg} at column {error.colno})",
+        except json.JSONDecodeError as error_:
+            raise InputError(path, number, f"not valid JSON ({error_.msg} at column {error_.colno})",
                              "write one JSON object per line") from None
         if not isinstance(value, dict):
             raise InputError(path, number, "a JSON line must be an object", "write one JSON object per line")
-    raise InputError(path, None, "the JSON lines do not have consistent fields",
+        for key, cell in value.items():
+            if cell is None:
+                continue
+            kind = _JSON_TYPES.get(type(cell), "number")
+            first = seen.setdefault(key, (kind, number))
+            if first[0] != kind:
+                raise InputError(path, number, f"'{shown(key)}' is a {kind} here but a {first[0]} on line {first[1]}",
+                                 "give every line the same keys with the same types")
+    raise InputError(path, None, f"the JSON lines do not have consistent fields ({shown(error)})",
                      "give every line the same keys with the same types")
+
+
+_JSON_TYPES = {str: "string", bool: "boolean", list: "list", dict: "record"}
 
 
 def encode_arrow(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], tuple[str, ...]]:
@@ -107,7 +150,7 @@ def encode_arrow(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], tuple[str
             encoded = (column.cast(pa.string()) if column.type != pa.string() else column).combine_chunks() \
                 .dictionary_encode()
             dictionary, indices = encoded.dictionary, encoded.indices
-        labels = dictionary.cast(pa.string()).to_pylist()
+        labels = [x if x is None or x.strip() else "" for x in dictionary.cast(pa.string()).to_pylist()]
         per_column.append((labels, indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)))
     names = sorted({x for labels, _ in per_column for x in labels if x not in ("", None)})
     position = {x: i for i, x in enumerate(names)}

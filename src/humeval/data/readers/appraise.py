@@ -11,11 +11,12 @@ kept as given (``humeval convert --anonymize`` replaces them).
 
 from __future__ import annotations
 
+import re
 from xml.parsers import expat
 
 from humeval.data.builders import RankingRows, parse_rank
-from humeval.data.judgments import Judgments, ReadReport
-from humeval.data.readers._io import read_bytes
+from humeval.data.judgments import Judgments, ReadReport, nonempty
+from humeval.data.readers._io import decode, encoding_of, read_bytes
 from humeval.errors import InputError
 
 FORMAT = "appraise-xml"
@@ -29,6 +30,8 @@ def looks_like(data: bytes) -> bool:
 def read_appraise(path) -> Judgments:
     """Read an Appraise ranking export into ``Rankings`` (and their ``Comparisons``)."""
     data = read_bytes(path)
+    if encoding_of(data) != "utf-8":  # UTF-16/32 with a byte-order mark: expat gets UTF-8
+        data = re.sub(r"^(\s*<\?xml[^>]*?)\s+encoding=\S+?(?=\s|\?>)", r"\1", decode(data, path)).encode()
     report = ReadReport(str(path), FORMAT)
     rows = RankingRows()
     parser = expat.ParserCreate()
@@ -68,7 +71,7 @@ def read_appraise(path) -> Judgments:
     if not len(rows):
         raise InputError(path, None, "no <ranking-result> elements with two or more outputs found",
                          "is this an Appraise ranking export? Other task types hold no rankings")
-    return Judgments(report, rankings=rows.build())
+    return nonempty(Judgments(report, rankings=rows.build()))
 
 
 def _add_translation(result, attrs, report: ReadReport, path, line: int) -> None:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from humeval.data.judgments import Judgments, ReadReport
-from humeval.data.readers._io import read_text, text_stream
+from humeval.data.judgments import Judgments, ReadReport, nonempty
+from humeval.data.readers._io import read_text, shown, text_stream
 from humeval.data.readers._tracks import track_from_path
 from humeval.data.tables import PostEdits, Ratings
 from humeval.errors import InputError
@@ -42,7 +42,7 @@ def read_mlqe_da(path, system: str = "mlqe-nmt", encoding: str = "utf-8") -> Jud
     reader = csv.reader(text_stream(read_text(path, encoding)), delimiter="\t", quoting=csv.QUOTE_NONE)
     header = next(reader)
     if header[:4] != DA_HEADER[:4] or "scores" not in header:
-        raise InputError(path, 1, f"not an MLQE-PE DA header: {header[:4]}",
+        raise InputError(path, 1, f"not an MLQE-PE DA header: {shown(header[:4])}",
                          "expected index, original, translation, scores, … separated by tabs")
     at_index, at_scores = header.index("index"), header.index("scores")
     rows = []
@@ -54,21 +54,41 @@ def read_mlqe_da(path, system: str = "mlqe-nmt", encoding: str = "utf-8") -> Jud
             raise InputError(path, line, f"{len(fields)} fields, expected {len(header)}",
                              "check for tabs inside the text of this row")
         report.rows += 1
-        try:
-            scores = json.loads(fields[at_scores])
-            scores = [float(s) for s in scores]
-        except (ValueError, TypeError):
-            raise InputError(path, line, f"scores is {fields[at_scores][:40]!r}, expected a list like [90, 75, 80]",
-                             "fix the list in this row") from None
+        scores = _scores(fields[at_scores], path, line)
         if not scores:
             report.skip("rows with an empty score list", lines=[line])
         rows += [(fields[at_index], s) for s in scores]
     if not rows:
-        raise InputError(path, None, "no scores found", "check that the file is an MLQE-PE DA file")
+        nonempty(Judgments(report))
     report.notes.append("annotator ids are not in the file: judges left unknown")
     df = pd.DataFrame(rows, columns=["item", "score"])
     df["system"], df["track"], df["criterion"] = system, track_from_path(path), "DA"
     return Judgments(report, ratings=Ratings.from_pandas(df, scale="0-100"))
+
+
+def _scores(text: str, path, line: int) -> list[float]:
+    """A DA score list: a JSON list of numbers from 0 to 100."""
+    try:
+        scores = json.loads(text)
+    except ValueError:
+        scores = None
+    if not isinstance(scores, list) or not all(isinstance(s, (int, float)) and not isinstance(s, bool)
+                                               for s in scores):
+        raise InputError(path, line, f"scores is '{shown(text, 40)}', expected a list of numbers like [90, 75, 80]",
+                         "fix the list in this row")
+    wrong = [s for s in scores if not 0 <= s <= 100]  # NaN and inf fail this too
+    if wrong:
+        raise InputError(path, line, f"score {wrong[0]} in '{shown(text, 40)}' is outside the DA scale 0–100",
+                         "fix the score in this row")
+    return [float(s) for s in scores]
+
+
+def _lines(text: str) -> list[str]:
+    """A line-aligned file's lines: line ends (LF or CRLF) removed, blank lines at the end dropped."""
+    lines = [x.removesuffix("\r") for x in text.split("\n")]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return lines
 
 
 def read_mlqe_pe(path, system: str = "mlqe-nmt", encoding: str = "utf-8") -> Judgments:
@@ -80,7 +100,7 @@ def read_mlqe_pe(path, system: str = "mlqe-nmt", encoding: str = "utf-8") -> Jud
         if not files[need].exists():
             raise InputError(files[need], None, "missing: post-edits need the .mt and .pe files side by side",
                              "put the files of one split in one folder with a common prefix")
-    texts = {p: read_text(f, encoding).rstrip("\n").split("\n") for p, f in files.items() if f.exists()}
+    texts = {p: _lines(read_text(f, encoding)) for p, f in files.items() if f.exists()}
     n = len(texts["mt"])
     for part, lines in texts.items():
         if len(lines) != n:
@@ -91,7 +111,10 @@ def read_mlqe_pe(path, system: str = "mlqe-nmt", encoding: str = "utf-8") -> Jud
         try:
             hter[i] = float(value)
         except ValueError:
-            raise InputError(files["hter"], i + 1, f"{value!r} is not a number", "fix the HTER value") from None
+            raise InputError(files["hter"], i + 1, f"'{shown(value)}' is not a number", "fix the HTER value") from None
+        if not 0 <= hter[i] < float("inf"):  # NaN fails this too
+            raise InputError(files["hter"], i + 1, f"HTER '{shown(value)}' is not a finite number ≥ 0",
+                             "fix the HTER value")
     df = pd.DataFrame({"item": [str(i) for i in range(n)], "hypothesis": texts["mt"], "post_edit": texts["pe"],
                        "source": texts.get("src"), "hter": hter})
     df["system"], df["track"], df["action"] = system, track_from_path(prefix), "EDIT"

@@ -16,12 +16,13 @@ not rated) give one score per (system, segment) with the judge unknown.
 from __future__ import annotations
 
 import csv
+import math
 from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from humeval.data.judgments import Judgments, ReadReport
-from humeval.data.readers._io import read_bytes, decode, text_stream
+from humeval.data.judgments import Judgments, ReadReport, nonempty
+from humeval.data.readers._io import read_bytes, decode, shown, text_stream
 from humeval.data.readers._tracks import track_from_path
 from humeval.data.tables import Ratings
 from humeval.errors import InputError
@@ -85,12 +86,15 @@ def read_mqm(path, weights: MQMWeights | dict | None = None, encoding: str = "ut
         severity, category = fields[at["severity"]], fields[at["category"]]
         weight = weights.of(severity, category)
         if weight is None:
-            report.skip(f"rows with severity {severity!r}", lines=[line])
+            report.skip(f"rows with severity '{shown(severity, 40)}'", lines=[line])
             continue
-        key = (fields[at["system"]], fields[at[segment]], fields[at["rater"]])
+        key = (fields[at["system"]].strip(), fields[at[segment]].strip(), fields[at["rater"]].strip())
+        if not key[0] or not key[1]:
+            report.skip("rows without a system or segment", lines=[line])
+            continue
         penalty[key] = penalty.get(key, 0.0) + weight
     if not penalty:
-        raise InputError(path, None, "no scorable MQM rows", "check the severity column")
+        nonempty(Judgments(report))
     df = pd.DataFrame(list(penalty), columns=["system", "item", "judge"])
     df["score"] = [-p for p in penalty.values()]
     df["track"], df["criterion"] = track_from_path(path), "MQM"
@@ -102,7 +106,7 @@ def read_mqm_avg(path, encoding: str = "utf-8") -> Judgments:
     """Segment-average MQM scores (``system mqm_avg_score seg_id``); judge unknown."""
     lines = decode(read_bytes(path), path, encoding).split("\n")
     if not looks_like_avg(lines[0]):
-        raise InputError(path, 1, f"expected the header 'system mqm_avg_score seg_id', found {lines[0][:60]!r}",
+        raise InputError(path, 1, f"expected the header 'system mqm_avg_score seg_id', found '{shown(lines[0], 60)}'",
                          "is this a segment-average MQM file?")
     report = ReadReport(str(path), AVG_FORMAT)
     rows = []
@@ -118,9 +122,15 @@ def read_mqm_avg(path, encoding: str = "utf-8") -> Judgments:
             report.skip("segments not rated (None)", lines=[number])
             continue
         try:
-            rows.append((fields[0], fields[2], float(fields[1])))
+            score = float(fields[1])
         except ValueError:
-            raise InputError(path, number, f"score {fields[1]!r} is not a number", "fix the score") from None
+            score = None
+        if score is None or not math.isfinite(score):
+            raise InputError(path, number, f"score '{shown(fields[1])}' is not a finite number",
+                             "fix the score, or write None for a segment not rated")
+        rows.append((fields[0], fields[2], score))
+    if not rows:
+        nonempty(Judgments(report))
     df = pd.DataFrame(rows, columns=["system", "item", "score"])
     df["track"], df["criterion"] = track_from_path(path), "MQM"
     return Judgments(report, ratings=Ratings.from_pandas(df, scale=SCALE))

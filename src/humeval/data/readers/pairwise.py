@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from humeval.data.judgments import Judgments, ReadReport
-from humeval.data.readers._arrow import encode_arrow, first_row_line, kind_of, load_table
+from humeval.data.judgments import Judgments, ReadReport, nonempty
+from humeval.data.readers._arrow import (check_columns, encode_arrow, first_row_line, kind_of, load_table, place,
+                                         unit)
+from humeval.data.readers._io import shown
 from humeval.data.tables import Comparisons
 from humeval.errors import InputError
 
@@ -33,38 +34,43 @@ LAYOUTS = {
 }
 OUTCOMES = {"model_a": 1, "model_b": 2, "tie": 0, "tie (bothbad)": 0, "both_bad": 0, "bothbad": 0,
             "a": 1, "b": 2, "system_a": 1, "system_b": 2, "0": 0, "1": 1, "2": 2}
+KEYS = ("a", "b", "outcome", "item", "judge", "track", "group")
 COLUMNS_FIX = "pass columns={'a': …, 'b': …, 'outcome': …} (CLI: --columns a=COL,b=COL,outcome=COL)"
 
 
-def looks_like(header_cells: list[str]) -> bool:
-    return any(all(layout[k] in header_cells for k in ("a", "b", "outcome")) for layout in LAYOUTS.values())
+def looks_like(header_cells: list[str], columns: dict | None = None) -> bool:
+    """A layout, with the user's ``columns`` over it, finds a, b and outcome in the header."""
+    return any(all({**layout, **(columns or {})}[k] in header_cells for k in ("a", "b", "outcome"))
+               for layout in LAYOUTS.values())
 
 
 def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | None = None,
                   encoding: str = "utf-8", kind: str | None = None) -> Judgments:
-    """Read one comparison per row into ``Comparisons``."""
+    """Read one comparison per row into ``Comparisons``.
+
+    ``columns`` may name only some keys: the others keep the layout the file's header fits.
+    ``outcomes`` adds labels to (or overrides labels of) the default outcome table."""
     kind = kind or kind_of(path)
     table = load_table(path, kind, encoding)
     mapping = _mapping(table.column_names, columns, path)
-    report = ReadReport(str(path), f"{FORMAT} ({kind})", rows=table.num_rows)
+    check_columns(table, mapping.values(), path)
+    labels = _outcome_table(outcomes, path)
+    report = ReadReport(str(path), f"{FORMAT} ({kind})", rows=table.num_rows, unit=unit(kind))
     if table.num_rows == 0:
         raise InputError(path, None, "the file has no rows", "check that the export finished")
     (a, b), systems = encode_arrow(table[mapping["a"]], table[mapping["b"]])
-    outcome = _outcomes(table[mapping["outcome"]], outcomes or OUTCOMES, path, first_row_line(kind))
+    outcome = _outcomes(table[mapping["outcome"]], labels, path, kind)
     kwargs = {"systems": systems}
     for name, label_set in (("item", "items"), ("judge", "judges"), ("track", "tracks")):
         if name in mapping:
             (kwargs[name],), kwargs[label_set] = encode_arrow(table[mapping[name]])
     if "group" in mapping:
-        kwargs["group"] = _integers(table[mapping["group"]], path, mapping["group"])
-    keep = np.ones(len(a), dtype=bool)
-    line0 = first_row_line(kind)
-    for reason, bad in (("rows without an outcome", outcome < 0),
-                        ("rows without both system names", (a < 0) | (b < 0)),
-                        ("rows comparing a system with itself", (a == b) & (a >= 0))):
-        bad &= keep
-        report.skip(reason, int(bad.sum()), np.nonzero(bad)[0][:5] + line0)
-        keep &= ~bad
+        kwargs["group"] = _integers(table[mapping["group"]], path, mapping["group"], kind)
+    keep = report.skip_rows((("rows without an outcome", outcome < 0),
+                             ("rows without both system names", (a < 0) | (b < 0)),
+                             ("rows comparing a system with itself", (a == b) & (a >= 0))), first_row_line(kind))
+    if not keep.any():
+        return nonempty(Judgments(report, comparisons=Comparisons(a=a[:0], b=b[:0], outcome=outcome[:0])))
     if not keep.all():
         kwargs = {k: (v[keep] if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
         a, b, outcome = a[keep], b[keep], outcome[keep]
@@ -73,45 +79,82 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
 
 
 def _mapping(names: list[str], columns: dict[str, str] | None, path) -> dict[str, str]:
-    if columns:
-        mapping = dict(columns)
-        absent = [f"{k}={v}" for k, v in mapping.items() if v not in names]
-        if absent or not all(k in mapping for k in ("a", "b", "outcome")):
-            raise InputError(path, 1, f"column mapping {mapping} does not fit the columns {names}",
-                             COLUMNS_FIX)
-        return mapping
+    """The user's ``columns`` over the first layout that, with them, has a, b and outcome."""
+    given = dict(columns or {})
+    unknown = [k for k in given if k not in KEYS]
+    if unknown:
+        raise InputError(path, None, f"columns= has unknown key(s) {', '.join(map(repr, unknown))}",
+                         f"the keys of a pairwise file are {', '.join(KEYS)}")
+    absent = [f"{k}={v}" for k, v in given.items() if v not in names]
+    if absent:
+        raise InputError(path, 1, f"columns= names {shown(', '.join(absent))}, not in the file "
+                         f"(columns: {shown(', '.join(names))})", COLUMNS_FIX)
     for layout in LAYOUTS.values():
-        if all(layout[k] in names for k in ("a", "b", "outcome")):
-            return {k: v for k, v in layout.items() if v in names}
+        mapping = {**{k: v for k, v in layout.items() if v in names}, **given}
+        if all(k in mapping for k in ("a", "b", "outcome")):
+            return mapping
     raise InputError(path, 1, f"cannot tell which columns hold the two systems and the outcome "
-                     f"(columns: {', '.join(names)})", COLUMNS_FIX)
+                     f"(columns: {shown(', '.join(names))})", COLUMNS_FIX)
 
 
-def _outcomes(column: pa.ChunkedArray, table: dict, path, line0: int) -> np.ndarray:
-    """Map outcome labels to 0/1/2 through ``table``; missing -> -1; unknown -> error."""
+def _outcome_table(outcomes: dict | None, path) -> dict[str, int]:
+    """The default labels, then the user's; every code must be 0, 1 or 2."""
+    for label, code in (outcomes or {}).items():
+        if isinstance(code, bool) or code not in (0, 1, 2):
+            raise InputError(path, None, f"outcomes= maps '{shown(label)}' to '{shown(code)}'",
+                             "the codes are 0 (tie), 1 (a wins) and 2 (b wins)")
+    return {str(k).strip().lower(): int(v) for k, v in {**OUTCOMES, **(outcomes or {})}.items()}
+
+
+def _outcomes(column: pa.ChunkedArray, table: dict[str, int], path, kind: str) -> np.ndarray:
+    """Map outcome labels to 0/1/2 through ``table``; missing (null, empty, NaN) -> -1; an
+    unknown label, or a number that is not whole (1.5, inf), is an error naming its row."""
     if pa.types.is_floating(column.type):
-        column = pc.cast(column, pa.int64())
+        values = column.to_numpy(zero_copy_only=False).astype(float)
+        missing = np.isnan(values)
+        with np.errstate(invalid="ignore"):
+            bad = ~missing & ~((np.abs(values) < 2 ** 53) & (values == np.round(values)))
+        if bad.any():
+            first = int(np.argmax(bad))
+            line, row = place(kind, first)
+            raise InputError(path, line, f"outcome {float(values[first])} is not a whole number{row}",
+                             "write outcomes as 0 (tie), 1 (a wins), 2 (b wins) or labels")
+        column = pa.chunked_array([pa.array(np.where(missing, 0, values).astype(np.int64), mask=missing)])
     (codes,), labels = encode_arrow(column)
-    folded = {str(k).strip().lower(): v for k, v in table.items()}
     lookup = np.full(len(labels) + 1, -1, dtype=np.int8)
     for i, label in enumerate(labels):
         key = label.strip().lower()
         if key == "":
             continue
-        if key not in folded:
-            first = int(np.argmax(codes == i))
-            raise InputError(path, first + line0 if line0 else None,
-                             f"outcome {label!r} is not one of {sorted(set(map(str, table)))}"
-                             + ("" if line0 else f" (row {first})"),
+        if key not in table:
+            line, row = place(kind, int(np.argmax(codes == i)))
+            known = sorted({k for k in table if k})
+            raise InputError(path, line, f"outcome '{shown(label)}' is not one of {shown(known)}{row}",
                              "pass outcomes={label: 0 tie / 1 a wins / 2 b wins} (CLI: --outcomes LABEL=N,…)")
-        lookup[i] = folded[key]
+        lookup[i] = table[key]
     return lookup[codes]
 
 
-def _integers(column: pa.ChunkedArray, path, name: str) -> np.ndarray:
+def _integers(column: pa.ChunkedArray, path, name: str, kind: str) -> np.ndarray:
+    """An integer column (the group id); empty -> -1; anything else that is not an int32 is an
+    error naming its row."""
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(pa.string())
     try:
-        if pa.types.is_dictionary(column.type):
-            column = column.cast(pa.string())
-        return column.cast(pa.int32()).fill_null(-1).to_numpy()
+        return column.cast(pa.int32()).fill_null(-1).to_numpy(zero_copy_only=False)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        raise InputError(path, None, f"column {name!r} must hold integers", "map a different column") from None
+        pass
+    limits = np.iinfo(np.int32)
+    for i, value in enumerate(column.to_pylist()):
+        text = str(value).strip()
+        try:
+            number = float(text) if value is not None and text else 0.0
+            whole = number.is_integer() and limits.min <= number <= limits.max
+        except ValueError:
+            whole = False
+        if not whole:
+            line, row = place(kind, i)
+            raise InputError(path, line, f"{shown(name)} is '{shown(text, 40)}', expected a whole number{row}",
+                             "fix the value, or map a different column") from None
+    return np.array([int(float(v)) if v is not None and str(v).strip() else -1 for v in column.to_pylist()],
+                    dtype=np.int32)

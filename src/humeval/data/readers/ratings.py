@@ -11,8 +11,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from humeval.data.judgments import Judgments, ReadReport
-from humeval.data.readers._arrow import encode_arrow, first_row_line, kind_of, load_table
+from humeval.data.judgments import Judgments, ReadReport, nonempty
+from humeval.data.readers._arrow import (check_columns, encode_arrow, first_row_line, kind_of, load_table, place,
+                                         unit)
+from humeval.data.readers._io import shown
 from humeval.data.tables import Ratings
 from humeval.errors import InputError
 
@@ -20,51 +22,74 @@ FORMAT = "ratings"
 DEFAULT = {"item": "item", "system": "system", "judge": "judge", "score": "score",
            "track": "track", "criterion": "criterion"}
 REQUIRED = ("item", "system", "score")
+COLUMNS_FIX = "pass columns={'item': …, 'system': …, 'score': …} (CLI: --columns item=COL,…)"
 
 
-def looks_like(header_cells: list[str]) -> bool:
-    return all(c in header_cells for c in REQUIRED)
+def looks_like(header_cells: list[str], columns: dict | None = None) -> bool:
+    """The header has item, system and score columns (named by ``columns`` or by default)."""
+    return all({**DEFAULT, **(columns or {})}.get(k) in header_cells for k in REQUIRED)
 
 
 def read_ratings(path, columns: dict[str, str] | None = None, scale: str = "",
                  higher_is_better: bool = True, encoding: str = "utf-8") -> Judgments:
-    """Read long-form ratings into a ``Ratings`` table."""
+    """Read long-form ratings into a ``Ratings`` table.
+
+    ``columns`` may name only some keys; the others keep their default column names."""
     kind = kind_of(path)
     table = load_table(path, kind, encoding)
     names = table.column_names
-    mapping = {k: v for k, v in {**DEFAULT, **(columns or {})}.items() if v in names}
+    given = dict(columns or {})
+    unknown = [k for k in given if k not in DEFAULT]
+    if unknown:
+        raise InputError(path, None, f"columns= has unknown key(s) {', '.join(map(repr, unknown))}",
+                         f"the keys of a ratings file are {', '.join(DEFAULT)}")
+    absent = [f"{k}={v}" for k, v in given.items() if v not in names]
+    if absent:
+        raise InputError(path, 1, f"columns= names {shown(', '.join(absent))}, not in the file "
+                         f"(columns: {shown(', '.join(names))})", COLUMNS_FIX)
+    mapping = {k: v for k, v in {**DEFAULT, **given}.items() if v in names}
     if not all(k in mapping for k in REQUIRED):
-        raise InputError(path, 1, f"ratings need columns for {', '.join(REQUIRED)}; found {', '.join(names)}",
-                         "pass columns={'item': …, 'system': …, 'score': …} (CLI: --columns item=COL,…)")
-    report = ReadReport(str(path), f"{FORMAT} ({kind})", rows=table.num_rows)
-    score = _floats(table[mapping["score"]], path, first_row_line(kind), mapping["score"])
+        raise InputError(path, 1, f"ratings need columns for {', '.join(REQUIRED)}; found {shown(', '.join(names))}",
+                         COLUMNS_FIX)
+    check_columns(table, mapping.values(), path)
+    report = ReadReport(str(path), f"{FORMAT} ({kind})", rows=table.num_rows, unit=unit(kind))
+    score = _floats(table[mapping["score"]], path, kind, mapping["score"])
     kwargs = {}
     for name, label_set in (("item", "items"), ("system", "systems"), ("judge", "judges"),
                             ("track", "tracks"), ("criterion", "criteria")):
         if name in mapping:
             (kwargs[name],), kwargs[label_set] = encode_arrow(table[mapping[name]])
-    bad = np.isnan(score)
-    report.skip("rows without a score (empty or NaN)", int(bad.sum()), np.nonzero(bad)[0][:5] + first_row_line(kind))
-    keep = ~bad
+    keep = report.skip_rows((("rows without a score (empty or NaN)", np.isnan(score)),
+                             ("rows without an item or system name", (kwargs["item"] < 0) | (kwargs["system"] < 0))),
+                            first_row_line(kind))
     ratings = Ratings(score=score[keep], scale=scale, higher_is_better=higher_is_better,
                       **{k: (v[keep] if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()})
-    return Judgments(report, ratings=ratings if keep.all() else ratings.compact())
+    return nonempty(Judgments(report, ratings=ratings if keep.all() else ratings.compact()))
 
 
-def _floats(column: pa.ChunkedArray, path, line0: int, name: str) -> np.ndarray:
+def _floats(column: pa.ChunkedArray, path, kind: str, name: str) -> np.ndarray:
+    """Scores as floats (empty -> NaN); text that is not a number, or an infinite score, is an
+    error naming its row."""
     if pa.types.is_floating(column.type) or pa.types.is_integer(column.type):
-        return column.cast(pa.float64()).fill_null(np.nan).to_numpy()
-    text = pc.utf8_trim_whitespace(column.cast(pa.string()))
-    blank = pc.or_(pc.is_null(text), pc.equal(text, ""))
-    try:
-        return pc.if_else(blank, None, text).cast(pa.float64()).fill_null(np.nan).to_numpy()
-    except pa.ArrowInvalid:
-        values = text.to_pylist()
-        for i, v in enumerate(values):
-            if v:
-                try:
-                    float(v)
-                except ValueError:
-                    raise InputError(path, i + line0 if line0 else None, f"{name} is {v!r}, expected a number",
-                                     "fix the value, or leave it empty to skip the row") from None
-        raise
+        values = column.cast(pa.float64()).fill_null(np.nan).to_numpy()
+    else:
+        text = pc.utf8_trim_whitespace(column.cast(pa.string()))
+        blank = pc.or_(pc.is_null(text), pc.equal(text, ""))
+        try:
+            values = pc.if_else(blank, None, text).cast(pa.float64()).fill_null(np.nan).to_numpy()
+        except pa.ArrowInvalid:  # find the culprit (Python also reads what arrow refuses, e.g. 1e400)
+            values = np.full(len(text), np.nan)
+            for i, v in enumerate(text.to_pylist()):
+                if v:
+                    try:
+                        values[i] = float(v)
+                    except ValueError:
+                        line, row = place(kind, i)
+                        raise InputError(path, line, f"{shown(name)} is '{shown(v)}', expected a number{row}",
+                                         "fix the value, or leave it empty to skip the row") from None
+    infinite = np.isinf(values)
+    if infinite.any():
+        line, row = place(kind, int(np.argmax(infinite)))
+        raise InputError(path, line, f"{shown(name)} is {values[infinite][0]}, expected a finite number{row}",
+                         "fix the value, or leave it empty to skip the row")
+    return values

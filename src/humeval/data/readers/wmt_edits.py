@@ -13,8 +13,8 @@ import csv
 
 import pandas as pd
 
-from humeval.data.judgments import Judgments, ReadReport
-from humeval.data.readers._io import read_text, text_stream
+from humeval.data.judgments import Judgments, ReadReport, nonempty
+from humeval.data.readers._io import read_text, shown, text_stream
 from humeval.data.tables import PostEdits
 from humeval.errors import InputError
 
@@ -33,7 +33,7 @@ def read_wmt_edits(path, encoding: str = "utf-8") -> Judgments:
     reader = csv.reader(text_stream(read_text(path, encoding)), delimiter="\t", quoting=csv.QUOTE_NONE)
     header = next(reader)
     if header != HEADER:
-        raise InputError(path, 1, "not the WMT10 edit header", "expected " + " ".join(HEADER) + " (tab-separated)")
+        raise InputError(path, 1, f"not the WMT10 edit header: '{shown(chr(9).join(header))}'", "expected " + " ".join(HEADER) + " (tab-separated)")
     at = {h: i for i, h in enumerate(HEADER)}
     report = ReadReport(str(path), FORMAT)
     rows = []
@@ -47,10 +47,15 @@ def read_wmt_edits(path, encoding: str = "utf-8") -> Judgments:
         report.rows += 1
         action, text = fields[at["system1actionStr"]].strip(), fields[at["system1edit"]]
         if action not in ACTIONS:
-            report.skip(f"rows with action {action!r} (no edit, no verdict)", lines=[line])
+            report.skip(f"rows with action '{shown(action, 40)}' (no edit, no verdict)", lines=[line])
+            continue
+        if not fields[at["system1Id"]].strip():
+            report.skip("rows without a system", lines=[line])
             continue
         rows.append((f"{fields[at['srclang']]}-{fields[at['trglang']]}", fields[at["srcIndex"]],
                      fields[at["system1Id"]], fields[at["editorId"]], action,
                      None if action == "EDIT" else text, None if action == "BAD" else text))
+    if not rows:
+        nonempty(Judgments(report))
     df = pd.DataFrame(rows, columns=["track", "item", "system", "editor", "action", "hypothesis", "post_edit"])
     return Judgments(report, post_edits=PostEdits.from_pandas(df))

@@ -20,6 +20,7 @@ from humeval.cli.common import (
     read_options,
     render,
 )
+from humeval.cli.ratings import rank_ratings_command, ratings_options
 from humeval.data.export import write
 
 
@@ -39,9 +40,10 @@ from humeval.data.export import write
 @click.option("--heatmap", type=click.Path(dir_okay=False), help="Draw the fitted preference model as a heatmap.")
 @click.option("--jobs", "-j", default=1, show_default=True, help="Processes for bootstrap refits (0 = all cores).")
 @click.option("--random-state", default=0, show_default=True, help="Seed for sampled models and resampling.")
+@ratings_options
 @common_options
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
-         plot, heatmap, jobs, random_state, quiet, as_json):
+         plot, heatmap, jobs, random_state, quiet, as_json, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -61,7 +63,11 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
 
     from humeval.experiments import bootstrap, wmt_view
     from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
-    comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json), file)
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+    if judgments.comparisons is None and judgments.ratings is not None:  # DA, ESA, MQM: WMT's procedure
+        return rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
+                                    random_state, quiet, as_json, **ratings_kw)
+    comparisons = comparisons_of(judgments, file)
     models = models_named(model_names, random_state)
     if n_boot and len(models) > 1:
         raise click.BadParameter("bootstrap one model at a time", param_hint="--model")

@@ -64,3 +64,10 @@ def test_google_mqm_system_score_is_the_mean_of_their_segment_averages(name):
         assert result.table.loc[system, "mqm"] == pytest.approx(np.mean(values), rel=1e-13, abs=1e-15)
         assert result.table.loc[system, "segments"] == len(values)
     assert result.table["mqm"].is_monotonic_decreasing and result.table["cluster"].iloc[0] == 1
+
+
+def test_wmt20_the_two_cluster_readings_differ(wmt20):
+    seg = shared_file(WMT20 + "ad-seg-scores-de-en.csv")
+    z = rank_tracks(read_wmt_segment_scores(seg).ratings, model="raw", cluster_rule="above")["de-en / z"]
+    # HUMAN.0 is significantly worse than both systems above it, so "above" opens cluster 2 there
+    assert z.table["cluster"].tolist() == [1, 1] + [2] * 8 + [3, 3, 4]

@@ -49,25 +49,38 @@ def rank_sum_all_pairs(values, start, stop):  # pragma: no cover - compiled
     return u, tie
 
 
+@numba.njit(cache=True)
+def _times_drawn(draws, n):  # pragma: no cover - compiled
+    """How often each of 0..n-1 occurs in one row of draws (a unit drawn k times weighs k)."""
+    weight = np.zeros(n)
+    for t in range(len(draws)):
+        weight[draws[t]] += 1.0
+    return weight
+
+
+@numba.njit(cache=True)
+def _group_means(group, weight, value, k):  # pragma: no cover - compiled
+    """Σ w x / Σ w per group 0..k-1 (NaN where the weights sum to 0)."""
+    num = np.zeros(k)
+    den = np.zeros(k)
+    for c in range(len(group)):
+        num[group[c]] += weight[c] * value[c]
+        den[group[c]] += weight[c]
+    out = np.full(k, np.nan)
+    for g in range(k):
+        if den[g] > 0:
+            out[g] = num[g] / den[g]
+    return out
+
+
 @numba.njit(cache=True, parallel=True)
 def bootstrap_cells(draws, cell_item, cell_system, cell_value, n_items, n_systems):  # pragma: no cover
     """System means for each row of ``draws`` (resampled segment indices): a segment drawn k
     times counts k times; score_s = Σ_i k_i m_si / Σ_i k_i over the segments s was rated on."""
-    n_boot = draws.shape[0]
-    out = np.full((n_boot, n_systems), np.nan)
-    for b in numba.prange(n_boot):
-        weight = np.zeros(n_items)
-        for t in range(draws.shape[1]):
-            weight[draws[b, t]] += 1.0
-        num = np.zeros(n_systems)
-        den = np.zeros(n_systems)
-        for c in range(len(cell_item)):
-            w = weight[cell_item[c]]
-            num[cell_system[c]] += w * cell_value[c]
-            den[cell_system[c]] += w
-        for s in range(n_systems):
-            if den[s] > 0:
-                out[b, s] = num[s] / den[s]
+    out = np.empty((draws.shape[0], n_systems))
+    for b in numba.prange(draws.shape[0]):
+        weight = _times_drawn(draws[b], n_items)
+        out[b] = _group_means(cell_system, weight[cell_item], cell_value, n_systems)
     return out
 
 
@@ -80,32 +93,15 @@ def bootstrap_ratings(item_draws, judge_draws, rating_cell, rating_judge, value,
     system's score = Σ_c w_i(c) mean_c / Σ_c w_i(c) over cells with some weight, where w_i is
     the times segment i was drawn (all 1 when ``item_draws`` has no columns).
     """
-    n_boot = judge_draws.shape[0]
-    n_cells = len(cell_item)
-    out = np.full((n_boot, n_systems), np.nan)
-    for b in numba.prange(n_boot):
-        v = np.zeros(n_judges)
-        for t in range(judge_draws.shape[1]):
-            v[judge_draws[b, t]] += 1.0
-        w = np.ones(n_items)
-        if item_draws.shape[1] > 0:
-            w[:] = 0.0
-            for t in range(item_draws.shape[1]):
-                w[item_draws[b, t]] += 1.0
-        num = np.zeros(n_cells)
-        den = np.zeros(n_cells)
-        for r in range(len(value)):
-            vj = v[rating_judge[r]]
-            num[rating_cell[r]] += vj * value[r]
-            den[rating_cell[r]] += vj
-        snum = np.zeros(n_systems)
-        sden = np.zeros(n_systems)
-        for c in range(n_cells):
-            if den[c] > 0:
-                wi = w[cell_item[c]]
-                snum[cell_system[c]] += wi * num[c] / den[c]
-                sden[cell_system[c]] += wi
-        for s in range(n_systems):
-            if sden[s] > 0:
-                out[b, s] = snum[s] / sden[s]
+    out = np.empty((judge_draws.shape[0], n_systems))
+    for b in numba.prange(judge_draws.shape[0]):
+        v = _times_drawn(judge_draws[b], n_judges)
+        w = _times_drawn(item_draws[b], n_items) if item_draws.shape[1] > 0 else np.ones(n_items)
+        cell_mean = _group_means(rating_cell, v[rating_judge], value, len(cell_item))
+        weight = w[cell_item]
+        for c in range(len(cell_mean)):
+            if np.isnan(cell_mean[c]):
+                weight[c] = 0.0
+                cell_mean[c] = 0.0
+        out[b] = _group_means(cell_system, weight, cell_mean, n_systems)
     return out

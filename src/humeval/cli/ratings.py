@@ -21,8 +21,9 @@ def ratings_options(f):
     for option in reversed([
         click.option("--significance", type=click.Choice(["wilcoxon", "signed-rank", "paired-bootstrap",
                                                          "permutation"]), default="wilcoxon", show_default=True,
-                     help="Ratings: pairwise test; wilcoxon = WMT's one-sided rank-sum; the others are paired "
-                          "on the segments both systems were rated on."),
+                     help="Ratings files (--model z-mean|raw|mqm|esa; default z-mean, mqm for MQM): pairwise "
+                          "test; wilcoxon = WMT's one-sided rank-sum; the others are paired on the segments both "
+                          "systems were rated on."),
         click.option("--correction", type=click.Choice(["none", "holm", "bh"]), default="none", show_default=True,
                      help="Ratings: multiple-comparison correction over all pairs."),
         click.option("--resample", type=click.Choice(["segment", "judge", "both"]), default="segment",

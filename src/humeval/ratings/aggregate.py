@@ -59,7 +59,7 @@ class Aggregate:
     def __post_init__(self):
         n_items = max(len(self.items), 1)
         key = self.system.astype(np.int64) * n_items + self.item
-        cells, self.rating_cell = np.unique(key, return_inverse=True)
+        cells, self.rating_cell = _distinct(key, len(self.systems) * n_items)
         self.cell_system = (cells // n_items).astype(np.int32)
         self.cell_item = (cells % n_items).astype(np.int32)
         self.cell_count = np.bincount(self.rating_cell, minlength=len(cells))
@@ -174,9 +174,18 @@ def _build_from(agg: Aggregate, keep: np.ndarray, skipped) -> Aggregate:
                      agg.raw[keep], agg.value[keep], agg.sign, skipped, agg.notes)
 
 
+def _distinct(key: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(key, return_inverse=True)`` for keys in 0..size-1, by counting when that is cheap."""
+    if size > 4 * len(key) + 1_000_000:
+        return np.unique(key, return_inverse=True)
+    present = np.bincount(key, minlength=size) > 0
+    rank = np.cumsum(present) - 1
+    return np.flatnonzero(present), rank[key]
+
+
 def _recode(codes: np.ndarray, labels: tuple[str, ...]) -> tuple[np.ndarray, tuple[str, ...]]:
     """Codes 0..k-1 for the labels in use; -1 (unknown) stays -1."""
-    used = np.unique(codes[codes >= 0])
+    used = np.flatnonzero(np.bincount(codes[codes >= 0], minlength=len(labels)))
     lookup = np.full(len(labels) + 1, -1, dtype=np.int32)
     lookup[used] = np.arange(len(used), dtype=np.int32)
     return lookup[codes], tuple(labels[i] for i in used)

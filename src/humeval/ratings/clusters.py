@@ -1,6 +1,6 @@
 """WMT's clusters of systems from a significance matrix.
 
-Systems are listed best first (by score). WMT17–WMT20's findings papers draw a line between
+Systems are listed best first (by score). WMT17–19's findings papers draw a line between
 two neighbours when "systems significantly outperform all others in lower ranking clusters"
 (Wilcoxon rank-sum, p < 0.05): a boundary falls after position k exactly when every system
 at or above k is significantly better than every system below k (``rule="all-below"``, the

@@ -122,14 +122,15 @@ def resampled(m: np.ndarray, present: np.ndarray, test: str, n: int, random_stat
     low = np.zeros(len(a))  # replicates at or below 0 (bootstrap) / at or below the observed (permutation)
     high = np.zeros(len(a))
     observed = d.sum(axis=1)
+    tol = 1e-9 * np.abs(d).sum(axis=1)  # summation order differs between the replicates and the observed sum
     d_t, both_t = d.T.copy(), both.T.astype(np.float64)
     for start in range(0, n, CHUNK):
         size = min(CHUNK, n - start)
         if test == "permutation":
             signs = rng.integers(0, 2, size=(size, n_items)).astype(np.float64) * 2 - 1
             stat = signs @ d_t
-            high += (stat >= observed - 1e-12).sum(axis=0)
-            low += (stat <= observed + 1e-12).sum(axis=0)
+            high += (stat >= observed - tol).sum(axis=0)
+            low += (stat <= observed + tol).sum(axis=0)
         else:
             draws = rng.integers(0, n_items, size=(size, n_items))
             flat = (draws + np.arange(size)[:, None] * n_items).ravel()

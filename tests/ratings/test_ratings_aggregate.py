@@ -132,3 +132,9 @@ def test_lower_is_better_scores_rank_lowest_first():
     assert list(result.table.index) == ["A", "B"]
     assert result.table.loc["A", "raw"] == pytest.approx(1.5)
     assert (result.table["lo"] <= result.table["raw"]).all() and (result.table["raw"] <= result.table["hi"]).all()
+
+
+def test_esa_is_the_mean_of_segment_means_on_0_to_100():
+    rows = [("A", "1", "r1", 90), ("A", "1", "r2", 70), ("A", "2", "r1", 100), ("B", "1", "r2", 40), ("B", "2", "r1", 60)]
+    table = aggregate(make(rows), "esa").table()
+    assert table.loc["A", "esa"] == pytest.approx((80 + 100) / 2) and table.loc["B", "esa"] == pytest.approx(50)

@@ -121,8 +121,10 @@ def test_rank_by_hand_and_side_by_side(fixture):
     assert both["German-English"][0]["system"] == "kit"  # ranked 1 in the only German-English ranking
     bad = run("rank", fixture("wmt10_small.csv"), "-m", "glicko")
     assert bad.exit_code == 2 and "unknown model 'glicko'" in bad.output
-    ratings = run("rank", fixture("ratings_long.csv"))
-    assert ratings.exit_code == 2 and "holds no pairwise comparisons" in ratings.output
+    ratings = run("rank", fixture("ratings_long.csv"))  # ratings take WMT's procedure (tests/ratings/)
+    assert ratings.exit_code == 0 and "clusters by wilcoxon" in ratings.output
+    edits = run("rank", fixture("wmt10_edits_small.tsv"))
+    assert edits.exit_code == 2 and "holds no pairwise comparisons" in edits.output
 
 
 def test_rank_plots(fixture, tmp_path):

@@ -33,6 +33,7 @@ from humeval.cli.common import (
     read_options,
     render,
 )
+from humeval.cli.ratings import NOT_YET, rank_ratings_command, ratings_options
 from humeval.data.export import write
 
 
@@ -59,10 +60,11 @@ from humeval.data.export import write
                    "instead of not being compared.")
 @drop_option
 @anonymize_options
+@ratings_options
 @common_options
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
          plot, heatmap, jobs, random_state, keep_shared_outputs, drop_file, anon, salt,
-         quiet, as_json):
+         quiet, as_json, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -82,10 +84,18 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
 
     from humeval.experiments import bootstrap, wmt_view
     from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
-    models = models_named(model_names, random_state)
-    check_rank_options(click.get_current_context(), models, n_boot, plot, heatmap)
+    from humeval.ratings import MODELS as RATINGS_MODELS
+    # pairwise model names are checked before the (possibly long) read; ratings models once the file shows ratings
+    models = None if model_names in RATINGS_MODELS + NOT_YET else models_named(model_names, random_state)
+    if models:
+        check_rank_options(click.get_current_context(), models, n_boot, plot, heatmap)
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, pseudonym_salt(anon, salt),
                      drop_file)
+    if judgments.comparisons is None and judgments.ratings is not None:  # DA, ESA, MQM: WMT's procedure
+        return rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
+                                    random_state, quiet, as_json, **ratings_kw)
+    if not models:
+        models = models_named(model_names, random_state)  # a ratings model name on comparisons: the error
     if keep_shared_outputs:
         if judgments.rankings is None:
             raise click.BadParameter("applies to rankings; this file holds none", param_hint="--keep-shared-outputs")

@@ -107,3 +107,50 @@ def test_elo_by_hand():
     assert model.scores_.tolist() == pytest.approx([a, b])
     p = model.predict_proba(["A"], ["B"])[0]
     assert p[0] == pytest.approx(1 / 3) and p.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("by", ["comparison", "ranking"])
+def test_active_bootstrap_equals_refitting_each_resample(campaign, by):
+    from humeval.experiments.bootstrap import units_of
+    from humeval.ranking import _trueskill_kernel as kernel
+    c = campaign.comparisons.take(np.arange(600))
+    unit, n_units, _ = units_of(c, by)
+    order = np.argsort(unit, kind="stable")
+    start = np.zeros(n_units + 1, dtype=np.int64)
+    np.cumsum(np.bincount(unit, minlength=n_units), out=start[1:])
+    seeds = np.random.default_rng(7).integers(1, 2 ** 63, 12, dtype=np.int64)
+    for params in ({}, {"beta": 0.8, "n_matches": 300}):
+        model = TrueSkill(order="active", **params).fit(c)
+        calls = []
+        compiled = model._bootstrap(c, start, order, n_units, seeds, progress=lambda d, t: calls.append((d, t)))
+        assert calls[-1] == (12, 12)
+        for r, seed in enumerate(seeds):
+            rows = kernel.resample_rows(seed, start, order, n_units, len(c))
+            size, taken = np.bincount(unit, minlength=n_units), np.bincount(unit[rows], minlength=n_units)
+            assert (taken % size == 0).all() and (taken // size).sum() == n_units  # whole units, n_units draws
+            refit = TrueSkill(order="active", random_state=int(seed), **params).fit(c.take(rows))
+            played = np.bincount(np.concatenate([c.a[rows], c.b[rows]]), minlength=len(c.systems)) > 0
+            expected = np.where(played, refit.mu_, np.nan)
+            np.testing.assert_array_equal(compiled[r], expected)
+        assert np.isfinite(compiled).all() and np.unique(compiled[:, 0]).size == len(seeds)  # runs differ
+
+
+def test_bootstrap_of_active_order_runs_compiled(campaign, monkeypatch):
+    import importlib
+    bootstrap_module = importlib.import_module("humeval.experiments.bootstrap")
+
+    def no_refits(task):
+        raise AssertionError("active order fell back to refitting in Python")
+
+    monkeypatch.setattr(bootstrap_module, "_refit", no_refits)
+    c = campaign.comparisons
+    calls = []
+    result = bootstrap_module.bootstrap(TrueSkill(order="active"), c, n=100, random_state=0,
+                                        progress=lambda done, total: calls.append(done))
+    again = bootstrap_module.bootstrap(TrueSkill(order="active"), c, n=100, random_state=0)
+    np.testing.assert_array_equal(result.samples, again.samples)
+    assert result.samples.shape == (100, len(c.systems)) and np.isfinite(result.samples).all()
+    assert calls[-1] == 100 and calls == sorted(calls)
+    # the resamples scatter around the full fit
+    assert np.abs(np.nanmean(result.samples, axis=0) - result.estimate.to_numpy()).max() < \
+        3 * np.nanstd(result.samples, axis=0).max()

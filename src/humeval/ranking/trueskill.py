@@ -83,8 +83,8 @@ class TrueSkill(PreferenceModel):
             matches = len(c) if self.n_matches is None else int(self.n_matches)
             self.beta_, margin = self._settings(matches)
             start, rows = pair_index(c, n)
-            used = kernel.active_play(mu, sigma, a, b, outcome, start, rows, matches,
-                                      int(rng.integers(2 ** 63)), self.beta_, self.tau, margin)
+            used = kernel.active_play(mu, sigma, a, b, outcome, start, rows, matches, _play_seed(rng),
+                                      self.beta_, self.tau, margin)
             self.n_matches_ = int(used.sum())
         else:
             order = np.arange(len(c)) if self.order == "data" else rng.permutation(len(c))
@@ -136,8 +136,11 @@ class TrueSkill(PreferenceModel):
         scale = np.sqrt(2 * self.beta_ ** 2 + self.sigma_[a] ** 2 + self.sigma_[b] ** 2)
         return thurstone_proba(self.mu_[a] - self.mu_[b], scale, self.margin_)
 
-    def _bootstrap(self, comparisons: Comparisons, unit_start, unit_order, n_units, seeds):
-        """Fast path for ``bootstrap``: every run replays resampled units in the order drawn."""
+    def _bootstrap(self, comparisons: Comparisons, unit_start, unit_order, n_units, seeds, progress=None):
+        """Fast path for ``bootstrap``: every run replays resampled units in the order drawn
+        (``order="active"``: see ``_active_bootstrap``)."""
+        if self.order == "active":
+            return self._active_bootstrap(comparisons, unit_start, unit_order, n_units, seeds, progress)
         n = len(self.systems_)
         matches = int(unit_start[-1])
         beta, margin = self._settings(matches)
@@ -145,6 +148,36 @@ class TrueSkill(PreferenceModel):
                                            comparisons.b.astype(np.int64), comparisons.outcome.astype(np.int64),
                                            unit_start, unit_order, n_units, seeds, beta, self.tau, margin)
         return samples
+
+    def _active_bootstrap(self, comparisons: Comparisons, unit_start, unit_order, n_units, seeds,
+                          progress=None) -> np.ndarray:
+        """Compiled bootstrap of active sampling: run r is exactly the refit
+        ``TrueSkill(order="active", random_state=seeds[r], …).fit(comparisons.take(rows))`` of the
+        resample ``rows = kernel.resample_rows(seeds[r], unit_start, unit_order, n_units, N)``
+        (units of comparisons ``unit_order[unit_start[u]:unit_start[u + 1]]`` drawn with
+        replacement), all runs in parallel compiled code, in blocks so that ``progress(done, n)``
+        is told after each block and Ctrl-C stops between blocks."""
+        play_seeds = np.array([_play_seed(np.random.default_rng(int(seed))) for seed in seeds], dtype=np.int64)
+        beta = np.nan if self.beta is None else float(self.beta)
+        matches = -1 if self.n_matches is None else int(self.n_matches)
+        a, b = comparisons.a.astype(np.int64), comparisons.b.astype(np.int64)
+        outcome = comparisons.outcome.astype(np.int64)
+        samples = np.empty((len(seeds), len(self.systems_)))
+        block = 64
+        for first in range(0, len(seeds), block):
+            last = min(first + block, len(seeds))
+            samples[first:last], _ = kernel.bootstrap_active_play(
+                len(self.systems_), float(self.mu), float(self.sigma), a, b, outcome, unit_start, unit_order,
+                n_units, np.asarray(seeds[first:last], dtype=np.int64), play_seeds[first:last], matches, beta,
+                draw_margin(self.draw_probability, 1.0), float(self.tau))
+            if progress:
+                progress(last, len(seeds))
+        return samples
+
+
+def _play_seed(rng) -> int:
+    """The compiled generator's seed for one fit, drawn from the fit's numpy generator."""
+    return int(rng.integers(2 ** 63))
 
 
 class Elo(PreferenceModel):

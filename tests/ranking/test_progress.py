@@ -63,3 +63,21 @@ def test_interrupt_leaves_the_model_unfitted(data, name, make, total):
         model.ranking()
     refit = _fit(model, data)  # and it can be fitted again
     np.testing.assert_array_equal(refit.scores_, _fit(make(), data).scores_)
+
+
+def test_the_cli_hooks_a_progress_bar_into_long_fits(data):
+    from humeval.cli.common import fit_shown
+    from humeval.ranking import BradleyTerry
+    seen = []
+
+    class Spy(IRTGaussian):
+        def fit(self, comparisons, progress=None):
+            seen.append(progress)
+            return super().fit(comparisons, progress=progress)
+
+    pairs, _ = data
+    shown = fit_shown(Spy(iterations=5, burn_in=1, random_state=0), pairs, "fitting")
+    quiet = fit_shown(Spy(iterations=5, burn_in=1, random_state=0), pairs, "fitting", quiet=True)
+    assert callable(seen[0]) and seen[1] is None
+    np.testing.assert_array_equal(shown.scores_, quiet.scores_)
+    assert hasattr(fit_shown(BradleyTerry(l2=0.01), pairs, "fitting"), "scores_")  # no progress: plain fit

@@ -154,3 +154,18 @@ def test_bootstrap_of_active_order_runs_compiled(campaign, monkeypatch):
     # the resamples scatter around the full fit
     assert np.abs(np.nanmean(result.samples, axis=0) - result.estimate.to_numpy()).max() < \
         3 * np.nanstd(result.samples, axis=0).max()
+
+
+def test_bootstrap_blocks_change_nothing(campaign):
+    from humeval.ranking import _trueskill_kernel as kernel
+    c = campaign.comparisons
+    model = TrueSkill().fit(c)
+    start, order = np.arange(len(c) + 1, dtype=np.int64), np.arange(len(c), dtype=np.int64)
+    seeds = np.random.default_rng(1).integers(1, 2 ** 63, 150, dtype=np.int64)
+    calls = []
+    blocked = model._bootstrap(c, start, order, len(c), seeds, progress=lambda done, total: calls.append((done, total)))
+    whole, _ = kernel.bootstrap_play(len(c.systems), 0.0, 0.5, c.a.astype(np.int64), c.b.astype(np.int64),
+                                     c.outcome.astype(np.int64), start, order, len(c), seeds, model.beta_, 0.0,
+                                     model.margin_)
+    np.testing.assert_array_equal(blocked, whole)
+    assert calls == [(64, 150), (128, 150), (150, 150)]

@@ -107,3 +107,90 @@ def test_elo_by_hand():
     assert model.scores_.tolist() == pytest.approx([a, b])
     p = model.predict_proba(["A"], ["B"])[0]
     assert p[0] == pytest.approx(1 / 3) and p.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("by", ["comparison", "ranking"])
+def test_active_bootstrap_equals_refitting_each_resample(campaign, by):
+    from humeval.experiments.bootstrap import units_of
+    from humeval.ranking import _trueskill_kernel as kernel
+    c = campaign.comparisons.take(np.arange(600))
+    unit, n_units, _ = units_of(c, by)
+    order = np.argsort(unit, kind="stable")
+    start = np.zeros(n_units + 1, dtype=np.int64)
+    np.cumsum(np.bincount(unit, minlength=n_units), out=start[1:])
+    seeds = np.random.default_rng(7).integers(1, 2 ** 63, 12, dtype=np.int64)
+    for params in ({}, {"beta": 0.8, "n_matches": 300}):
+        model = TrueSkill(order="active", **params).fit(c)
+        calls = []
+        compiled = model._bootstrap(c, start, order, n_units, seeds, progress=lambda d, t: calls.append((d, t)))
+        assert calls[-1] == (12, 12)
+        for r, seed in enumerate(seeds):
+            rows = kernel.resample_rows(seed, start, order, n_units, len(c))
+            size, taken = np.bincount(unit, minlength=n_units), np.bincount(unit[rows], minlength=n_units)
+            assert (taken % size == 0).all() and (taken // size).sum() == n_units  # whole units, n_units draws
+            refit = TrueSkill(order="active", random_state=int(seed), **params).fit(c.take(rows))
+            played = np.bincount(np.concatenate([c.a[rows], c.b[rows]]), minlength=len(c.systems)) > 0
+            expected = np.where(played, refit.mu_, np.nan)
+            np.testing.assert_array_equal(compiled[r], expected)
+        assert np.isfinite(compiled).all() and np.unique(compiled[:, 0]).size == len(seeds)  # runs differ
+
+
+def test_bootstrap_of_active_order_runs_compiled(campaign, monkeypatch):
+    import importlib
+    bootstrap_module = importlib.import_module("humeval.experiments.bootstrap")
+
+    def no_refits(task):
+        raise AssertionError("active order fell back to refitting in Python")
+
+    monkeypatch.setattr(bootstrap_module, "_refit", no_refits)
+    c = campaign.comparisons
+    calls = []
+    result = bootstrap_module.bootstrap(TrueSkill(order="active"), c, n=100, random_state=0,
+                                        progress=lambda done, total: calls.append(done))
+    again = bootstrap_module.bootstrap(TrueSkill(order="active"), c, n=100, random_state=0)
+    np.testing.assert_array_equal(result.samples, again.samples)
+    assert result.samples.shape == (100, len(c.systems)) and np.isfinite(result.samples).all()
+    assert calls[-1] == 100 and calls == sorted(calls)
+    # the resamples scatter around the full fit
+    assert np.abs(np.nanmean(result.samples, axis=0) - result.estimate.to_numpy()).max() < \
+        3 * np.nanstd(result.samples, axis=0).max()
+
+
+def test_bootstrap_blocks_change_nothing(campaign):
+    from humeval.ranking import _trueskill_kernel as kernel
+    c = campaign.comparisons
+    model = TrueSkill().fit(c)
+    start, order = np.arange(len(c) + 1, dtype=np.int64), np.arange(len(c), dtype=np.int64)
+    seeds = np.random.default_rng(1).integers(1, 2 ** 63, 150, dtype=np.int64)
+    calls = []
+    blocked = model._bootstrap(c, start, order, len(c), seeds, progress=lambda done, total: calls.append((done, total)))
+    whole, _ = kernel.bootstrap_play(len(c.systems), 0.0, 0.5, c.a.astype(np.int64), c.b.astype(np.int64),
+                                     c.outcome.astype(np.int64), start, order, len(c), seeds, model.beta_, 0.0,
+                                     model.margin_)
+    np.testing.assert_array_equal(blocked, whole)
+    assert calls == [(64, 150), (128, 150), (150, 150)]
+
+
+@pytest.mark.parametrize("by", ["comparison", "ranking"])
+def test_data_order_bootstrap_equals_replaying_the_drawn_units(campaign, by):
+    """Each compiled run is TrueSkill replaying its resample's units in the order drawn (β from
+    the full data's size), with the units drawn by the kernel's own generator."""
+    from humeval.experiments.bootstrap import units_of
+    from humeval.ranking import _trueskill_kernel as kernel
+    c = campaign.comparisons.take(np.arange(500))
+    unit, n_units, _ = units_of(c, by)
+    order = np.argsort(unit, kind="stable")
+    start = np.zeros(n_units + 1, dtype=np.int64)
+    np.cumsum(np.bincount(unit, minlength=n_units), out=start[1:])
+    seeds = np.random.default_rng(5).integers(1, 2 ** 63, 6, dtype=np.int64)
+    model = TrueSkill().fit(c)
+    compiled = model._bootstrap(c, start, order, n_units, seeds)
+    for r, seed in enumerate(seeds):
+        state, drawn = np.uint64(seed), []
+        for _ in range(n_units):
+            state, u = kernel._uniform_int(np.uint64(state), n_units)
+            drawn.append(order[start[u]:start[u + 1]])
+        rows = np.concatenate(drawn)
+        replay = TrueSkill(beta=model.beta_).fit(c.take(rows))
+        played = np.bincount(np.concatenate([c.a[rows], c.b[rows]]), minlength=len(c.systems)) > 0
+        np.testing.assert_allclose(compiled[r], np.where(played, replay.mu_, np.nan), rtol=0, atol=1e-12)

@@ -52,6 +52,21 @@ class Group(click.Group):
 
 
 
+def fit_shown(model, data, label: str, quiet: bool = False, **kwargs):
+    """``model.fit(data, **kwargs)`` with a transient progress bar on stderr for the models whose
+    fits are long and report their steps (Gibbs sweeps, Crowd-BT's EM, the GRM's optimiser:
+    ``humeval.ranking.progress``); Ctrl-C leaves no half-fitted model behind."""
+    from rich.progress import Progress
+
+    from humeval.ranking.progress import ReportsProgress
+    if quiet or not isinstance(model, ReportsProgress):
+        return model.fit(data, **kwargs)
+    with Progress(console=err, transient=True) as bar:
+        task = bar.add_task(label, total=None)
+        return model.fit(data, progress=lambda done, total: bar.update(task, completed=done, total=total), **kwargs)
+
+
+
 # -- option types: nonsense is refused while the command line is parsed, before any work --------
 
 def count(minimum: int = 1) -> click.IntRange:

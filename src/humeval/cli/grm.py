@@ -20,6 +20,7 @@ from humeval.cli.common import (
     comparisons_of,
     count,
     err,
+    fit_shown,
     jsonable,
     load,
     out,
@@ -68,7 +69,7 @@ def grm_fit(file, fmt, encoding, columns, outcomes, tracks, baseline, n_segments
     for track, part in comparisons.by_track().items():
         chosen = baseline or propose_baseline(part)
         try:
-            model = GRM(baseline=chosen).fit(part)
+            model = fit_shown(GRM(baseline=chosen), part, f"{track}: fitting the GRM", quiet or as_json)
         except ValueError as error:
             raise InputError(file, None, f"{track}: {error}", "pick --baseline among the systems") from None
         top = model.most_informative_segments((lo, hi), n=n_segments)

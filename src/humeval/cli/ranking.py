@@ -24,6 +24,7 @@ from humeval.cli.common import (
     count,
     drop_option,
     err,
+    fit_shown,
     jsonable,
     load,
     models_named,
@@ -106,7 +107,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     for track, part in parts.items():
         suffix = (lambda p: Path(p).with_stem(f"{Path(p).stem}.{track}")) if len(parts) > 1 else Path
         try:
-            fitted = {name: model.fit(part) for name, model in models.items()}
+            fitted = {name: fit_shown(model, part, f"{track}: fitting {name}", quiet or as_json)
+                      for name, model in models.items()}
         except ValueError as error:  # e.g. a disconnected comparison graph
             raise InputError(file, None, f"{track}: {error}", "see the message") from None
         first = next(iter(fitted.values()))

@@ -187,12 +187,12 @@ def bootstrap(model: Ranker, comparisons: Comparisons, n: int = 1000, by: str = 
             progress(n, n)
     elif getattr(fitted, "_bootstrap_counts", None):
         samples = _bootstrap_pair_model(fitted, comparisons, unit, n_units, by, n, rng, progress)
-    elif getattr(fitted, "_bootstrap", None) and fitted.get_params().get("order") != "active":
+    elif getattr(fitted, "_bootstrap", None):
         order = np.argsort(unit, kind="stable")
         start = np.zeros(n_units + 1, dtype=np.int64)
         np.cumsum(np.bincount(unit, minlength=n_units), out=start[1:])
         seeds = rng.integers(1, 2 ** 63, n, dtype=np.int64)
-        samples = fitted._bootstrap(comparisons, start, order, n_units, seeds)
+        samples = fitted._bootstrap(comparisons, start, order, n_units, seeds, progress)
         if progress:
             progress(n, n)
     else:

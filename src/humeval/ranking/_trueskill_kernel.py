@@ -224,6 +224,14 @@ def _uniform_int(state, n):
     return state, np.int64(z % np.uint64(n))
 
 
+@numba.njit(cache=True)
+def _store(out_mu, out_sigma, r, mu, sigma, played):  # pragma: no cover - compiled
+    """Row r of a bootstrap's output: the ratings, NaN for systems the run never played."""
+    for s in range(len(mu)):
+        out_mu[r, s] = mu[s] if played[s] else np.nan
+        out_sigma[r, s] = sigma[s] if played[s] else np.nan
+
+
 @numba.njit(cache=True, parallel=True)
 def bootstrap_play(n_systems, mu0, sigma0, a, b, outcome, unit_start, unit_order, n_units, seeds,
                    beta, dynamic, margin):  # pragma: no cover - compiled
@@ -246,9 +254,7 @@ def bootstrap_play(n_systems, mu0, sigma0, a, b, outcome, unit_start, unit_order
                 rate_pair(mu, sigma, a[i], b[i], outcome[i], beta, dynamic, margin)
                 played[a[i]] = True
                 played[b[i]] = True
-        for s in range(n_systems):
-            out_mu[r, s] = mu[s] if played[s] else np.nan
-            out_sigma[r, s] = sigma[s] if played[s] else np.nan
+        _store(out_mu, out_sigma, r, mu, sigma, played)
     return out_mu, out_sigma
 
 
@@ -299,6 +305,82 @@ def active_play(mu, sigma, a, b, outcome, pair_start, pair_rows, n_matches, seed
         rate_pair(mu, sigma, a[i], b[i], outcome[i], beta, dynamic, margin)
         used[i] += 1
     return used
+
+
+@numba.njit(cache=True)
+def resample_rows(seed, unit_start, unit_order, n_units, n_rows):  # pragma: no cover - compiled
+    """The rows of one bootstrap resample: draw ``n_units`` units with replacement (the counter-based
+    generator seeded with ``seed``) and repeat every row as often as its unit was drawn, rows in
+    their original order (``np.repeat(np.arange(n_rows), drawn[unit])``)."""
+    drawn = np.zeros(n_units, dtype=np.int64)
+    state = np.uint64(seed)
+    for _ in range(n_units):
+        state, u = _uniform_int(state, n_units)
+        drawn[u] += 1
+    times = np.zeros(n_rows, dtype=np.int64)
+    for u in range(n_units):
+        for j in range(unit_start[u], unit_start[u + 1]):
+            times[unit_order[j]] = drawn[u]
+    rows = np.empty(times.sum(), dtype=np.int64)
+    k = 0
+    for i in range(n_rows):
+        for _ in range(times[i]):
+            rows[k] = i
+            k += 1
+    return rows
+
+
+@numba.njit(cache=True)
+def pair_lists(a, b, rows, n):  # pragma: no cover - compiled
+    """``trueskill.pair_index`` of the comparisons ``rows`` (indices into a, b), listing original
+    comparison indices: per cell s * n + t, first the rows with (a, b) = (s, t), then those with
+    (b, a) = (s, t), each in the order of ``rows``."""
+    start = np.zeros(n * n + 1, dtype=np.int64)
+    for i in rows:
+        start[a[i] * n + b[i] + 1] += 1
+        start[b[i] * n + a[i] + 1] += 1
+    for cell in range(n * n):
+        start[cell + 1] += start[cell]
+    fill = start[:-1].copy()
+    out = np.empty(2 * len(rows), dtype=np.int64)
+    for i in rows:
+        cell = a[i] * n + b[i]
+        out[fill[cell]] = i
+        fill[cell] += 1
+    for i in rows:
+        cell = b[i] * n + a[i]
+        out[fill[cell]] = i
+        fill[cell] += 1
+    return start, out
+
+
+@numba.njit(cache=True, parallel=True)
+def bootstrap_active_play(n_systems, mu0, sigma0, a, b, outcome, unit_start, unit_order, n_units, seeds,
+                          play_seeds, n_matches, beta_fixed, margin_per_beta,
+                          dynamic):  # pragma: no cover - compiled
+    """Bootstrap runs of Sakaguchi's active sampling, in parallel. Run r refits the resample
+    ``resample_rows(seeds[r], …)`` exactly as ``TrueSkill(order="active")`` would with a kernel
+    seed ``play_seeds[r]``: ``n_matches`` (or, if negative, the resample's size) active matches,
+    β = ``beta_fixed`` (or, if NaN, σ0 · matches / 40) and draw margin ``margin_per_beta`` · β.
+    Systems without a comparison in the resample get NaN."""
+    runs = len(seeds)
+    out_mu = np.empty((runs, n_systems))
+    out_sigma = np.empty((runs, n_systems))
+    for r in numba.prange(runs):
+        rows = resample_rows(seeds[r], unit_start, unit_order, n_units, len(a))
+        start, pair_rows = pair_lists(a, b, rows, n_systems)
+        matches = len(rows) if n_matches < 0 else n_matches
+        beta = sigma0 * (matches / 40.0) if math.isnan(beta_fixed) else beta_fixed
+        mu = np.full(n_systems, mu0)
+        sigma = np.full(n_systems, sigma0)
+        active_play(mu, sigma, a, b, outcome, start, pair_rows, matches, play_seeds[r], beta, dynamic,
+                    margin_per_beta * beta)
+        played = np.zeros(n_systems, dtype=np.bool_)
+        for i in rows:
+            played[a[i]] = True
+            played[b[i]] = True
+        _store(out_mu, out_sigma, r, mu, sigma, played)
+    return out_mu, out_sigma
 
 
 @numba.njit(cache=True)

@@ -14,6 +14,27 @@ crawls here (the reliabilities and abilities are strongly coupled), so the EM ma
 by SQUAREM (Varadhan & Roland 2008), keeping only steps that do not lower the likelihood. Ties carry no
 direction here and are left out (counted in ``n_ties_``). Comparisons without a judge share one
 reliability, reported as "(unknown judge)".
+
+Priors (the fit is a MAP estimate): abilities θ_i ~ N(0, 1/λ) with λ = ``l2`` = 1, i.e. a
+standard normal on the log-odds scale, and η_k ~ Beta(a, b) = Beta(2, 1), so
+
+    η_k = (Σ_judgments r + a − 1) / (n_k + a + b − 2),    the objective adds −λ/2 Σ θ_i².
+
+The prior on θ is what keeps small training sets honest: with λ = 0.01 (θ ~ N(0, 10²), the
+earlier default) 100–400 WMT10 comparisons leave many pairs one-sided, θ runs to ±10 and the
+held-out perplexity was 6.1 at 100 comparisons and 3.06 at 400 (uniform: 3); with λ = 1 it is
+2.64 and 2.54 (adjusted uniform: 2.81 and 2.79). A standard normal is weakly informative for
+logistic models: it allows a gap of 2 log-odds (an 88 % preference) between two systems
+one σ either side of the mean, wider than any WMT10 track needed.
+
+Predictions are for a new judgment by a judge not singled out: its reliability is unknown, so
+P(π | i, j) averages over the training judgments' reliabilities, with η̄ = Σ_k n_k η_k / Σ_k n_k
+(n_k decided judgments of judge k) and t the training tie rate:
+
+    P(tie) = t,   P(i ≻ j) = (1 − t) [η̄ σ(θ_i − θ_j) + (1 − η̄) σ(θ_j − θ_i)].
+
+Long fits report progress: ``fit(comparisons, progress=None)`` calls ``progress(step, max_iter)``
+after every SQUAREM step (``humeval.ranking.progress``).
 """
 
 from __future__ import annotations
@@ -25,15 +46,18 @@ from scipy.special import expit
 from humeval.data.tables import Comparisons
 from humeval.ranking.base import PreferenceModel
 from humeval.ranking.bradley_terry import BradleyTerry
+from humeval.ranking.progress import ReportsProgress
 
 UNKNOWN = "(unknown judge)"
 
 
-class CrowdBT(PreferenceModel):
+class CrowdBT(ReportsProgress, PreferenceModel):
     """Crowd-BT. ``judge_reliability_`` (η per judge), ``judge_flags_`` (reliable, random,
-    adversarial, or too few judgments), ``scores_`` (θ, log-odds, mean zero)."""
+    adversarial, or too few judgments), ``scores_`` (θ, log-odds, mean zero), ``reliability_``
+    (η̄, the judgment-weighted mean reliability that predictions use). ``fit(comparisons,
+    progress=None)``: ``progress(step, max_iter)`` after every SQUAREM step."""
 
-    def __init__(self, l2: float = 0.01, prior: tuple[float, float] = (2.0, 1.0), random_band: float = 0.15,
+    def __init__(self, l2: float = 1.0, prior: tuple[float, float] = (2.0, 1.0), random_band: float = 0.15,
                  min_judgments: int = 10, max_iter: int = 500, tol: float = 1e-7):
         self.l2 = l2
         self.prior = prior
@@ -100,8 +124,10 @@ class CrowdBT(PreferenceModel):
                 candidate, candidate_value = p2, objective(p2[:split], p2[split:])
             change = np.max(np.abs(candidate - current))
             current, value = candidate, candidate_value
+            self._report(iteration + 1, self.max_iter)
             if change < self.tol:
                 break
+        self._report(self.max_iter, self.max_iter)
         theta, eta = current[:split], current[split:]
         self.log_likelihood_ = float(value)
         self.n_iter_ = iteration + 1
@@ -113,6 +139,7 @@ class CrowdBT(PreferenceModel):
         index = pd.Index(names, name="judge")
         self.judge_reliability_ = pd.Series(eta, index=index, name="reliability")
         self.judge_judgments_ = pd.Series(per_judge, index=index, name="judgments")
+        self.reliability_ = float(np.sum(per_judge * eta) / per_judge.sum()) if per_judge.sum() else 1.0
         flags = np.where(per_judge < self.min_judgments, "too few judgments",
                          np.where(eta < 0.5 - self.random_band, "adversarial",
                                   np.where(eta <= 0.5 + self.random_band, "random", "reliable")))
@@ -126,5 +153,6 @@ class CrowdBT(PreferenceModel):
 
     def _proba(self, a, b):
         x = np.nan_to_num(self.theta_[a] - self.theta_[b])
-        t = self.tie_rate_
-        return np.column_stack([np.full(len(x), t), (1 - t) * expit(x), (1 - t) * expit(-x)])
+        t, eta = self.tie_rate_, self.reliability_
+        p = eta * expit(x) + (1 - eta) * expit(-x)
+        return np.column_stack([np.full(len(x), t), (1 - t) * p, (1 - t) * (1 - p)])

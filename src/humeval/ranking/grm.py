@@ -24,6 +24,9 @@ the marginal posterior has a degenerate ridge on which one judge becomes near-de
 paper's log-normal prior costs only ~9 nats there. On WMT13 fr-en with the strongest system as
 baseline this gave θ's correlation with the gold 0.43 (0.94 with σ_a = 0.3); on simulated data the
 ridge appeared in 2 of 6 campaigns. ``GRM(sigma_a=1.0, a_max=None)`` restores the paper's setting.
+
+``fit(comparisons, baseline=None, progress=None)`` calls ``progress(iteration, max_iter)`` after
+every L-BFGS iteration of step (1) (``humeval.ranking.progress``).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from scipy.special import expit, logsumexp
 
 from humeval.data.tables import Comparisons
 from humeval.ranking.base import PreferenceModel
+from humeval.ranking.progress import ReportsProgress
 
 
 def icc(theta, b1: float, b2: float, a: float = 1.0) -> np.ndarray:
@@ -62,7 +66,7 @@ def _category_terms(z1, z2, c):
     return logp, g1, g2
 
 
-class GRM(PreferenceModel):
+class GRM(ReportsProgress, PreferenceModel):
     """The graded response model against a fixed baseline.
 
     ``fit(comparisons, baseline=...)`` keeps the comparisons of some system with the baseline (and
@@ -70,7 +74,8 @@ class GRM(PreferenceModel):
     ability at which it is as likely to win as to lose on an average segment, mean (b₁ + b₂)/2),
     ``scores_std_`` (standard errors), ``judge_sensitivity_`` (a_k), ``segment_thresholds_`` (b₁, b₂).
     ``predict_proba`` answers for pairs that include the baseline (a new segment with average
-    thresholds, a judge of median sensitivity).
+    thresholds, a judge of median sensitivity). ``fit(comparisons, baseline=None, progress=None)``:
+    ``progress(iteration, max_iter)`` after every L-BFGS iteration.
     """
 
     def __init__(self, baseline: str | None = None, sigma: float = np.sqrt(2.0), mu_a: float = np.log(1.7),
@@ -90,10 +95,10 @@ class GRM(PreferenceModel):
         self.max_iter = max_iter
 
     # -- data ----------------------------------------------------------------------------------
-    def fit(self, comparisons: Comparisons, baseline: str | None = None) -> "GRM":
+    def fit(self, comparisons: Comparisons, baseline: str | None = None, progress=None) -> "GRM":
         if baseline is not None:
             self.baseline = baseline
-        return super().fit(comparisons)
+        return super().fit(comparisons, progress=progress)
 
     def _prepare(self, c: Comparisons):
         if self.baseline is None:
@@ -175,8 +180,11 @@ class GRM(PreferenceModel):
                              np.full(len(segments), np.log(b2 - b1))])
         cap = np.log(self.a_max) if self.a_max else None
         bounds = [(None, cap)] * len(judges) + [(None, None)] * (2 * len(segments))
+        done = iter(range(1, self.max_iter + 1))
         result = minimize(self._negative_marginal, x0, args=(data, nodes, log_weights, n), jac=True,
-                          method="L-BFGS-B", bounds=bounds, options={"maxiter": self.max_iter})
+                          method="L-BFGS-B", bounds=bounds, options={"maxiter": self.max_iter},
+                          callback=lambda _: self._report(next(done, self.max_iter), self.max_iter))
+        self._report(self.max_iter, self.max_iter)
         self.optimizer_ = result
         a, b1, b2, _, _ = self._unpack(result.x, len(judges), len(segments))
         self._a, self._b1, self._b2 = a, b1, b2

@@ -17,6 +17,15 @@ given its observations, then every system's ability given its items. Items are (
 pairs, so a translation judged in several comparisons is one item. After ``burn_in`` sweeps,
 each kept sweep gives a preference model for *new* items (the paper's inference query); the
 fitted model is their average. Defaults are the paper's (footnotes 10 and 13).
+
+Memory: a sweep's preference model is a function of that sweep's per-system draws (μ for the
+Gaussian model, θ for the categorical one), so only those are kept — (kept sweeps × systems)
+numbers, or × Λ — and ``predict_proba`` averages the sweeps' models for the pairs it is asked
+about, in chunks. No (systems × systems × 3) table is built per sweep (2,000 systems and 150
+kept sweeps made that 14 GB); ``proba_matrix`` builds the averaged table once when asked.
+
+``fit(comparisons, progress=None)`` reports each sweep as ``progress(sweep, iterations)`` and
+an interrupted fit leaves the model unfitted (``humeval.ranking.progress``).
 """
 
 from __future__ import annotations
@@ -26,6 +35,9 @@ from scipy.special import ndtr, ndtri
 
 from humeval.data.tables import Comparisons
 from humeval.ranking.base import PreferenceModel
+from humeval.ranking.progress import ReportsProgress
+
+CHUNK = 2 ** 20  # numbers per block when averaging the sweeps' preference models
 
 
 def thurstone_proba(diff, scale: float, radius: float) -> np.ndarray:
@@ -55,8 +67,10 @@ def item_index(comparisons: Comparisons) -> tuple[np.ndarray, np.ndarray]:
     return inverse.reshape(n, 2), author
 
 
-class _Gibbs(PreferenceModel):
-    """Shared sampling loop: subclasses implement ``_init``, ``_sweep``, ``_keep``."""
+class _Gibbs(ReportsProgress, PreferenceModel):
+    """Shared sampling loop: subclasses implement ``_init``, ``_sweep``, ``_draw`` (the per-system
+    state a kept sweep contributes), ``_score`` (scores from draws) and ``_sweep_proba`` (each
+    sweep's preference probabilities for pairs, from draws)."""
 
     def _fit(self, comparisons: Comparisons) -> None:
         if not 0 <= self.burn_in < self.iterations:
@@ -64,22 +78,35 @@ class _Gibbs(PreferenceModel):
         rng = np.random.default_rng(self.random_state)
         items, author = item_index(comparisons)
         state = self._init(comparisons.outcome.astype(np.int64), items, author, rng)
-        kept_tables, kept_scores = [], []
+        draws = None
         for sweep in range(self.iterations):
             self._sweep(state, rng)
             if sweep >= self.burn_in:
-                table, scores = self._keep(state)
-                kept_tables.append(table)
-                kept_scores.append(scores)
-        self.table_ = np.mean(kept_tables, axis=0)  # (systems, systems, 3)
-        self.samples_ = np.array(kept_scores)  # (kept sweeps, systems)
+                draw = self._draw(state)
+                if draws is None:
+                    draws = np.empty((self.iterations - self.burn_in,) + draw.shape)
+                draws[sweep - self.burn_in] = draw
+            self._report(sweep + 1, self.iterations)
+        self._draws = draws
+        self.samples_ = self._score(draws)  # (kept sweeps, systems)
+        kept = len(self.samples_)
         self.scores_ = self._series(self.samples_.mean(axis=0))
-        self.scores_std_ = self._series(self.samples_.std(axis=0, ddof=1) if len(kept_scores) > 1
+        self.scores_std_ = self._series(self.samples_.std(axis=0, ddof=1) if kept > 1
                                         else np.zeros(len(self.systems_)), name="std")
         self.n_items_ = len(author)
 
     def _proba(self, a, b):
-        return self.table_[a, b]
+        """The mean over kept sweeps of each sweep's P(π | a, b), computed once per distinct pair
+        and in blocks of about ``CHUNK`` numbers, so memory stays linear in the systems."""
+        n = len(self.systems_)
+        codes, inverse = np.unique(np.asarray(a, dtype=np.int64) * n + b, return_inverse=True)
+        width = int(np.prod(self._draws.shape[2:], dtype=np.int64))  # numbers per system and sweep
+        step = max(1, CHUNK // (len(self._draws) * width))
+        out = np.empty((len(codes), 3))
+        for start in range(0, len(codes), step):
+            block = codes[start:start + step]
+            out[start:start + step] = self._sweep_proba(self._draws, block // n, block % n).mean(axis=0)
+        return out[inverse.ravel()]
 
 
 def _truncated_normal(rng, mean, sd, lo, hi):
@@ -98,7 +125,8 @@ def _truncated_normal(rng, mean, sd, lo, hi):
 
 class IRTGaussian(_Gibbs):
     """Gaussian IRT model (Hopkins & May 2013, §7). ``scores_`` are posterior mean abilities μ_s,
-    ``scores_std_`` their posterior standard deviations, ``samples_`` the kept draws."""
+    ``scores_std_`` their posterior standard deviations, ``samples_`` the kept draws.
+    ``fit(comparisons, progress=None)``: ``progress(sweep, iterations)`` after every sweep."""
 
     def __init__(self, sigma0: float = 1.0, sigma_obs: float = 1.0, sigma_a: float = 0.5,
                  radius: float = 0.4, iterations: int = 200, burn_in: int = 50, random_state=None):
@@ -138,15 +166,22 @@ class IRTGaussian(_Gibbs):
         precision = 1 / s0 ** 2 + st["n_items"] / sa ** 2
         st["mu"][:] = (total / sa ** 2) / precision + rng.standard_normal(len(st["mu"])) / np.sqrt(precision)
 
-    def _keep(self, st):
-        mu = st["mu"]
+    def _draw(self, st):
+        return st["mu"]
+
+    def _score(self, draws):
+        return draws
+
+    def _sweep_proba(self, draws, a, b):
+        """P(π | a, b) of every sweep, (sweeps, pairs, 3): o_a − o_b ~ N(μa − μb, 2σa² + 2σobs²)."""
         scale = np.sqrt(2 * self.sigma_a ** 2 + 2 * self.sigma_obs ** 2)
-        return thurstone_proba(mu[:, None] - mu[None, :], scale, self.radius), mu.copy()
+        return thurstone_proba(draws[:, a] - draws[:, b], scale, self.radius)
 
 
 class IRTCategorical(_Gibbs):
     """Categorical IRT model (Hopkins & May 2013, §7). ``scores_`` are posterior means of each
-    system's expected item quality E_θ[λ] on the scale 1..Λ.
+    system's expected item quality E_θ[λ] on the scale 1..Λ. ``fit(comparisons, progress=None)``:
+    ``progress(sweep, iterations)`` after every sweep.
 
     With radius r, a tie is |o1 − o2| ≤ r (with the paper's r = 0: equal observations; a strict
     "<" would make ties impossible).
@@ -201,13 +236,21 @@ class IRTCategorical(_Gibbs):
         draws = rng.gamma(self.alpha_a + counts.reshape(-1, levels))
         st["theta"] = np.maximum(draws / draws.sum(axis=1, keepdims=True), 1e-300)
 
-    def _keep(self, st):
-        seen = st["theta"] @ st["noise"]  # (systems, levels): distribution of an observation
-        grid = st["grid"]
+    def _draw(self, st):
+        return st["theta"]
+
+    def _score(self, draws):
+        return draws @ (np.arange(self.levels) + 1.0)  # E_θ[λ] on the scale 1..Λ
+
+    def _sweep_proba(self, draws, a, b):
+        """P(π | a, b) of every sweep, (sweeps, pairs, 3): with the observation distributions
+        seen_s = θ_s M, P(π) = Σ_{o, p} seen_a(o) seen_b(p) [o − p in π's region]."""
+        noise = self._noise()
+        seen_a, seen_b = draws[:, a] @ noise, draws[:, b] @ noise  # (sweeps, pairs, levels)
+        grid = np.arange(self.levels)
         d = grid[:, None] - grid[None, :]
-        masks = np.stack([np.abs(d) <= self.radius, d > self.radius, d < -self.radius])
-        table = np.einsum("io,kop,jp->ijk", seen, masks.astype(float), seen)
-        return table, st["theta"] @ (grid + 1.0)
+        masks = np.stack([np.abs(d) <= self.radius, d > self.radius, d < -self.radius]).astype(float)
+        return np.einsum("sio,kop,sip->sik", seen_a, masks, seen_b, optimize=True)
 
 
 def _categorical(rng, weight: np.ndarray) -> np.ndarray:

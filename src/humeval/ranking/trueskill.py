@@ -78,13 +78,13 @@ class TrueSkill(PreferenceModel):
         n = len(self.systems_)
         rng = np.random.default_rng(self.random_state)
         mu, sigma = np.full(n, float(self.mu)), np.full(n, float(self.sigma))
-        a, b, outcome = c.a.astype(np.int64), c.b.astype(np.int64), c.outcome.astype(np.int64)
+        a, b, outcome = _columns(c)
         if self.order == "active":
             matches = len(c) if self.n_matches is None else int(self.n_matches)
             self.beta_, margin = self._settings(matches)
             start, rows = pair_index(c, n)
-            used = kernel.active_play(mu, sigma, a, b, outcome, start, rows, matches,
-                                      int(rng.integers(2 ** 63)), self.beta_, self.tau, margin)
+            used = kernel.active_play(mu, sigma, a, b, outcome, start, rows, matches, _play_seed(rng),
+                                      self.beta_, self.tau, margin)
             self.n_matches_ = int(used.sum())
         else:
             order = np.arange(len(c)) if self.order == "data" else rng.permutation(len(c))
@@ -136,15 +136,56 @@ class TrueSkill(PreferenceModel):
         scale = np.sqrt(2 * self.beta_ ** 2 + self.sigma_[a] ** 2 + self.sigma_[b] ** 2)
         return thurstone_proba(self.mu_[a] - self.mu_[b], scale, self.margin_)
 
-    def _bootstrap(self, comparisons: Comparisons, unit_start, unit_order, n_units, seeds):
-        """Fast path for ``bootstrap``: every run replays resampled units in the order drawn."""
-        n = len(self.systems_)
-        matches = int(unit_start[-1])
-        beta, margin = self._settings(matches)
-        samples, _ = kernel.bootstrap_play(n, float(self.mu), float(self.sigma), comparisons.a.astype(np.int64),
-                                           comparisons.b.astype(np.int64), comparisons.outcome.astype(np.int64),
-                                           unit_start, unit_order, n_units, seeds, beta, self.tau, margin)
-        return samples
+    def _bootstrap(self, comparisons: Comparisons, unit_start, unit_order, n_units, seeds, progress=None):
+        """Fast path for ``bootstrap``: every run replays resampled units in the order drawn
+        (``order="active"``: see ``_active_bootstrap``); runs go in blocks (``in_blocks``)."""
+        if self.order == "active":
+            return self._active_bootstrap(comparisons, unit_start, unit_order, n_units, seeds, progress)
+        beta, margin = self._settings(int(unit_start[-1]))
+        a, b, outcome = _columns(comparisons)
+        return in_blocks(lambda run: kernel.bootstrap_play(
+            len(self.systems_), float(self.mu), float(self.sigma), a, b, outcome, unit_start, unit_order, n_units,
+            seeds[run], beta, self.tau, margin)[0], len(seeds), len(self.systems_), progress)
+
+    def _active_bootstrap(self, comparisons: Comparisons, unit_start, unit_order, n_units, seeds,
+                          progress=None) -> np.ndarray:
+        """Compiled bootstrap of active sampling: run r is exactly the refit
+        ``TrueSkill(order="active", random_state=seeds[r], …).fit(comparisons.take(rows))`` of the
+        resample ``rows = kernel.resample_rows(seeds[r], unit_start, unit_order, n_units, N)``
+        (units of comparisons ``unit_order[unit_start[u]:unit_start[u + 1]]`` drawn with
+        replacement), all runs in parallel compiled code (``in_blocks``)."""
+        seeds = np.asarray(seeds, dtype=np.int64)
+        play_seeds = np.array([_play_seed(np.random.default_rng(int(seed))) for seed in seeds], dtype=np.int64)
+        beta = np.nan if self.beta is None else float(self.beta)
+        matches = -1 if self.n_matches is None else int(self.n_matches)
+        a, b, outcome = _columns(comparisons)
+        return in_blocks(lambda run: kernel.bootstrap_active_play(
+            len(self.systems_), float(self.mu), float(self.sigma), a, b, outcome, unit_start, unit_order, n_units,
+            seeds[run], play_seeds[run], matches, beta, draw_margin(self.draw_probability, 1.0),
+            float(self.tau))[0], len(seeds), len(self.systems_), progress)
+
+
+def in_blocks(play, runs: int, n_systems: int, progress=None, block: int = 64) -> np.ndarray:
+    """(runs, systems) bootstrap scores from ``play(slice)``, a compiled parallel call for the runs
+    in the slice, ``block`` runs at a time: ``progress(done, runs)`` is told after each block and
+    Ctrl-C takes effect between blocks (a compiled loop cannot be interrupted). Every run has its
+    own seed, so the blocks change nothing in the results."""
+    samples = np.empty((runs, n_systems))
+    for first in range(0, runs, block):
+        run = slice(first, min(first + block, runs))
+        samples[run] = play(run)
+        if progress:
+            progress(run.stop, runs)
+    return samples
+
+
+def _columns(comparisons: Comparisons):
+    return (comparisons.a.astype(np.int64), comparisons.b.astype(np.int64), comparisons.outcome.astype(np.int64))
+
+
+def _play_seed(rng) -> int:
+    """The compiled generator's seed for one fit, drawn from the fit's numpy generator."""
+    return int(rng.integers(2 ** 63))
 
 
 class Elo(PreferenceModel):

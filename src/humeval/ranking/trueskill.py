@@ -50,6 +50,8 @@ class TrueSkill(PreferenceModel):
     is N(μa − μb, 2β² + σa² + σb²), a draw when it is within the draw margin ε.
     """
 
+    fast_bootstrap = True
+
     def __init__(self, mu: float = 0.0, sigma: float = 0.5, beta: float | None = None, tau: float = 0.0,
                  draw_probability: float = 0.25, order: str = "data", n_matches: int | None = None,
                  min_delta: float = 1e-4, random_state=None):
@@ -136,14 +138,24 @@ class TrueSkill(PreferenceModel):
         scale = np.sqrt(2 * self.beta_ ** 2 + self.sigma_[a] ** 2 + self.sigma_[b] ** 2)
         return thurstone_proba(self.mu_[a] - self.mu_[b], scale, self.margin_)
 
-    def _bootstrap(self, comparisons: Comparisons, unit_start, unit_order, n_units, seeds):
-        """Fast path for ``bootstrap``: every run replays resampled units in the order drawn."""
-        n = len(self.systems_)
-        matches = int(unit_start[-1])
-        beta, margin = self._settings(matches)
-        samples, _ = kernel.bootstrap_play(n, float(self.mu), float(self.sigma), comparisons.a.astype(np.int64),
-                                           comparisons.b.astype(np.int64), comparisons.outcome.astype(np.int64),
-                                           unit_start, unit_order, n_units, seeds, beta, self.tau, margin)
+    def bootstrap_scores(self, comparisons: Comparisons, unit, n, rng, progress=None):
+        """Compiled bootstrap (``Ranker.bootstrap_scores``): every run replays resampled units in
+        the order drawn, all runs in one parallel loop; None for ``order="active"``."""
+        if self.order == "active":
+            return None
+        unit = np.arange(len(comparisons)) if unit is None else unit
+        n_units = int(unit.max()) + 1 if len(unit) else 0
+        unit_order = np.argsort(unit, kind="stable")
+        unit_start = np.zeros(n_units + 1, dtype=np.int64)
+        np.cumsum(np.bincount(unit, minlength=n_units), out=unit_start[1:])
+        seeds = rng.integers(1, 2 ** 63, n, dtype=np.int64)
+        beta, margin = self._settings(int(unit_start[-1]))
+        samples, _ = kernel.bootstrap_play(len(self.systems_), float(self.mu), float(self.sigma),
+                                           comparisons.a.astype(np.int64), comparisons.b.astype(np.int64),
+                                           comparisons.outcome.astype(np.int64), unit_start, unit_order, n_units,
+                                           seeds, beta, self.tau, margin)
+        if progress:
+            progress(n, n)
         return samples
 
 
@@ -154,6 +166,8 @@ class Elo(PreferenceModel):
     Elo has no tie probability of its own: ``predict_proba`` uses the training tie rate t,
     P(a) = (1 − t) E_a. The result depends on the order of the comparisons (``order``).
     """
+
+    fast_bootstrap = True
 
     def __init__(self, k: float = 4.0, initial: float = 1000.0, base: float = 10.0, scale: float = 400.0,
                  order: str = "data", random_state=None):

@@ -207,6 +207,13 @@ class Ranker(Estimator):
                          ["no comparisons", "only ties", "never lost", "never won"], "")
         return pd.Series(note, index=record.index, name="note")
 
+    def groups(self) -> list[list[str]]:
+        """The systems of each component of the comparison graph (``components_``), largest
+        first; one list when every system is linked to every other by comparisons."""
+        self._check_fitted()
+        parts = getattr(self, "components_", np.ones(len(self.systems_), dtype=int))
+        return [[self.systems_[i] for i in np.nonzero(parts == k)[0]] for k in range(1, int(parts.max()) + 1)]
+
     def ranking(self) -> pd.DataFrame:
         """Systems from best to worst: score (and its standard deviation where the model has
         one) and rank (tied scores share the best rank; scores equal up to rounding noise count

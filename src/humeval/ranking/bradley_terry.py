@@ -120,6 +120,28 @@ class _PairModel(PreferenceModel):
         self.tie_rate_ = float(np.mean(c.outcome == 0))
         theta, h, tie = self._solve(a, b, counts, n, rated, None)
         self._set(theta, h, tie)
+        self.scores_std_ = self._series(self._std(a, b, counts, rated), name="std")
+
+    def _std(self, a, b, counts, rated) -> np.ndarray:
+        """Standard errors of the scores by the Laplace approximation: the covariance of θ is the
+        θ block of the inverse negative Hessian of the log posterior at the estimate (tie and
+        position parameters profiled in), on the sum-zero plane: (H + 11ᵀ/m)⁻¹ − 11ᵀ/m. A system
+        that never lost sits where the likelihood is flat, so its standard error is large: the
+        honest width of a score that rests on the prior. Rescaled like the scores (anchor, Elo)."""
+        idx = np.nonzero(rated)[0]
+        m = len(idx)
+        std = np.full(len(rated), np.nan)
+        if m == 0:
+            return std
+        local = np.full(len(rated), -1)
+        local[idx] = np.arange(m)
+        _, H = self._newton(local[a], local[b], counts, self.theta_[idx], self.position_effect_, self._tie, m)
+        cov = np.linalg.pinv(H)[:m, :m] - 1.0 / m
+        if self.anchor is not None and self.anchor in self.systems_ and rated[self.systems_.index(self.anchor)]:
+            k = local[self.systems_.index(self.anchor)]
+            cov = cov - cov[:, [k]] - cov[[k], :] + cov[k, k]
+        std[idx] = np.sqrt(np.clip(np.diag(cov), 0, None))
+        return std * ELO_PER_LOGIT if self.scale == "elo" else std
 
     @staticmethod
     def _components(a, b, counts, rated) -> list[list[int]]:
@@ -138,7 +160,41 @@ class _PairModel(PreferenceModel):
 
     def _objective(self, a, b, counts, theta, h, tie):
         value, _, _ = self._link(theta[a] - theta[b] + h, counts, tie)
-        return value.sum() - self.l2 / 2 * np.sum(theta ** 2)
+        return value.sum() - self.l2 / 2 * np.sum((theta - theta.mean()) ** 2)
+
+    def _newton(self, la, lb, counts, theta, h, tie, m):
+        """Gradient g and negative Hessian H of the log posterior in (θ, h?, log tie?), the
+        common shift of θ fixed by adding 11ᵀ/m to H (so H is invertible)."""
+        extra_h = 1 if self.position_effect else 0
+        extra_t = 1 if self._tie_name else 0
+        size = m + extra_h + extra_t
+        eps = 1e-5
+        x = theta[la] - theta[lb] + h
+        _, d1, d2 = self._link(x, counts, tie)
+        c = -d2
+        g = np.zeros(size)
+        g[:m] = np.bincount(la, d1, m) - np.bincount(lb, d1, m) - self.l2 * (theta - theta.mean())
+        H = np.zeros((size, size))
+        H[:m, :m] = -(coo_matrix((c, (la, lb)), shape=(m, m)).toarray())
+        H[:m, :m] += H[:m, :m].T
+        H[np.arange(m), np.arange(m)] += np.bincount(la, c, m) + np.bincount(lb, c, m) + self.l2
+        H[:m, :m] -= self.l2 / m  # the prior's Hessian λ(I − 11ᵀ/m): a common shift stays free
+        if extra_h:
+            g[m] = d1.sum()
+            H[m, m] = c.sum()
+            H[:m, m] = H[m, :m] = np.bincount(la, c, m) - np.bincount(lb, c, m)
+        if extra_t:  # the tie parameter: derivatives by central differences of the exact link
+            k = m + extra_h
+            up, down = self._link(x, counts, tie + eps), self._link(x, counts, tie - eps)
+            mid = self._link(x, counts, tie)[0].sum()
+            g[k] = (up[0].sum() - down[0].sum()) / (2 * eps)
+            H[k, k] = -(up[0].sum() - 2 * mid + down[0].sum()) / eps ** 2
+            cross = -(up[1] - down[1]) / (2 * eps)  # -d(dl/dx)/d tie, per cell
+            H[:m, k] = H[k, :m] = np.bincount(la, cross, m) - np.bincount(lb, cross, m)
+            if extra_h:
+                H[m, k] = H[k, m] = cross.sum()
+        H[:m, :m] += 1.0 / m  # fix the common shift: the step keeps Σθ unchanged
+        return g, H
 
     def _solve(self, a, b, counts, n, rated, start):
         """Newton's method on (θ of rated systems, h?, log tie?) with a backtracking line search."""
@@ -151,38 +207,12 @@ class _PairModel(PreferenceModel):
         la, lb = local[a], local[b]
         extra_h = 1 if self.position_effect else 0
         extra_t = 1 if self._tie_name else 0
-        size = m + extra_h + extra_t
         theta = np.zeros(m) if start is None else start[0][idx].copy()
         h = 0.0 if start is None else start[1]
         tie = self._tie_start if start is None else start[2]
-        eps = 1e-5
         objective = self._objective(la, lb, counts, theta, h, tie)
         for _ in range(self.max_iter):
-            x = theta[la] - theta[lb] + h
-            _, d1, d2 = self._link(x, counts, tie)
-            c = -d2
-            g = np.zeros(size)
-            g[:m] = np.bincount(la, d1, m) - np.bincount(lb, d1, m) - self.l2 * theta
-            H = np.zeros((size, size))
-            H[:m, :m] = -(coo_matrix((c, (la, lb)), shape=(m, m)).toarray())
-            H[:m, :m] += H[:m, :m].T
-            H[np.arange(m), np.arange(m)] += np.bincount(la, c, m) + np.bincount(lb, c, m) + self.l2
-            if extra_h:
-                g[m] = d1.sum()
-                H[m, m] = c.sum()
-                H[:m, m] = H[m, :m] = np.bincount(la, c, m) - np.bincount(lb, c, m)
-            if extra_t:  # the tie parameter: derivatives by central differences of the exact link
-                k = m + extra_h
-                up, down = self._link(x, counts, tie + eps), self._link(x, counts, tie - eps)
-                mid = self._link(x, counts, tie)[0].sum()
-                g[k] = (up[0].sum() - down[0].sum()) / (2 * eps)
-                H[k, k] = -(up[0].sum() - 2 * mid + down[0].sum()) / eps ** 2
-                cross = -(up[1] - down[1]) / (2 * eps)  # -d(dl/dx)/d tie, per cell
-                H[:m, k] = H[k, :m] = np.bincount(la, cross, m) - np.bincount(lb, cross, m)
-                if extra_h:
-                    H[m, k] = H[k, m] = cross.sum()
-            if self.l2 <= 0:
-                H[:m, :m] += 1.0 / m  # fix the common shift: the step keeps Σθ unchanged
+            g, H = self._newton(la, lb, counts, theta, h, tie, m)
             try:
                 step = np.linalg.solve(H, g)
             except np.linalg.LinAlgError:
@@ -196,12 +226,11 @@ class _PairModel(PreferenceModel):
                 if new_objective >= objective - 1e-12 * abs(objective) or t < 1e-8:
                     break
                 t /= 2
-            done = np.max(np.abs(t * step)) < self.tol
+            done = max(np.max(np.abs(new_theta - theta)), abs(new_h - h), abs(new_tie - tie)) < self.tol
             theta, h, tie, objective = new_theta, new_h, new_tie, new_objective
             if done:
                 break
-        if self.l2 <= 0:
-            theta = theta - theta.mean()
+        theta = theta - theta.mean()
         full = np.full(n, np.nan)
         full[idx] = theta
         return full, h, tie
@@ -247,9 +276,7 @@ class _PairModel(PreferenceModel):
         units, each unit's cell counts once, weighted by how often the unit was drawn. Every
         resample is refitted by Newton's method warm-started at the full-data estimate, never
         copying a row; 100 resamples are drawn at a time."""
-        a, b, _, row_cell = pair_cells(comparisons, len(self.systems_))
-        if len(a) != len(self._cells[0]) or not (np.array_equal(a, self._cells[0]) and np.array_equal(b, self._cells[1])):
-            raise ValueError("bootstrap_scores takes the comparisons the model was fitted on")
+        a, b, row_cell = self._own_cells(comparisons)
         keep = row_cell >= 0
         flat = row_cell[keep] * 3 + comparisons.outcome[keep]
         n_cells = len(a) * 3
@@ -273,6 +300,14 @@ class _PairModel(PreferenceModel):
             if progress:
                 progress(start + k, n)
         return samples
+
+    def _own_cells(self, comparisons: Comparisons):
+        """``pair_cells`` of the comparisons the model was fitted on (checked): a, b, row_cell."""
+        self._check_fitted()
+        a, b, _, row_cell = pair_cells(comparisons, len(self.systems_))
+        if not (np.array_equal(a, self._cells[0]) and np.array_equal(b, self._cells[1])):
+            raise ValueError("bootstrap_scores takes the comparisons the model was fitted on")
+        return a, b, row_cell
 
     def _refit_counts(self, counts) -> np.ndarray:
         """Scores refitted on resampled cell counts (same cells), warm-started; NaN for systems a
@@ -311,7 +346,7 @@ class BradleyTerry(_PairModel):
             return super().bootstrap_scores(comparisons, unit, n, rng, progress)
         from humeval.ranking import _bt_kernel
         size = len(self.systems_)
-        a, b, _, row_cell = pair_cells(comparisons, size)
+        a, b, row_cell = self._own_cells(comparisons)
         idx = np.nonzero(self.rated_)[0]
         m = len(idx)
         local = np.full(size, -1)
@@ -347,8 +382,7 @@ class BradleyTerry(_PairModel):
                                            minlength=cells) for _ in range(n)])
             theta, ok = _bt_kernel.fit_many(theta0, hinv, pi, pj, counts, l2, tol, iters)
             redraw = lambda i: counts[i]  # noqa: E731
-        if l2 <= 0:
-            theta -= theta.mean(axis=1, keepdims=True)
+        theta -= theta.mean(axis=1, keepdims=True)
         out = np.full((n, size), np.nan)
         out[:, idx] = theta
         out = self._rescale_rows(out)
@@ -375,8 +409,7 @@ class BradleyTerry(_PairModel):
         np.add.at(h, (pi, pj), -c)
         np.add.at(h, (pj, pi), -c)
         h[np.arange(m), np.arange(m)] = -h.sum(axis=1) + self.l2
-        if self.l2 <= 0:
-            h += 1.0 / m
+        h += (1.0 - self.l2) / m  # the prior λ(I − 11ᵀ/m) and the gauge 11ᵀ/m
         return h
 
 

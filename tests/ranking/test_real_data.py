@@ -265,3 +265,18 @@ def test_bootstrap_uses_the_models_own_fast_path():
     assert bootstrap(Fixed(), c, n=2, by="judge").samples[0, 0] == 100
     with pytest.raises(ValueError, match="fitted on"):
         BradleyTerry().fit(c).bootstrap_scores(c.take(np.arange(3)), None, 3, np.random.default_rng(0))
+
+
+def test_laplace_standard_errors_by_hand():
+    # two systems, A won 70 of 100: d = θ_A − θ_B = ln(70/30), Var(d) = 1/(n p (1 − p)) = 1/21,
+    # and on the sum-zero scale θ_A = d/2; anchored at B, θ_A = d; in Elo points × 400/ln 10
+    c = Comparisons(a=[0] * 100, b=[1] * 100, outcome=[1] * 70 + [2] * 30, systems=("A", "B"))
+    plain = BradleyTerry(l2=0).fit(c)
+    assert plain.scores_std_.tolist() == pytest.approx([0.5 / np.sqrt(21)] * 2, rel=1e-6)
+    anchored = BradleyTerry(l2=0, anchor="B", scale="elo").fit(c)
+    assert anchored.scores_std_["A"] == pytest.approx(400 / np.log(10) / np.sqrt(21), rel=1e-6)
+    assert anchored.scores_std_["B"] == pytest.approx(0, abs=1e-9)
+    # with the prior: Var(d) = 1/(n p (1 − p) + λ/2) at the MAP's p
+    prior = BradleyTerry(l2=0.5).fit(c)
+    p = expit(prior.scores_["A"] - prior.scores_["B"])
+    assert prior.scores_std_["A"] == pytest.approx(0.5 / np.sqrt(100 * p * (1 - p) + 0.25), rel=1e-6)

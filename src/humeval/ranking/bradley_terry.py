@@ -136,7 +136,11 @@ class _PairModel(PreferenceModel):
         local = np.full(len(rated), -1)
         local[idx] = np.arange(m)
         _, H = self._newton(local[a], local[b], counts, self.theta_[idx], self.position_effect_, self._tie, m)
-        cov = np.linalg.pinv(H)[:m, :m] - 1.0 / m
+        try:
+            inverse = np.linalg.inv(H)
+        except np.linalg.LinAlgError:  # a tie parameter at its bound can leave H singular
+            inverse = np.linalg.pinv(H)
+        cov = inverse[:m, :m] - 1.0 / m
         if self.anchor is not None and self.anchor in self.systems_ and rated[self.systems_.index(self.anchor)]:
             k = local[self.systems_.index(self.anchor)]
             cov = cov - cov[:, [k]] - cov[[k], :] + cov[k, k]

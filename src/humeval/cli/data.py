@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from humeval.cli.common import common_options, jsonable, load, out, print_report, read_options, render
+from humeval.cli.common import common_options, jsonable, l2_option, load, out, print_report, read_options, render
 from humeval.data.anonymize import anonymize
 from humeval.data.describe import describe
 from humeval.data.export import frame, pairwise_frame, write
@@ -131,9 +131,10 @@ def simulate(output, systems, items, judges, judgments, design, random_judges, r
               type=click.Path(dir_okay=False), help="Where to write the campaign report (.html, .md or .json).")
 @click.option("--no-report", is_flag=True, help="Print the tables only.")
 @click.option("--jobs", "-j", default=1, show_default=True, help="Processes for the report's refits (0 = all cores).")
+@l2_option
 @common_options
 def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges, judgments, design,
-         random_judges, random_state, report_file, no_report, jobs, quiet, as_json):
+         random_judges, random_state, report_file, no_report, jobs, l2, quiet, as_json):
     """A tour: simulate a WMT-style campaign (5-way rankings, a few judges answering at random) or
     read FILE, print the headline tables (the data, a ranking beside the truth, the judges
     humeval flags) and write the full campaign report (see `humeval report`).
@@ -180,7 +181,7 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
         fmt_out = {".md": "md", ".json": "json"}.get(Path(report_file).suffix.lower(), "html")
         write_report([(file or "simulated campaign", data)], report_file, fmt_out,
                      ("bt", "davidson", "rao-kupper", "trueskill", "irt-gaussian", "independent-students:geometric",
-                      "independent-pairs"), 1000, 2, jobs, random_state, quiet=quiet or as_json)
+                      "independent-pairs"), 1000, 2, jobs, random_state, quiet=quiet or as_json, l2=l2)
         written = str(report_file)
     if as_json:
         click.echo(json.dumps({"source": data.report.path, **{k: jsonable(v) for k, v in summary.items()},

@@ -169,3 +169,28 @@ def test_bootstrap_blocks_change_nothing(campaign):
                                      model.margin_)
     np.testing.assert_array_equal(blocked, whole)
     assert calls == [(64, 150), (128, 150), (150, 150)]
+
+
+@pytest.mark.parametrize("by", ["comparison", "ranking"])
+def test_data_order_bootstrap_equals_replaying_the_drawn_units(campaign, by):
+    """Each compiled run is TrueSkill replaying its resample's units in the order drawn (β from
+    the full data's size), with the units drawn by the kernel's own generator."""
+    from humeval.experiments.bootstrap import units_of
+    from humeval.ranking import _trueskill_kernel as kernel
+    c = campaign.comparisons.take(np.arange(500))
+    unit, n_units, _ = units_of(c, by)
+    order = np.argsort(unit, kind="stable")
+    start = np.zeros(n_units + 1, dtype=np.int64)
+    np.cumsum(np.bincount(unit, minlength=n_units), out=start[1:])
+    seeds = np.random.default_rng(5).integers(1, 2 ** 63, 6, dtype=np.int64)
+    model = TrueSkill().fit(c)
+    compiled = model._bootstrap(c, start, order, n_units, seeds)
+    for r, seed in enumerate(seeds):
+        state, drawn = np.uint64(seed), []
+        for _ in range(n_units):
+            state, u = kernel._uniform_int(np.uint64(state), n_units)
+            drawn.append(order[start[u]:start[u + 1]])
+        rows = np.concatenate(drawn)
+        replay = TrueSkill(beta=model.beta_).fit(c.take(rows))
+        played = np.bincount(np.concatenate([c.a[rows], c.b[rows]]), minlength=len(c.systems)) > 0
+        np.testing.assert_allclose(compiled[r], np.where(played, replay.mu_, np.nan), rtol=0, atol=1e-12)

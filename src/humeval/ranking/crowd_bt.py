@@ -54,7 +54,8 @@ UNKNOWN = "(unknown judge)"
 class CrowdBT(ReportsProgress, PreferenceModel):
     """Crowd-BT. ``judge_reliability_`` (η per judge), ``judge_flags_`` (reliable, random,
     adversarial, or too few judgments), ``scores_`` (θ, log-odds, mean zero), ``reliability_``
-    (η̄, the judgment-weighted mean reliability that predictions use)."""
+    (η̄, the judgment-weighted mean reliability that predictions use). ``fit(comparisons,
+    progress=None)``: ``progress(step, max_iter)`` after every SQUAREM step."""
 
     def __init__(self, l2: float = 1.0, prior: tuple[float, float] = (2.0, 1.0), random_band: float = 0.15,
                  min_judgments: int = 10, max_iter: int = 500, tol: float = 1e-7):

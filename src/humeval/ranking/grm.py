@@ -74,7 +74,8 @@ class GRM(ReportsProgress, PreferenceModel):
     ability at which it is as likely to win as to lose on an average segment, mean (b₁ + b₂)/2),
     ``scores_std_`` (standard errors), ``judge_sensitivity_`` (a_k), ``segment_thresholds_`` (b₁, b₂).
     ``predict_proba`` answers for pairs that include the baseline (a new segment with average
-    thresholds, a judge of median sensitivity).
+    thresholds, a judge of median sensitivity). ``fit(comparisons, baseline=None, progress=None)``:
+    ``progress(iteration, max_iter)`` after every L-BFGS iteration.
     """
 
     def __init__(self, baseline: str | None = None, sigma: float = np.sqrt(2.0), mu_a: float = np.log(1.7),

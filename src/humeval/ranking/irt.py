@@ -125,7 +125,8 @@ def _truncated_normal(rng, mean, sd, lo, hi):
 
 class IRTGaussian(_Gibbs):
     """Gaussian IRT model (Hopkins & May 2013, §7). ``scores_`` are posterior mean abilities μ_s,
-    ``scores_std_`` their posterior standard deviations, ``samples_`` the kept draws."""
+    ``scores_std_`` their posterior standard deviations, ``samples_`` the kept draws.
+    ``fit(comparisons, progress=None)``: ``progress(sweep, iterations)`` after every sweep."""
 
     def __init__(self, sigma0: float = 1.0, sigma_obs: float = 1.0, sigma_a: float = 0.5,
                  radius: float = 0.4, iterations: int = 200, burn_in: int = 50, random_state=None):
@@ -179,7 +180,8 @@ class IRTGaussian(_Gibbs):
 
 class IRTCategorical(_Gibbs):
     """Categorical IRT model (Hopkins & May 2013, §7). ``scores_`` are posterior means of each
-    system's expected item quality E_θ[λ] on the scale 1..Λ.
+    system's expected item quality E_θ[λ] on the scale 1..Λ. ``fit(comparisons, progress=None)``:
+    ``progress(sweep, iterations)`` after every sweep.
 
     With radius r, a tie is |o1 − o2| ≤ r (with the paper's r = 0: equal observations; a strict
     "<" would make ties impossible).

@@ -9,14 +9,11 @@ import pandas as pd
 from scipy import stats
 
 from humeval.data.tables import Ratings
+from humeval.ranking.base import clone
 
 
 def _named(completers) -> dict:
     return dict(completers) if isinstance(completers, dict) else {type(c).__name__: c for c in completers}
-
-
-def _fresh(completer):
-    return type(completer)(**completer.get_params())
 
 
 def completion_error(completers, ratings: Ratings, holdout: float = 0.1, trials: int = 3,
@@ -31,7 +28,7 @@ def completion_error(completers, ratings: Ratings, holdout: float = 0.1, trials:
         observed = len(train) / (len(np.unique(train.judge)) * len(np.unique(
             train.item.astype(np.int64) * (len(train.systems) + 1) + train.system)))
         for name, completer in _named(completers).items():
-            predicted = _fresh(completer).fit(train).predict_ratings(test)
+            predicted = clone(completer).fit(train).predict_ratings(test)
             ok = ~np.isnan(predicted)
             error = predicted[ok] - test.score[ok]
             rows.append({"method": name, "trial": trial, "MAE": np.mean(np.abs(error)),
@@ -55,7 +52,7 @@ def per_judge_curve(completers, ratings: Ratings, counts=(1, 2, 5, 10, 20), hold
         keep[order[rank_in_judge < count]] = True
         train = train_all.take(keep)
         for name, completer in _named(completers).items():
-            predicted = _fresh(completer).fit(train).predict_ratings(test)
+            predicted = clone(completer).fit(train).predict_ratings(test)
             ok = ~np.isnan(predicted)
             rows.append({"method": name, "ratings per judge": count, "training ratings": len(train),
                          "RMSE": float(np.sqrt(np.mean((predicted[ok] - test.score[ok]) ** 2)))})
@@ -116,7 +113,7 @@ def decision_study(ratings: Ratings, completer, reference_share: float = 0.5, co
             decided = _decisions(_item_system_means(table.item, table.system, table.score, ratings.systems), alpha)
             rows.append(_agreement_row(trial, name, len(table), decided, truth))
         sparse = work.take(with_common)
-        model = _fresh(completer).fit(sparse)
+        model = clone(completer).fit(sparse)
         full = model.complete(max_cells=50_000_000)
         m = model.matrix_
         item = np.tile(m.column_item, len(m.judges))

@@ -9,7 +9,7 @@ import pandas as pd
 
 from humeval.data.tables import Comparisons
 from humeval.experiments.parallel import run_tasks
-from humeval.ranking.base import PreferenceModel, Ranker, clone, spawn_seeds
+from humeval.ranking.base import PreferenceModel, Ranker, clone
 
 SIZES = (100, 200, 400, 800, 1600, 3200)
 MIN_TEST = 2000
@@ -80,13 +80,12 @@ def _align(train: Comparisons, test: Comparisons) -> Comparisons:
 
 
 def _trial(task):
-    models, train, test, size, trial, seed = task
-    subset_seed, model_seed = spawn_seeds(seed, 2)
-    take = np.random.default_rng(subset_seed).choice(len(train), size=min(size, len(train)), replace=False)
+    models, train, test, size, trial, seed = task  # seed: this task's own (see _curve_tasks)
+    take = np.random.default_rng(seed).choice(len(train), size=min(size, len(train)), replace=False)
     sample = _align(train.take(np.sort(take)), test)
     rows = []
     for name, model in models.items():
-        fitted = clone(model, random_state=model_seed).fit(sample)
+        fitted = clone(model, random_state=seed).fit(sample)
         rows.append({"model": name, "size": size, "trial": trial, "train": len(sample),
                      "perplexity": perplexity(fitted, test)})
     return rows
@@ -108,8 +107,9 @@ def learning_curve(models: dict[str, PreferenceModel] | list[PreferenceModel], t
 
 
 def _curve_tasks(models, train, test, sizes, trials, random_state) -> list:
-    seeds = spawn_seeds(random_state, len(sizes) * trials)
-    return [(models, train, test, size, trial, seeds[i * trials + trial])
+    # one seed per (size, trial) task from SeedSequence(random_state), as the published tables used
+    seeds = np.random.SeedSequence(random_state).generate_state(len(sizes) * trials)
+    return [(models, train, test, size, trial, int(seeds[i * trials + trial]))
             for i, size in enumerate(sizes) for trial in range(trials)]
 
 
@@ -172,9 +172,9 @@ def ability_trials(model: Ranker, train: Comparisons, size: int = 1600, trials: 
     ``size`` comparisons; per system the mean and standard deviation over trials, best first."""
     rng = np.random.default_rng(random_state)
     scores = []
-    for seed in spawn_seeds(rng, trials):
+    for _ in range(trials):
         take = np.sort(rng.choice(len(train), size=min(size, len(train)), replace=False))
-        scores.append(clone(model, random_state=seed).fit(train.take(take)).scores_)
+        scores.append(clone(model, random_state=int(rng.integers(2 ** 31))).fit(train.take(take)).scores_)
     table = pd.concat(scores, axis=1)
     return pd.DataFrame({"mean": table.mean(axis=1), "std": table.std(axis=1, ddof=1)}).sort_values(
         "mean", ascending=False)

@@ -103,13 +103,11 @@ def _one(task) -> dict:
     (model_name, l2, truth_mean, truth_sd, tie_rate, budget, design, k, resamples, test_size, seed, names) = task
     from humeval.experiments.perplexity import perplexity
     from humeval.ranking import make_model
-    from humeval.ranking.base import spawn_seeds
-    campaign_seed, model_seed, cluster_seed = spawn_seeds(seed, 3)
-    rng = np.random.default_rng(campaign_seed)
+    rng = np.random.default_rng(seed)
     truth = truth_mean + truth_sd * rng.normal(size=len(truth_mean))
     campaign = simulate_design(truth, tie_rate, budget, design, rng, k, names)
     test = simulate_design(truth, tie_rate, test_size, "pairs", rng, k, names)
-    model = make_model(model_name, model_seed, l2).fit(campaign)
+    model = make_model(model_name, seed, l2).fit(campaign)
     scores = model.scores_.reindex(names).to_numpy(dtype=float)
     known = ~np.isnan(scores)
     row = {"budget": budget, "comparisons": len(campaign),
@@ -118,7 +116,7 @@ def _one(task) -> dict:
            "kendall": float(stats.kendalltau(scores[known], truth[known]).statistic),
            "perplexity": perplexity(model, test) if hasattr(model, "predict_proba") else np.nan}
     if resamples:
-        row["clusters"] = _clusters(model, campaign, resamples, cluster_seed)
+        row["clusters"] = _clusters(model, campaign, resamples, seed)
     return row
 
 
@@ -144,10 +142,9 @@ def plan(pilot: Comparisons, model: str = "bt", budgets=BUDGETS, design: str = "
     se = np.nanstd(boot.samples, axis=0)
     mean, sd = _draw_truth(estimate, se, shrink)
     tie_rate = float(np.mean(pilot.outcome == 0))
-    from humeval.ranking.base import spawn_seeds
-    seeds = spawn_seeds(random_state, len(budgets) * simulations)
+    seeds = np.random.SeedSequence(random_state).generate_state(len(budgets) * simulations)  # one per campaign
     tasks = [(model, l2, mean, sd, tie_rate, int(budget), design, k, cluster_resamples, test_size,
-              seeds[i * simulations + s], names)
+              int(seeds[i * simulations + s]), names)
              for i, budget in enumerate(budgets) for s in range(simulations)]
     from humeval.experiments.parallel import run_tasks
     trials = pd.DataFrame(run_tasks(_one, tasks, jobs, progress))

@@ -11,9 +11,16 @@ from humeval.cli.common import common_options, err, load, out, read_options
 from humeval.errors import InputError
 
 
+def read_arguments(fmt=None, encoding=None, columns=None, outcomes=None) -> list[str]:
+    """The reading options as command-line words, for the commands a report names."""
+    return [word for option, value in (("--format", fmt), ("--encoding", encoding), ("--columns", columns),
+                                       ("--outcomes", outcomes)) if value for word in (option, value)]
+
+
 def write_report(judgment_sets, output, fmt, models, n_boot, trials, jobs, random_state, metric_table=None,
-                 quiet=False):
-    """Build the report of every (path, judgments) pair, merge them, write ``output``; return it."""
+                 quiet=False, read_args=(), tracks=()):
+    """Build the report of every (path, judgments) pair, merge them, write ``output``; return it.
+    ``read_args``, ``tracks``: the reading options, repeated in every table's command."""
     from rich.progress import Progress
 
     from humeval.report import RENDERERS, Report, build_report
@@ -23,7 +30,8 @@ def write_report(judgment_sets, output, fmt, models, n_boot, trials, jobs, rando
         for path, judgments in judgment_sets:
             reports.append(build_report(judgments, str(path), models, n_boot, trials, random_state, jobs,
                                         metric_table if path == judgment_sets[-1][0] else None,
-                                        progress=lambda step, p=path: bar.update(task, description=f"{Path(p).name}: {step}")))
+                                        progress=lambda step, p=path: bar.update(task, description=f"{Path(p).name}: {step}"),
+                                        read_args=read_args, tracks=tracks))
     if len(reports) == 1:
         report = reports[0]
     else:
@@ -96,7 +104,8 @@ def report(files, fmt, encoding, columns, outcomes, tracks, output, report_forma
     sets = [(path, load(path, fmt, encoding, columns, outcomes, tracks, quiet)) for path in files]
     if not any(j.comparisons is not None or j.ratings is not None for _, j in sets):
         raise InputError(files[0], None, "holds no rankings, comparisons or ratings", "report needs judgments")
-    result = write_report(sets, output, fmt_out, models, n_boot, trials, jobs, random_state, metric_table, quiet)
+    result = write_report(sets, output, fmt_out, models, n_boot, trials, jobs, random_state, metric_table, quiet,
+                          read_arguments(fmt, encoding, columns, outcomes), tracks)
     if as_json:
         click.echo(json.dumps({"output": str(output), "format": fmt_out, "summary": result.summary}, indent=2))
     elif not quiet:

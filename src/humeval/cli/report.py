@@ -74,8 +74,8 @@ def report(files, fmt, encoding, columns, outcomes, tracks, output, report_forma
 
     \b
     Example:
-      humeval report data_RNK.csv -o wmt10.html
-      humeval report mqm.tsv -o mqm.md
+      humeval report data_RNK.csv --track Czech-English -o cz-en.html
+      humeval report mqm_ted_ende.tsv -o mqm.md
     """
     from humeval.metaeval.table import correlation_table
     from humeval.report import Table

@@ -84,7 +84,14 @@ NOT_RUNNABLE: dict[str, str] = {}
 
 # Examples that fail today because of bugs that other parts of issue 16 fix; the lead removes
 # these marks once those branches are merged (strict=False: a fixed one passes quietly).
-XFAIL_UNTIL_FIXED: dict[str, str] = {}
+DISCONNECTED = ("training subsets of WMT10 leave the reference unbeaten, so BT-family fits have no finite optimum "
+                "(issue 16 item 1: a weak default prior)")
+XFAIL_UNTIL_FIXED: dict[str, str] = {
+    "humeval compare-models data_RNK.csv --track Czech-English --trials 2": DISCONNECTED,
+    "humeval compare-models data_RNK.csv --track Czech-English --trials 2 --plot curves.png": DISCONNECTED,
+    "humeval compare-models data_RNK-public.csv --expert data_RNK.csv --track Czech-English --trials 2 --plot fig5.png":
+        DISCONNECTED,
+}
 
 
 # -- collecting ------------------------------------------------------------------------------

@@ -127,7 +127,7 @@ def hmeant_command(files, weight_spec, human_file, metrics, out_file, quiet, as_
 
     \b
     Example:
-      humeval hmeant hmeant-wmt13/ --weights frequency --metrics
+      humeval hmeant hmeant-wmt13/ --weights frequency
       humeval hmeant annotations.json --tune adequacy.csv
     """
     from humeval.metrics.hmeant import (

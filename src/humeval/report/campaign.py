@@ -261,7 +261,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         full = result.table()
         view = wmt_view(full)
         s = Section(f"{track}: ranking")
-        s.tables.append(Table(f"{track}: {chosen} with {n_boot} bootstrap resamples ({len(part):,} comparisons)", view,
+        s.tables.append(Table(f"{track}: {chosen} with {n_boot:,} bootstrap resamples ({len(part):,} comparisons)", view,
                               f"score = {chosen}'s fit on all comparisons ({result.scale or 'its own scale'}); lower/upper "
                               f"= {result.confidence:.0%} percentile interval; rank = trimmed rank range; simultaneous = "
                               "valid for all systems at once; cluster = WMT-style groups of systems whose rank ranges "

@@ -116,40 +116,40 @@ def test_demo_writes_the_report(tmp_path):
     assert "simulated (rankings, seed 0)" in out.read_text()  # the simulation is named in the data notes
 
 
-def test_demo_report_commands_print_the_same_numbers():
+def test_demo_report_commands_print_the_same_numbers(tmp_path, monkeypatch):
     """The demo's report names commands on the simulated file written beside it; run them all."""
     runner = CliRunner()
-    with runner.isolated_filesystem():
-        result = runner.invoke(cli, ["demo", "--judgments", "300", "--systems", "6", "--items", "150",
-                                     "--report", "r.json", "--quiet"])
-        assert result.exit_code == 0, result.output
-        report = json.loads(open("r.json").read())
-        commands = [t["command"] for s in report["sections"] for t in s["tables"]]
-        assert commands and all(shlex.split(c)[2] == "r.judgments.csv" for c in commands)
+    monkeypatch.chdir(tmp_path)  # the report names its data file relative to here
+    result = runner.invoke(cli, ["demo", "--judgments", "300", "--systems", "6", "--items", "150",
+                                 "--report", "r.json", "--quiet"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(open("r.json").read())
+    commands = [t["command"] for s in report["sections"] for t in s["tables"]]
+    assert commands and all(shlex.split(c)[2] == "r.judgments.csv" for c in commands)
 
-        def run(title_part):
-            args = shlex.split(table(report, title_part)["command"])
-            assert args[0] == "humeval"
-            ran = runner.invoke(cli, [*args[1:], "--json"])
-            assert ran.exit_code == 0, ran.output
-            return json.loads(ran.output)
+    def run(title_part):
+        args = shlex.split(table(report, title_part)["command"])
+        assert args[0] == "humeval"
+        ran = runner.invoke(cli, [*args[1:], "--json"])
+        assert ran.exit_code == 0, ran.output
+        return json.loads(ran.output)
 
-        info = run("comparisons")
-        assert info["comparisons"][0]["comparisons"] == table(report, "comparisons")["rows"][0]["comparisons"]
-        curve = table(report, "Mean test perplexity")
-        mean = {row["model"]: row for row in run("Mean test perplexity")["mean_perplexity"]}
-        for row in curve["rows"]:
-            assert row["3200"] == pytest.approx(mean[row["model"]]["3200"], rel=1e-12)
-        (rows,) = run("bootstrap resamples").values()
-        shown = table(report, "bootstrap resamples")["rows"]
-        assert rows[0]["system"] == shown[0]["system"]  # the top system
-        assert [r["score"] for r in rows] == pytest.approx([r["score"] for r in shown])
-        (ranks,) = run("rank by every model").values()
-        assert {r["system"]: r for r in ranks} == {r["system"]: r for r in table(report, "rank by every model")["rows"]}
-        assert [r["judge"] for r in run("Judge quality")["judges"]][:25] == \
-            [r["judge"] for r in table(report, "Judge quality")["rows"]]
-        (agreement,) = run("agreement").values()
-        assert [r["kappa"] for r in agreement] == pytest.approx([r["kappa"] for r in table(report, "agreement")["rows"]])
+    info = run("comparisons")
+    assert info["comparisons"][0]["comparisons"] == table(report, "comparisons")["rows"][0]["comparisons"]
+    curve = table(report, "Mean test perplexity")
+    mean = {row["model"]: row for row in run("Mean test perplexity")["mean_perplexity"]}
+    for row in curve["rows"]:
+        assert row["3200"] == pytest.approx(mean[row["model"]]["3200"], rel=1e-12)
+    (rows,) = run("bootstrap resamples").values()
+    shown = table(report, "bootstrap resamples")["rows"]
+    assert rows[0]["system"] == shown[0]["system"]  # the top system
+    assert [r["score"] for r in rows] == pytest.approx([r["score"] for r in shown])
+    (ranks,) = run("rank by every model").values()
+    assert {r["system"]: r for r in ranks} == {r["system"]: r for r in table(report, "rank by every model")["rows"]}
+    assert [r["judge"] for r in run("Judge quality")["judges"]][:25] == \
+        [r["judge"] for r in table(report, "Judge quality")["rows"]]
+    (agreement,) = run("agreement").values()
+    assert [r["kappa"] for r in agreement] == pytest.approx([r["kappa"] for r in table(report, "agreement")["rows"]])
 
 
 def test_commands_repeat_the_reading_options():
@@ -209,3 +209,14 @@ def test_report_tables_use_one_precision(campaign, tmp_path):
     assert data.split(" | ")[6].endswith("%")  # the tie rate as a percentage
     kappa_row = next(line for line in lines if line.startswith("| simulated / rankings / inter"))
     assert all(len(c.split(".")[1]) == 3 for c in kappa_row.strip("| ").split(" | ")[1:4])  # P(A), P(E), kappa
+
+
+def test_report_commands_carry_the_reading_options(campaign, tmp_path):
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(cli, ["report", str(campaign), "--format", "pairwise", "--track", "simulated", "-o",
+                                      str(out), "--model", "bt,davidson", "--bootstrap", "30", "--trials", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert table(report, "comparisons")["command"] == f"humeval info {campaign} --format pairwise --track simulated"
+    assert table(report, "bootstrap resamples")["command"].endswith("--format pairwise --track simulated")
+    assert "one trial gives no spread" in report["summary"][0]

@@ -129,7 +129,7 @@ def hmeant_command(files, weight_spec, human_file, metrics, out_file, anon, salt
 
     \b
     Example:
-      humeval hmeant hmeant-wmt13/ --weights frequency --metrics
+      humeval hmeant hmeant-wmt13/ --weights frequency
       humeval hmeant annotations.json --tune adequacy.csv
       humeval hmeant hmeant-wmt13/ --out hmeant.csv --anonymize --salt "$SECRET"
     """

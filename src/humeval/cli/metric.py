@@ -319,9 +319,7 @@ def metric_tune(specs, human_column, objective, alpha, beta, gamma, delta, weigh
     \\b
     Example:
       D=mlqe-pe/et-en/post-editing
-      humeval metric tune --tokenize none \\
-          --data "et-en HTER=$D/dev.mt,$D/dev.pe,$D/dev.hter,lower" \\
-          --data "et-en DA=$D/dev.mt,$D/dev.pe,mlqe-pe/et-en/direct-assessments/dev.eten.df.short.tsv"
+      humeval metric tune --tokenize none --data "et-en HTER=$D/dev.mt,$D/dev.pe,$D/dev.hter,lower"
     """
     import time
 

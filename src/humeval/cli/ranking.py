@@ -83,7 +83,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     Example:
       humeval rank data_RNK.csv --track Czech-English --model irt-gaussian --plot cz.png
       humeval rank sample-fr-en-train.csv -m trueskill --bootstrap 1000 --clusters --out wmt.csv
-      humeval rank data_RNK.csv --model all
+      humeval rank data_RNK.csv --track Czech-English --model all
     """
     from rich.progress import Progress
 
@@ -228,8 +228,8 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
 
     \b
     Example:
-      humeval compare-models data_RNK.csv --trials 5 --plot curves.png --jobs 2
-      humeval compare-models data_RNK-public.csv --expert data_RNK.csv --plot fig5.png
+      humeval compare-models data_RNK.csv --track Czech-English --trials 2 --plot curves.png
+      humeval compare-models data_RNK-public.csv --expert data_RNK.csv --track Czech-English --trials 2 --plot fig5.png
     """
     from rich.progress import Progress
 

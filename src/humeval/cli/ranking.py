@@ -56,6 +56,9 @@ from humeval.data.export import write
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
               help="Processes for bootstrap refits (0 = all cores).")
 @click.option("--random-state", default=0, show_default=True, type=SEED, help="Seed for sampled models and resampling.")
+@click.option("--chains", default=1, show_default=True, type=count(1),
+              help="Gibbs chains for irt-gaussian/irt-categorical (spawned seeds, draws pooled); above 1, "
+                   "the fit prints max split-R̂ and min bulk ESS.")
 @click.option("--keep-shared-outputs", is_flag=True,
               help="Systems that shared one displayed output tie with each other (as WMT15-16 counted them) "
                    "instead of not being compared.")
@@ -64,7 +67,7 @@ from humeval.data.export import write
 @ratings_options
 @common_options
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
-         plot, heatmap, jobs, random_state, keep_shared_outputs, drop_file, anon, salt,
+         plot, heatmap, jobs, random_state, chains, keep_shared_outputs, drop_file, anon, salt,
          quiet, as_json, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
@@ -97,6 +100,9 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                                     random_state, quiet, as_json, **ratings_kw)
     if not models:
         models = models_named(model_names, random_state)  # a ratings model name on comparisons: the error
+    for model in models.values():
+        if hasattr(model, "chains"):
+            model.chains = chains
     if keep_shared_outputs:
         if judgments.rankings is None:
             raise click.BadParameter("applies to rankings; this file holds none", param_hint="--keep-shared-outputs")
@@ -135,6 +141,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             table = table.loc[table.mean(axis=1).sort_values(kind="stable").index]
             table.index.name = "system"
             notes[track] = []
+        if chains > 1:
+            notes[track] += [f"{name}: {m.convergence()}" for name, m in fitted.items() if hasattr(m, "convergence")]
         if heatmap and hasattr(first, "predict_proba"):
             plot_preference_heatmap(first, suffix(heatmap), title=f"{track}: {first!r}")
         if hasattr(first, "judges"):  # Crowd-BT: say who looks adversarial or random

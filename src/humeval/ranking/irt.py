@@ -166,7 +166,6 @@ class IRTGaussian(_Gibbs):
     def __init__(self, sigma0: float = 1.0, sigma_obs: float = 1.0, sigma_a: float = 0.5,
                  radius: float = 0.4, iterations: int = 200, burn_in: int = 50, random_state=None,
                  chains: int = 1):
-        self.chains = chains
         self.sigma0 = sigma0
         self.sigma_obs = sigma_obs
         self.sigma_a = sigma_a
@@ -174,6 +173,7 @@ class IRTGaussian(_Gibbs):
         self.iterations = iterations
         self.burn_in = burn_in
         self.random_state = random_state
+        self.chains = chains
 
     def _init(self, outcome, items, author, rng):
         r = self.radius
@@ -226,7 +226,6 @@ class IRTCategorical(_Gibbs):
 
     def __init__(self, levels: int = 8, sigma_obs: float = 1.0, alpha_a: float = 0.5, radius: float = 0.0,
                  iterations: int = 200, burn_in: int = 50, random_state=None, chains: int = 1):
-        self.chains = chains
         self.levels = levels
         self.sigma_obs = sigma_obs
         self.alpha_a = alpha_a
@@ -234,6 +233,7 @@ class IRTCategorical(_Gibbs):
         self.iterations = iterations
         self.burn_in = burn_in
         self.random_state = random_state
+        self.chains = chains
 
     def _noise(self) -> np.ndarray:
         """M[λ, o] = P(observation o | quality λ), o and λ in 0..Λ−1."""

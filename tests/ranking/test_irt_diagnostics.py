@@ -86,3 +86,5 @@ def test_rank_prints_the_diagnostics_with_chains(tmp_path):
     assert "split-R̂" not in run().output
     bad = run("--chains", "0")
     assert bad.exit_code == 2 and "--chains" in bad.output
+    other = CliRunner().invoke(cli, ["rank", str(tmp_path / "c.csv"), "-m", "bt", "--chains", "2"])
+    assert other.exit_code == 2 and "applies to the Gibbs models" in other.output

@@ -103,6 +103,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     for model in models.values():
         if hasattr(model, "chains"):
             model.chains = chains
+    if chains > 1 and not any(hasattr(m, "chains") for m in models.values()):
+        raise click.BadParameter("applies to the Gibbs models irt-gaussian and irt-categorical", param_hint="--chains")
     if keep_shared_outputs:
         if judgments.rankings is None:
             raise click.BadParameter("applies to rankings; this file holds none", param_hint="--keep-shared-outputs")

@@ -17,6 +17,7 @@ from humeval.cli.common import (
     Names,
     Resamples,
     common_options,
+    comparisons_of,
     err,
     explicit,
     jsonable,
@@ -293,13 +294,66 @@ def _grid_axis(text):
     return None if text is None else Grid().convert(text, None, None)
 
 
+def _system_outputs(folder, systems) -> dict[str, list[str]]:
+    """Each system's output lines from the file in ``folder`` named by the system id (with or
+    without an extension); systems without such a file are left out (the caller counts them)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise InputError(folder, None, "is not a folder of system outputs",
+                         "name a folder holding one file per system, named by the system id")
+    files = sorted(p for p in folder.iterdir() if p.is_file())
+    by_name = {**{p.stem: p for p in files}, **{p.name: p for p in files}}
+    found = {s: _lines(by_name[s]) for s in systems if s in by_name}
+    if not found:
+        raise InputError(folder, None, f"no file is named by a system of the rankings "
+                                       f"({', '.join(list(systems)[:5])}{' …' if len(systems) > 5 else ''})",
+                         "name each system's output file by its system id as the rankings file writes it")
+    return found
+
+
+def _consistency_set(name, outputs_dir, ref_file, rankings_file, conflicts, scorer, quiet):
+    """A rank-consistency tuning set: the rankings file's comparisons (of track NAME when it
+    holds several), ties left out, joined to the outputs and the reference."""
+    from humeval import read
+    from humeval.agreement import resolve_conflicts
+    from humeval.metrics.tuning import consistency_set, ranking_segments
+    comparisons = comparisons_of(read(rankings_file), rankings_file)
+    parts = comparisons.by_track()
+    if len(parts) > 1:
+        if name not in parts:
+            raise InputError(rankings_file, None, f"holds {len(parts)} tracks, and the set's name {name!r} is none "
+                                                  "of them", f"name the set by its track: one of {', '.join(parts)}")
+        comparisons = parts[name]
+    resolved = 0
+    if conflicts != "keep":
+        comparisons, resolved = resolve_conflicts(comparisons, across_judges=conflicts == "tie-across-judges")
+    segments = ranking_segments(comparisons, _system_outputs(outputs_dir, comparisons.systems), _lines(ref_file))
+    if resolved:
+        segments.left_out[f"conflicting pairs of judgments made ties ({conflicts})"] = resolved
+    stats = meteor_statistics(scorer, segments.hypotheses, segments.references, name, quiet)
+    try:
+        return consistency_set(name, segments, stats), segments
+    except ValueError as error:
+        raise InputError(rankings_file, None, str(error), "check that the outputs and the rankings name the same "
+                                                          "systems and segments") from None
+
+
 @metric.command("tune")
 @click.option("--data", "specs", multiple=True, required=True, metavar="NAME=HYP,REF,HUMAN[,lower]",
-              help="A tuning set: hypotheses, references and human scores (one per line, or a DA .tsv); "
-                   "',lower' when lower human scores are better (HTER). Repeat for several sets.")
+              help="A tuning set. --objective pearson: hypotheses, references and human scores (one per line, "
+                   "or a DA .tsv); ',lower' when lower human scores are better (HTER). --objective consistency: "
+                   "NAME=OUTPUTS,REF,RANKINGS: a folder of system outputs (one file per system, named by its id), "
+                   "the reference, and a WMT rankings file (NAME picks its track if it holds several). Repeat for "
+                   "several sets.")
 @click.option("--human-column", default="mean", show_default=True, help="Column of tabular human-score files.")
-@click.option("--objective", type=click.Choice(["pearson"]), default="pearson", show_default=True,
-              help="Length-weighted Pearson r (the paper's objective for adequacy and HTER).")
+@click.option("--objective", type=click.Choice(["pearson", "consistency"]), default="pearson", show_default=True,
+              help="Length-weighted Pearson r (the paper's objective for adequacy and HTER), or rank consistency "
+                   "with ranking judgments (the share of non-tied human pairs the metric orders alike; for WMT "
+                   "rankings).")
+@click.option("--conflicts", type=click.Choice(["keep", "tie", "tie-across-judges"]), default="keep",
+              show_default=True,
+              help="With consistency: turn each pair of conflicting judgments of one system pair on one segment "
+                   "into a tie (then discarded) — by one judge, or across judges (Denkowski & Lavie 2010, §3.2).")
 @click.option("--alpha", type=Grid(0, 1), help="Grid for α, start:stop:step or a,b,c (default 0:1:0.1).")
 @click.option("--beta", type=Grid(0), help="Grid for β (default 0:3:0.5).")
 @click.option("--gamma", type=Grid(0, 1), help="Grid for γ (default 0:1:0.1).")
@@ -310,8 +364,8 @@ def _grid_axis(text):
 @meteor_options
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write Table 4 (.csv/.tsv/.parquet/.jsonl).")
 @common_options
-def metric_tune(specs, human_column, objective, alpha, beta, gamma, delta, weight_grid, baselines, out_file, quiet,
-                as_json, **meteor_settings):
+def metric_tune(specs, human_column, objective, conflicts, alpha, beta, gamma, delta, weight_grid, baselines, out_file,
+                quiet, as_json, **meteor_settings):
     """Tune METEOR-NEXT by exhaustive grid search (Denkowski & Lavie 2010, §5.2): align each set
     once, score the whole grid from the stored match counts, and print the optimum per set (the
     paper's Table 3) and every tuned version evaluated on every set (its Table 4).
@@ -320,11 +374,18 @@ def metric_tune(specs, human_column, objective, alpha, beta, gamma, delta, weigh
     Example:
       D=mlqe-pe/et-en/post-editing
       humeval metric tune --tokenize none --data "et-en HTER=$D/dev.mt,$D/dev.pe,$D/dev.hter,lower"
+      humeval metric tune --objective consistency --conflicts tie \\
+          --data "Czech-English=outputs/cz-en/,newstest2010.ref.en,data_RNK.csv"
     """
     import time
 
     from humeval.metrics import bleu, chrf, ter
     from humeval.metrics.tuning import TuningSet, table3, table4, tune
+    ctx = click.get_current_context()
+    if objective == "consistency" and explicit(ctx, "human_column"):
+        raise click.BadParameter("applies to --objective pearson (consistency reads rankings)",
+                                 param_hint="--human-column")
+    needs(ctx, {"conflicts": "--conflicts"}, objective == "consistency", "without --objective consistency")
     scorer = make_meteor(**meteor_settings)
     grid = {k: v for k, v in {"alpha": _grid_axis(alpha), "beta": _grid_axis(beta), "gamma": _grid_axis(gamma),
                               "delta": _grid_axis(delta)}.items() if v is not None}
@@ -332,17 +393,24 @@ def metric_tune(specs, human_column, objective, alpha, beta, gamma, delta, weigh
     for m in ("stem", "synonym", "paraphrase"):
         grid[f"w_{m}"] = (w if w is not None else np.round(np.arange(0, 1.0001, 0.2), 2)) if m in scorer.matchers else [0.0]
     sets, base = [], {"BLEU": {}, "chrF": {}, "TER": {}}
-    timings = {}
+    timings, left_out = {}, {}
     for spec in specs:
         name, (hyp_file, ref_file, human_file), lower = _parse_set(spec)
-        hyps, refs = _lines(hyp_file), _lines(ref_file)
-        if len(refs) != len(hyps):
-            raise InputError(ref_file, None, f"{len(refs)} lines, but {hyp_file} has {len(hyps)}", "the files must be line-aligned")
-        human = _human_scores(human_file, human_column, len(hyps), explicit(click.get_current_context(), "human_column"))
         start = time.perf_counter()
-        stats = meteor_statistics(scorer, hyps, refs, name, quiet or as_json)
+        if objective == "consistency":
+            if lower:
+                raise click.BadParameter(f"{spec!r}: ',lower' applies to --objective pearson", param_hint="--data")
+            data, segments = _consistency_set(name, hyp_file, ref_file, human_file, conflicts, scorer, quiet or as_json)
+            hyps, refs, left_out[name] = segments.hypotheses, segments.references, segments.left_out
+        else:
+            hyps, refs = _lines(hyp_file), _lines(ref_file)
+            if len(refs) != len(hyps):
+                raise InputError(ref_file, None, f"{len(refs)} lines, but {hyp_file} has {len(hyps)}", "the files must be line-aligned")
+            human = _human_scores(human_file, human_column, len(hyps), explicit(ctx, "human_column"))
+            stats = meteor_statistics(scorer, hyps, refs, name, quiet or as_json)
+            data = TuningSet(name, stats, human=human, higher_is_better=not lower)
         timings[name] = {"align s": time.perf_counter() - start}
-        sets.append(TuningSet(name, stats, human=human, higher_is_better=not lower))
+        sets.append(data)
         if baselines:
             base["BLEU"][name] = bleu(hyps, [refs]).segment
             base["chrF"][name] = chrf(hyps, [refs]).segment
@@ -357,13 +425,19 @@ def metric_tune(specs, human_column, objective, alpha, beta, gamma, delta, weigh
     if out_file:
         write(t4.reset_index(), out_file)
     points = results[0].points
+    what = ("rank consistency (share of non-tied human pairs the metric orders alike; metric ties fail)"
+            if objective == "consistency" else "length-weighted Pearson r, with −human for ',lower' sets")
     if as_json:
         click.echo(json.dumps({"table3": jsonable(t3), "table4": jsonable(t4), "grid_points": points,
-                               "timings": timings, "signature": scorer.signature()}, indent=2))
+                               "timings": timings, "signature": scorer.signature(), "objective": objective,
+                               **({"left_out": left_out} if left_out else {})}, indent=2))
     elif not quiet:
-        out.print(render(t3, f"Optimal parameters per tuning set ({points:,} grid points; objective: "
-                             f"length-weighted Pearson r, with −human for ',lower' sets)", "tuning data"))
+        out.print(render(t3, f"Optimal parameters per tuning set ({points:,} grid points; objective: {what})",
+                         "tuning data"))
         out.print(render(t4, "Objective of each metric on each set (rows tuned on, columns evaluated on; "
                              "diagonal = oracle; TER negated)", "metric"))
         for name, t in timings.items():
             out.print(f"  {name}: aligned in {t['align s']:.1f} s, grid searched in {t['grid s']:.2f} s")
+            if left_out.get(name):
+                out.print(f"    {len(sets[[s.name for s in sets].index(name)].pairs):,} human pairs; left out: "
+                          + "; ".join(f"{v:,} {k}" for k, v in left_out[name].items()))

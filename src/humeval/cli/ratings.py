@@ -13,7 +13,7 @@ import pandas as pd
 from humeval.cli.common import InputError, Interval, err, jsonable, out, render
 from humeval.data.export import write
 
-NOT_YET = ("mixed", "ordinal")
+NOT_YET = ("mixed", "ordinal")  # the fitted ratings models (name kept: cli/ranking.py imports it)
 
 
 def ratings_options(f):
@@ -21,7 +21,7 @@ def ratings_options(f):
     for option in reversed([
         click.option("--significance", type=click.Choice(["wilcoxon", "signed-rank", "paired-bootstrap",
                                                          "permutation"]), default="wilcoxon", show_default=True,
-                     help="Ratings files (--model z-mean|raw|mqm|esa; default z-mean, mqm for MQM): pairwise "
+                     help="Ratings files (--model z-mean|raw|mqm|esa|mixed|ordinal; default z-mean, mqm for MQM): pairwise "
                           "test; wilcoxon = WMT's one-sided rank-sum; the others are paired on the segments both "
                           "systems were rated on."),
         click.option("--correction", type=click.Choice(["none", "holm", "bh"]), default="none", show_default=True,
@@ -54,17 +54,26 @@ def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_f
     ratings = judgments.ratings
     given = click.get_current_context().get_parameter_source("model_names") != click.core.ParameterSource.DEFAULT
     model = model_names if given else default_model(ratings)
-    if model in NOT_YET:
-        raise click.BadParameter(f"{model} is not available yet for ratings; use one of {', '.join(MODELS)}",
-                                 param_hint="--model")
-    if model not in MODELS:
-        raise click.BadParameter(f"{model!r} ranks comparisons; for ratings choose one of {', '.join(MODELS)}",
+    choices = ", ".join(MODELS + NOT_YET)
+    if model not in MODELS + NOT_YET:
+        raise click.BadParameter(f"{model!r} ranks comparisons; for ratings choose one of {choices}",
                                  param_hint="--model")
     try:
-        results = rank_tracks(ratings, model=model, test=significance, correction=correction, n_boot=n_boot,
-                              resample=resample, confidence=confidence, n_resamples=test_resamples,
-                              human=not no_human, scale=scale_text, random_state=random_state,
-                              source=file)
+        if model in NOT_YET:
+            from humeval.ratings.fitted import rank_fitted
+            results = rank_tracks(ratings, ranker=rank_fitted, model=model, correction=correction,
+                                  confidence=confidence, human=not no_human, scale=scale_text, source=file)
+            ignored = [o for o, used in (("--bootstrap", n_boot), ("--significance", significance != "wilcoxon"),
+                                         ("--resample", resample != "segment")) if used]
+            if ignored:
+                for result in results.values():
+                    result.notes.append(f"{', '.join(ignored)} not used by the {model} model: its intervals and "
+                                        "tests come from its standard errors")
+        else:
+            results = rank_tracks(ratings, model=model, test=significance, correction=correction, n_boot=n_boot,
+                                  resample=resample, confidence=confidence, n_resamples=test_resamples,
+                                  human=not no_human, scale=scale_text, random_state=random_state,
+                                  source=file)
     except ValueError as error:
         if isinstance(error, InputError):
             raise

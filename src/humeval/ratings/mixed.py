@@ -19,7 +19,8 @@ Z = [X | Z_b | Z_u] is a scipy.sparse one-hot matrix; the mixed-model equations 
 C θ = Z'W x with C = Z'WZ + diag(0, λ_b I, λ_u I), λ = σ²/σ_k². The factor with more levels
 (usually segments) has a diagonal block D in C and is absorbed: the Schur complement
 S = A − B D⁻¹ B' over the systems and the other factor is a small dense matrix (S + J rows;
-refused above ``MAX_DENSE``), factored by Cholesky. Then log|C| = Σ log D + log|S|, and the
+refused above ``MAX_DENSE``), accumulated from the sparse columns of B by a compiled loop
+(Σ_i nnz_i² operations) and factored by Cholesky. Then log|C| = Σ log D + log|S|, and the
 REML criterion, profiled over σ², is
 
     −2 ℓ_R = (n − p)(1 + log 2π + log σ̂²) − Σ log w_r + Σ_k q_k log(σ_k²/σ²) + log|C|,
@@ -36,6 +37,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -181,8 +183,7 @@ class _Design:
         d0 = np.asarray(self.Zd.T @ w).ravel()
         rA = np.asarray(Wt.T @ self.x).ravel()
         rD = np.asarray(self.Zd.T @ (w * self.x)).ravel()
-        dense_B = B.nnz > 0.05 * B.shape[0] * B.shape[1] and B.shape[0] * B.shape[1] <= 60_000_000
-        return A, (B.toarray() if dense_B else B), d0, rA, rD, float(np.sum(w * self.x * self.x))
+        return A, B.tocsc(), d0, rA, rD, float(np.sum(w * self.x * self.x))
 
     def fit(self, w, method):
         A, B, d0, rA, rD, yy = self.cross(w)
@@ -200,9 +201,8 @@ class _Design:
             M = A.copy()
             for s, l in zip(kept_slices, lam[:-1]):
                 M[s, s] += np.eye(s.stop - s.start) * l
-            BD = B / D[None, :] if isinstance(B, np.ndarray) else B @ sp.diags(1.0 / D)
-            S = M - (BD @ B.T if isinstance(B, np.ndarray) else (BD @ B.T).toarray())
-            rhs = rA - BD @ rD
+            S = M - _weighted_gram(B.indptr, B.indices, B.data, 1.0 / D, len(M))
+            rhs = rA - B @ (rD / D)
             chol = linalg.cho_factor(S, lower=True, check_finite=False)
             thA = linalg.cho_solve(chol, rhs, check_finite=False)
             thD = (rD - (B.T @ thA)) / D
@@ -217,12 +217,27 @@ class _Design:
             sigma2 = max(q_form, 1e-300) / dof
             value = dof * (1 + math.log(2 * math.pi) + math.log(sigma2)) - log_w \
                 + float(np.dot(self.levels, log_gamma)) + logdet
-            return value, sigma2, gamma, chol, thA, thD
+            return value, sigma2, gamma, lam, D, chol, thA, thD
+
+        def reml_and_gradient(log_gamma):
+            """−2 ℓ_R and its gradient: ∂/∂log γ_k = q_k − λ_k (‖θ̂_k‖²/σ̂² + tr (C⁻¹)_kk), where
+            (C⁻¹)_AA = S⁻¹ and tr (C⁻¹)_DD = Σ 1/D_i + Σ_i b_i' S⁻¹ b_i / D_i²."""
+            value, sigma2, gamma, lam, D, chol, thA, thD = solve(log_gamma)
+            inv = linalg.cho_solve(chol, np.eye(len(thA)), check_finite=False)
+            grad = np.empty(len(log_gamma))
+            for k, s in enumerate(kept_slices):
+                grad[k] = self.levels[k] - lam[k] * (thA[s] @ thA[s] / sigma2 + np.trace(inv[s, s]))
+            trace_d = float(np.sum(1.0 / D)) + _weighted_quad(B.indptr, B.indices, B.data, 1.0 / D ** 2, inv)
+            grad[-1] = self.levels[-1] - lam[-1] * (thD @ thD / sigma2 + trace_d)
+            return value, grad
 
         start_point = np.zeros(len(self.levels))
-        result = optimize.minimize(lambda g: solve(g)[0], start_point, method="L-BFGS-B",
-                                   bounds=[(-18.0, 12.0)] * len(start_point))
-        value, sigma2, gamma, chol, thA, thD = solve(result.x)
+        bounds = [(-18.0, 12.0)] * len(start_point)
+        if method == "reml":
+            result = optimize.minimize(reml_and_gradient, start_point, jac=True, method="L-BFGS-B", bounds=bounds)
+        else:
+            result = optimize.minimize(lambda g: solve(g)[0], start_point, method="L-BFGS-B", bounds=bounds)
+        value, sigma2, gamma, lam, D, chol, thA, thD = solve(result.x)
         inv = linalg.cho_solve(chol, np.eye(len(thA))[:, :p], check_finite=False)[:p]
         effects = {self.names[-1]: thD}
         for name, s in zip(self.names[:-1], kept_slices):
@@ -231,3 +246,32 @@ class _Design:
         fitted = self.T @ thA + self.Zd @ thD
         return _State(thA[:p], sigma2 * inv[:, :p], effects.get("judge", np.zeros(0)), effects["segment"],
                       sigma2, variances.get("judge", 0.0), variances["segment"], -0.5 * value, fitted)
+
+
+@numba.njit(cache=True)
+def _weighted_gram(indptr, indices, data, weight, m):  # pragma: no cover - compiled
+    """B diag(weight) B' for B (m × I) in CSC form: Σ_i weight_i b_i b_i', dense (m × m);
+    Σ_i nnz_i² multiply-adds."""
+    out = np.zeros((m, m))
+    for i in range(len(indptr) - 1):
+        w = weight[i]
+        for a in range(indptr[i], indptr[i + 1]):
+            va = data[a] * w
+            row = indices[a]
+            for b in range(indptr[i], indptr[i + 1]):
+                out[row, indices[b]] += va * data[b]
+    return out
+
+
+@numba.njit(cache=True)
+def _weighted_quad(indptr, indices, data, weight, inv):  # pragma: no cover - compiled
+    """Σ_i weight_i b_i' inv b_i for B in CSC form (columns b_i)."""
+    total = 0.0
+    for i in range(len(indptr) - 1):
+        acc = 0.0
+        for a in range(indptr[i], indptr[i + 1]):
+            row = indices[a]
+            for b in range(indptr[i], indptr[i + 1]):
+                acc += data[a] * data[b] * inv[row, indices[b]]
+        total += weight[i] * acc
+    return total

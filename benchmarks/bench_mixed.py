@@ -37,6 +37,7 @@ def simulate(n, n_systems, n_judges, n_segments, seed=0):
 
 def large(n, queue):
     system, item, judge, score = simulate(n, 30, 1000, 20000)
+    fit_mixed(score[:2000], system[:2000], item[:2000], judge[:2000])  # compile / load the kernels first
     t0 = time.perf_counter()
     fit = fit_mixed(score, system, item, judge)
     seconds = time.perf_counter() - t0
@@ -63,6 +64,7 @@ def main():
 
     import statsmodels.formula.api as smf
     system, item, judge, score = simulate(args.small, 10, 40, 150, seed=1)
+    fit_mixed(score[:200], system[:200], item[:200], judge[:200])  # load the compiled kernels first
     t0 = time.perf_counter()
     ours = fit_mixed(score, system, item, judge)
     t_ours = time.perf_counter() - t0

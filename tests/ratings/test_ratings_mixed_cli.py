@@ -79,3 +79,16 @@ def test_rank_fitted_leaves_humans_out_of_the_table_but_fits_them():
     assert any("still fitted" in n for n in without.notes)
     with pytest.raises(ValueError, match="unknown fitted model"):
         rank_fitted(r, "irt")
+
+
+def test_rank_heldout_says_which_model_predicts_best(tmp_path):
+    sim = simulate_ratings(n_systems=4, n_items=60, n_judges=12, n_ratings=2000, random_state=5)
+    path = csv_of(sim, tmp_path / "da.csv")
+    result = run("rank", path, "--heldout")
+    assert result.exit_code == 0, result.output
+    assert "held-out ratings (400), log density per rating" in result.output
+    assert "predicts the held-out ratings best" in result.output
+    result = run("rank", path, "--heldout", "--json")
+    (track,) = json.loads(result.output).values()
+    assert track["heldout"]["best"].startswith("mixed")
+    assert {r["model"] for r in track["heldout"]["table"]} == {"raw", "z-mean", "mixed", "mixed-scale"}

@@ -85,7 +85,9 @@ def rank_fitted(ratings: Ratings, model: str = "mixed", correction: str = "none"
     idx = np.flatnonzero(keep)
     est, cov = estimate[idx], fit.covariance[np.ix_(idx, idx)]
     p = correct(wald_pvalues(est, cov), correction)
-    notes.append(f"{confidence:.0%} intervals and one-sided Wald tests from the model's standard errors")
+    notes.append(f"{confidence:.0%} intervals and one-sided Wald tests from the model's standard errors; an interval "
+                 "carries the uncertainty of the average annotator and segment, which the tests (on differences, "
+                 "where it cancels) do not")
     if correction != "none":
         notes.append(f"p-values corrected for {len(idx) * (len(idx) - 1) // 2} pairs "
                      f"({'Holm' if correction == 'holm' else 'Benjamini–Hochberg'})")

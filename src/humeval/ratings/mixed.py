@@ -183,7 +183,9 @@ class _Design:
         d0 = np.asarray(self.Zd.T @ w).ravel()
         rA = np.asarray(Wt.T @ self.x).ravel()
         rD = np.asarray(self.Zd.T @ (w * self.x)).ravel()
-        return A, B.tocsc(), d0, rA, rD, float(np.sum(w * self.x * self.x))
+        B = B.tocsc()
+        B.sort_indices()
+        return A, B, d0, rA, rD, float(np.sum(w * self.x * self.x))
 
     def fit(self, w, method):
         A, B, d0, rA, rD, yy = self.cross(w)
@@ -223,7 +225,8 @@ class _Design:
             """−2 ℓ_R and its gradient: ∂/∂log γ_k = q_k − λ_k (‖θ̂_k‖²/σ̂² + tr (C⁻¹)_kk), where
             (C⁻¹)_AA = S⁻¹ and tr (C⁻¹)_DD = Σ 1/D_i + Σ_i b_i' S⁻¹ b_i / D_i²."""
             value, sigma2, gamma, lam, D, chol, thA, thD = solve(log_gamma)
-            inv = linalg.cho_solve(chol, np.eye(len(thA)), check_finite=False)
+            lower, info = linalg.lapack.dpotri(chol[0], lower=True)  # S⁻¹ from the Cholesky factor
+            inv = np.tril(lower) + np.tril(lower, -1).T
             grad = np.empty(len(log_gamma))
             for k, s in enumerate(kept_slices):
                 grad[k] = self.levels[k] - lam[k] * (thA[s] @ thA[s] / sigma2 + np.trace(inv[s, s]))
@@ -250,28 +253,32 @@ class _Design:
 
 @numba.njit(cache=True)
 def _weighted_gram(indptr, indices, data, weight, m):  # pragma: no cover - compiled
-    """B diag(weight) B' for B (m × I) in CSC form: Σ_i weight_i b_i b_i', dense (m × m);
-    Σ_i nnz_i² multiply-adds."""
+    """B diag(weight) B' for B (m × I) in CSC form with sorted row indices: Σ_i weight_i b_i b_i',
+    dense (m × m); the upper triangle is accumulated (½ Σ_i nnz_i² multiply-adds), then mirrored."""
     out = np.zeros((m, m))
     for i in range(len(indptr) - 1):
         w = weight[i]
         for a in range(indptr[i], indptr[i + 1]):
             va = data[a] * w
             row = indices[a]
-            for b in range(indptr[i], indptr[i + 1]):
+            for b in range(a, indptr[i + 1]):
                 out[row, indices[b]] += va * data[b]
+    for r in range(m):
+        for c in range(r + 1, m):
+            out[c, r] = out[r, c]
     return out
 
 
 @numba.njit(cache=True)
 def _weighted_quad(indptr, indices, data, weight, inv):  # pragma: no cover - compiled
-    """Σ_i weight_i b_i' inv b_i for B in CSC form (columns b_i)."""
+    """Σ_i weight_i b_i' inv b_i for B in CSC form (columns b_i) and a symmetric ``inv``."""
     total = 0.0
     for i in range(len(indptr) - 1):
         acc = 0.0
         for a in range(indptr[i], indptr[i + 1]):
             row = indices[a]
-            for b in range(indptr[i], indptr[i + 1]):
+            acc += 0.5 * data[a] * data[a] * inv[row, row]
+            for b in range(a + 1, indptr[i + 1]):
                 acc += data[a] * data[b] * inv[row, indices[b]]
-        total += weight[i] * acc
+        total += 2.0 * weight[i] * acc
     return total

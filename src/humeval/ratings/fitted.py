@@ -58,9 +58,10 @@ def rank_fitted(ratings: Ratings, model: str = "mixed", correction: str = "none"
         fit = fit_mixed(agg.raw, agg.system, agg.item, agg.judge, agg.systems, agg.items, agg.judges,
                         judge_scale=judge_scale)
         estimate, unit = fit.system_means, agg.sign
-        notes.append(f"mixed model (REML): σ = {np.sqrt(fit.sigma2):.3g}, annotator s.d. {np.sqrt(fit.var_judge):.3g}, "
-                     f"segment s.d. {np.sqrt(fit.var_segment):.3g}; score = the system's expected rating from an "
-                     "average annotator on an average segment")
+        judges = f"annotator s.d. {np.sqrt(fit.var_judge):.3g}" if len(agg.judges) else "annotators unknown"
+        notes.append(f"mixed model (REML): σ = {np.sqrt(fit.sigma2):.3g}, {judges}, segment s.d. "
+                     f"{np.sqrt(fit.var_segment):.3g}; score = the system's expected rating from an average annotator "
+                     "on an average segment")
     else:
         fit = fit_ordinal(agg.raw, agg.system, agg.item, agg.judge, agg.systems, agg.items, agg.judges,
                           scale=ratings.scale if agg.sign > 0 else "")

@@ -114,3 +114,11 @@ def test_bad_input():
         fit_mixed([1.0, 2.0], [0, 1], [0, 0], [0, 0])
     with pytest.raises(ValueError, match="reml or ml"):
         fit_mixed([1.0, 2.0, 3.0, 4.0], [0, 0, 1, 1], [0, 1, 0, 1], [0, 0, 1, 1], method="bayes")
+
+
+def test_too_many_levels_for_the_dense_part_is_refused(monkeypatch):
+    import humeval.ratings.mixed as mixed
+    monkeypatch.setattr(mixed, "MAX_DENSE", 10)
+    sim = simulate_ratings(n_systems=3, n_items=40, n_judges=20, n_ratings=500, random_state=5)
+    with pytest.raises(ValueError, match="dense matrix of 23 rows"):
+        _fit(sim)

@@ -16,6 +16,8 @@ counts as 0 with ``nan_as_zero`` (mt-metrics-eval's ``replace_nans_with_zeros``)
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -74,8 +76,10 @@ def group_values(gold, metric, statistic=pearson, average_by: str = "none", empt
     """The statistic of each non-empty group (NaN where undefined); with ``empty``, of every
     row (system) or column (item), NaN for those left empty."""
     statistic = STATISTICS.get(statistic, statistic)
-    return np.array([statistic(g, m) if len(g) else np.nan for g, m in groups(gold, metric, average_by, empty=empty)],
-                    dtype=float)
+    with warnings.catch_warnings():  # a group of constant scores has no correlation: NaN, left out of the mean
+        warnings.simplefilter("ignore")
+        return np.array([statistic(g, m) if len(g) else np.nan
+                         for g, m in groups(gold, metric, average_by, empty=empty)], dtype=float)
 
 
 def average(values: np.ndarray, nan_as_zero: bool = False) -> float:

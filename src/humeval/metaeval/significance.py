@@ -76,10 +76,9 @@ def compare_metrics(gold, metrics: dict, statistic: str = "pearson", average_by:
     else:
         p = np.ones((len(names), len(names)))
         for a in range(len(names)):
-            for b in range(len(names)):
-                if a != b:
-                    p[a, b] = permutation_pvalue(gold, metrics[names[a]], metrics[names[b]], statistic, average_by,
-                                                 n, rng)
+            for b in range(a + 1, len(names)):
+                p[a, b], p[b, a] = permutation_pvalues(gold, metrics[names[a]], metrics[names[b]], statistic,
+                                                       average_by, n, rng)
     ranks = assign_ranks(p, alpha)
     significant = p <= alpha
     np.fill_diagonal(significant, False)
@@ -147,19 +146,20 @@ def _zscore(x: np.ndarray) -> np.ndarray:
     return (x - x.mean()) / sd if sd > 0 else x - x.mean()
 
 
-def permutation_pvalue(gold, metric_a, metric_b, statistic: str, average_by: str, n: int, rng) -> float:
-    """PERM-BOTH p-value of "a agrees better than b" (module docstring)."""
+def permutation_pvalues(gold, metric_a, metric_b, statistic: str, average_by: str, n: int, rng) -> tuple[float, float]:
+    """PERM-BOTH p-values of "a agrees better than b" and of "b better than a", from the same
+    replicates (module docstring)."""
     gold, a, b = (np.asarray(x, dtype=float) for x in (gold, metric_a, metric_b))
     keep = ~(np.isnan(gold) | np.isnan(a) | np.isnan(b))
     if keep.sum() < 2:
-        return 1.0
+        return 1.0, 1.0
     za, zb = np.full(a.shape, np.nan), np.full(b.shape, np.nan)
     za[keep], zb[keep] = _zscore(a[keep]), _zscore(b[keep])
     g = np.where(keep, gold, np.nan)
     delta = statistic_value(g, za, statistic, average_by) - statistic_value(g, zb, statistic, average_by)
     if np.isnan(delta):
-        return 1.0
-    count = 0
+        return 1.0, 1.0
+    above = below = 0
     for start in range(0, n, CHUNK):
         size = min(CHUNK, n - start)
         swap = rng.random((size, *keep.shape)) < 0.5
@@ -169,8 +169,9 @@ def permutation_pvalue(gold, metric_a, metric_b, statistic: str, average_by: str
         else:
             diff = np.array([statistic_value(g, x, statistic, average_by) - statistic_value(g, y, statistic, average_by)
                              for x, y in zip(ha, hb)])
-        count += int(np.sum(diff >= delta - 1e-12))
-    return count / n
+        above += int(np.sum(diff >= delta - 1e-12))
+        below += int(np.sum(-diff >= -delta - 1e-12))
+    return above / n, below / n
 
 
 def batched_pearson(gold: np.ndarray, metrics: np.ndarray, average_by: str = "none") -> np.ndarray:
@@ -203,4 +204,4 @@ def batched_pearson(gold: np.ndarray, metrics: np.ndarray, average_by: str = "no
 
 
 __all__ = ["METHODS", "MetricSignificance", "assign_ranks", "batched_pearson", "compare_metrics",
-           "permutation_pvalue", "statistic_value"]
+           "permutation_pvalues", "statistic_value"]

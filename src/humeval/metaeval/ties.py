@@ -31,7 +31,7 @@ from humeval.metaeval.grouped import AVERAGE_BY
 from humeval.ratings.significance import resampled
 
 VARIANTS = ("acc_eq", "tau_eq")
-MAX_PAIRS = 50_000_000  # ~1 GB of working arrays
+MAX_PAIRS = 10_000_000  # ~250 MB of working arrays
 
 
 def pair_differences(gold, metric, average_by: str = "none"):

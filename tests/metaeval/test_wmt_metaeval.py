@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from humeval.metaeval.grouped import correlation, to_matrix
-from humeval.metaeval.significance import assign_ranks, batched_pearson, compare_metrics, statistic_value
+from humeval.metaeval.significance import assign_ranks, compare_metrics, swapped_pearson, statistic_value
 from humeval.metaeval.systems import mean_statistics, paired_test
 from humeval.metaeval.ties import sweep, soft_pairwise_accuracy, tie_calibrated_accuracy
 
@@ -124,14 +124,16 @@ def test_soft_pairwise_accuracy_bounds():
     assert reversed_ < 0.2  # every clear human preference reversed: |p_h − p_m| near 1
 
 
-def test_batched_pearson_equals_loop():
+def test_swapped_pearson_equals_loop():
     rng = np.random.default_rng(4)
-    gold = rng.normal(size=(5, 12))
+    gold, a, b = rng.normal(size=(3, 5, 12))
     gold[0, 0] = NAN
-    batch = rng.normal(size=(3, 5, 12))
+    a[1, 2] = b[1, 2] = NAN  # as permutation_pvalues passes them: missing in both
+    swap = rng.random((3, 5, 12)) < 0.5
     for average_by in ("none", "item", "system"):
-        loop = [correlation(gold, m, "pearson", average_by) for m in batch]
-        np.testing.assert_allclose(batched_pearson(gold, batch, average_by), loop)
+        x, y = swapped_pearson(gold, a, b, swap, average_by)
+        np.testing.assert_allclose(x, [correlation(gold, np.where(s, b, a), "pearson", average_by) for s in swap])
+        np.testing.assert_allclose(y, [correlation(gold, np.where(s, a, b), "pearson", average_by) for s in swap])
 
 
 def test_assign_ranks_mt_metrics_eval_rule():

@@ -10,7 +10,7 @@ both metrics have a score.
 - **permutation** (PERM-BOTH, Deutsch et al. 2021, as mt-metrics-eval's ``PermutationSigDiff``):
   z-score both metrics' scores, swap the two metrics' scores of each entry with probability ½,
   recompute both statistics; p[a, b] = #{stat_a* − stat_b* ≥ δ} / B with δ the observed
-  difference (no +1, as mt-metrics-eval). Pearson is computed for all replicates at once.
+  difference (no +1, as mt-metrics-eval). Pearson is computed for all replicates at once (``swapped_pearson``).
 - **bootstrap**: resample items (systems with ``average_by="system"`` or system-level scores)
   with replacement; p[a, b] = (1 + #{stat_a* − stat_b* ≤ 0}) / (B + 1). Every metric is scored on
   the same replicates; for item- or system-averaged statistics a replicate is a weighted mean of
@@ -24,12 +24,13 @@ need every system above (or every pair across the line) to differ.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from humeval.metaeval.grouped import STATISTICS, average, correlation, group_values
+from humeval.metaeval.grouped import STATISTICS, correlation, group_values
 from humeval.metaeval.ties import VARIANTS, tie_calibrated_accuracy
 
 METHODS = ("permutation", "bootstrap")
@@ -156,17 +157,24 @@ def permutation_pvalues(gold, metric_a, metric_b, statistic: str, average_by: st
     za, zb = np.full(a.shape, np.nan), np.full(b.shape, np.nan)
     za[keep], zb[keep] = _zscore(a[keep]), _zscore(b[keep])
     g = np.where(keep, gold, np.nan)
-    delta = statistic_value(g, za, statistic, average_by) - statistic_value(g, zb, statistic, average_by)
+    if statistic == "pearson":  # the unswapped pattern gives both observed values at once
+        ra, rb = swapped_pearson(g, za, zb, np.zeros((1, *keep.shape), dtype=bool), average_by)
+        delta = float(ra[0] - rb[0])
+    else:
+        delta = statistic_value(g, za, statistic, average_by) - statistic_value(g, zb, statistic, average_by)
     if np.isnan(delta):
         return 1.0, 1.0
     above = below = 0
     for start in range(0, n, CHUNK):
         size = min(CHUNK, n - start)
-        swap = rng.random((size, *keep.shape)) < 0.5
-        ha, hb = np.where(swap, zb, za), np.where(swap, za, zb)
+        cells = size * keep.size  # fair coin flips, eight from each random byte
+        swap = np.unpackbits(rng.integers(0, 256, size=(cells + 7) // 8, dtype=np.uint8))[:cells]
+        swap = swap.reshape(size, *keep.shape).astype(bool)
         if statistic == "pearson":
-            diff = batched_pearson(g, ha, average_by) - batched_pearson(g, hb, average_by)
+            ra, rb = swapped_pearson(g, za, zb, swap, average_by)
+            diff = ra - rb
         else:
+            ha, hb = np.where(swap, zb, za), np.where(swap, za, zb)
             diff = np.array([statistic_value(g, x, statistic, average_by) - statistic_value(g, y, statistic, average_by)
                              for x, y in zip(ha, hb)])
         above += int(np.sum(diff >= delta - 1e-12))
@@ -174,34 +182,42 @@ def permutation_pvalues(gold, metric_a, metric_b, statistic: str, average_by: st
     return above / n, below / n
 
 
-def batched_pearson(gold: np.ndarray, metrics: np.ndarray, average_by: str = "none") -> np.ndarray:
-    """``correlation(gold, m, pearson, average_by)`` for each m in ``metrics`` (shape (B, *gold.shape)),
-    all at once; NaN entries of ``gold`` are left out."""
-    keep = ~np.isnan(gold)
+def swapped_pearson(gold: np.ndarray, a: np.ndarray, b: np.ndarray, swap: np.ndarray,
+                    average_by: str = "none") -> tuple[np.ndarray, np.ndarray]:
+    """Pearson's r of the two hybrids x = where(swap, b, a) and y = where(swap, a, b) with ``gold``,
+    averaged by ``average_by``, for each of the B swap patterns (shape (B, *gold.shape)) at once;
+    entries where gold, a or b is NaN are left out. The hybrids' sums are the unswapped sums plus
+    swap-weighted sums of d = b − a (x = a + s d, y = b − s d, s² = s), so a replicate costs five
+    weighted sums instead of building both hybrids."""
+    keep = ~(np.isnan(gold) | np.isnan(a) | np.isnan(b))
     if gold.ndim == 1 or average_by == "none":
-        g = gold[keep]
-        m = metrics[:, keep]
-        gc = g - g.mean()
-        mc = m - m.mean(axis=1, keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            r = mc @ gc / np.sqrt((mc ** 2).sum(axis=1) * (gc ** 2).sum())
-        return r if len(g) > 2 else np.full(len(metrics), np.nan)
-    axis = 0 if average_by == "item" else 1  # correlate along systems (per item) or items (per system)
+        gold, a, b, keep, swap = gold.reshape(-1, 1), a.reshape(-1, 1), b.reshape(-1, 1), keep.reshape(-1, 1), \
+            swap.reshape(len(swap), -1, 1)
+    elif average_by == "system":
+        gold, a, b, keep, swap = gold.T, a.T, b.T, keep.T, np.swapaxes(swap, 1, 2)
     w = keep.astype(float)
-    count = w.sum(axis=axis)
-    g = np.where(keep, gold, 0.0)
-    m = np.where(keep, metrics, 0.0)
+    n = w.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        gm = g.sum(axis=axis) / count
-        mm = m.sum(axis=axis + 1) / count
-        gc = (g - np.expand_dims(gm, axis)) * w
-        mc = (m - np.expand_dims(mm, axis + 1)) * w
-        r = (gc * mc).sum(axis=axis + 1) / np.sqrt((gc ** 2).sum(axis=axis) * (mc ** 2).sum(axis=axis + 1))
-    r[:, count <= 2] = np.nan
-    r[~np.isfinite(r)] = np.nan
-    with np.errstate(invalid="ignore"):
-        return np.array([average(row) for row in r])
+        g = np.where(keep, gold, 0.0)
+        gc = (g - g.sum(axis=0) / n) * w
+        a, b = np.where(keep, a, 0.0), np.where(keep, b, 0.0)
+        d = b - a
+        weighted = np.einsum("bsi,ksi->kbi", swap.astype(float), np.stack([d, gc * d, a * d, d * d, b * d]))
+        s_d, s_gd, s_ad, s_dd, s_bd = weighted
+        var_g = (gc ** 2).sum(axis=0)
+        x_sum, x_g, x_sq = a.sum(axis=0) + s_d, (gc * a).sum(axis=0) + s_gd, (a * a).sum(axis=0) + 2 * s_ad + s_dd
+        y_sum, y_g, y_sq = b.sum(axis=0) - s_d, (gc * b).sum(axis=0) - s_gd, (b * b).sum(axis=0) - 2 * s_bd + s_dd
+        r_x = x_g / np.sqrt(var_g * (x_sq - x_sum ** 2 / n))
+        r_y = y_g / np.sqrt(var_g * (y_sq - y_sum ** 2 / n))
+    out = []
+    for r in (r_x, r_y):
+        r[:, n <= 2] = np.nan
+        r[~np.isfinite(r)] = np.nan
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a replicate with no defined group: NaN
+            out.append(np.nanmean(r, axis=1))
+    return out[0], out[1]
 
 
-__all__ = ["METHODS", "MetricSignificance", "assign_ranks", "batched_pearson", "compare_metrics",
+__all__ = ["METHODS", "MetricSignificance", "assign_ranks", "swapped_pearson", "compare_metrics",
            "permutation_pvalues", "statistic_value"]

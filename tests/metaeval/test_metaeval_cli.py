@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -135,3 +136,30 @@ def test_compare_ratings(tmp_path):
     out = {r["system"]: r for r in json.loads(result.output)["comparisons"]}
     assert out["B"]["p"] < 0.01 and out["C"]["p"] > 0.05
     assert out["B"]["Δ"] > 0
+
+
+def test_wmt20_de_en_grouped_and_tie_calibrated():
+    """The README's WMT20 de-en figures: the CLI's item- and system-averaged Pearson equal a pandas
+    groupby; at system level (no ties) acc_eq at ε = 0 is Kocmi et al.'s pairwise accuracy."""
+    from conftest import shared_file
+
+    from humeval.metaeval import read_da_scores, read_metric_scores
+    root = shared_file("wmt20-metrics-de-en")
+    _, human = read_da_scores(root / "manual-evaluation/ad-seg-scores-de-en.csv", root / "input/de-en.details.txt")
+    _, _, chrf = read_metric_scores(root / "seg-level/chrF.seg.score.de-en.tsv")
+    df = pd.concat({"h": human, "m": chrf}, axis=1).dropna()
+    for level, by in (("item", "item"), ("system", "system")):
+        expected = df.groupby(level=by).apply(lambda g: g.h.corr(g.m) if len(g) > 2 else np.nan).mean()
+        result = CliRunner().invoke(cli, ["metric", "correlate", str(root / "seg-level/chrF.seg.score.de-en.tsv"),
+                                          "--human", str(root / "manual-evaluation/ad-seg-scores-de-en.csv"),
+                                          "--details", str(root / "input/de-en.details.txt"),
+                                          "--average-by", level, "--json"])
+        assert result.exit_code == 0, result.output
+        row = json.loads(result.output)["metrics"][0]
+        assert row["pearson"] == pytest.approx(expected)
+        assert row["pearson"] == pytest.approx({"item": 0.556, "system": 0.190}[level], abs=5e-4)
+    sys_files = sorted(str(p) for p in (root / "sys-level").glob("*.tsv"))[:6]
+    result = CliRunner().invoke(cli, ["metric", "correlate", *sys_files, "--human",
+                                      str(root / "manual-evaluation/ad-sys-scores-de-en.csv"), "--json"])
+    rows = json.loads(result.output)["metrics"]
+    assert all(r["acc_eq"] == pytest.approx(r["pairwise accuracy"]) and r["ε"] == 0 for r in rows)

@@ -10,9 +10,9 @@ import pytest
 from scipy import stats
 
 from humeval.metaeval.grouped import correlation, to_matrix
-from humeval.metaeval.significance import assign_ranks, compare_metrics, swapped_pearson, statistic_value
+from humeval.metaeval.significance import assign_ranks, compare_metrics, statistic_value, swapped_pearson
 from humeval.metaeval.systems import mean_statistics, paired_test
-from humeval.metaeval.ties import sweep, soft_pairwise_accuracy, tie_calibrated_accuracy
+from humeval.metaeval.ties import soft_pairwise_accuracy, sweep, tie_calibrated_accuracy
 
 NAN = np.nan
 
@@ -168,7 +168,7 @@ def test_paired_tests_agree_with_sacrebleu():
 
     from humeval.metrics.baselines import corpus_statistics
     rng = np.random.default_rng(0)
-    words = "the a cat dog sat on mat house big small red blue ran fast slowly".split()
+    words = ["the", "a", "cat", "dog", "sat", "on", "mat", "house", "big", "small", "red", "blue", "ran", "fast", "slowly"]
     refs = [" ".join(rng.choice(words, 8)) for _ in range(150)]
 
     def noisy(ref, rate):

@@ -233,6 +233,8 @@ STATISTICS = ("pearson", "spearman", "kendall", "acc_eq", "tau_eq")
 @click.option("--alpha", type=SHARE, default=0.05, show_default=True, help="Significance level of the clusters.")
 @click.option("--acc-eq/--no-acc-eq", "tie_accuracy", default=True, show_default=True,
               help="Add pairwise accuracy with tie calibration (acc_eq and its threshold ε).")
+@click.option("--spa", is_flag=True,
+              help="Segment level: soft pairwise accuracy of the systems (Thompson et al. 2024; --resamples permutations).")
 @click.option("--bootstrap", "n_boot", type=Resamples(), default=0, show_default=True,
               help="Resamples for percentile intervals of Pearson's r (0: none).")
 @click.option("--confidence", type=CONFIDENCE, default=0.95, show_default=True,
@@ -244,7 +246,7 @@ STATISTICS = ("pearson", "spearman", "kendall", "acc_eq", "tau_eq")
 @click.option("--pvalues", "pvalues_file", type=TABLE_OUT, help="Write the metric-pair p-values of --significance.")
 @common_options
 def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name, level, refset, exclude_systems,
-                     average_by, significance, statistic, n_resamples, alpha, tie_accuracy, n_boot, confidence,
+                     average_by, significance, statistic, n_resamples, alpha, tie_accuracy, spa, n_boot, confidence,
                      williams, random_state, out_file, pvalues_file, quiet, as_json):
     """How well each metric agrees with the human scores, as the WMT metrics tasks report it:
     Pearson, Kendall τ and pairwise accuracy with tie calibration (acc_eq, Deutsch et al. 2023),
@@ -265,9 +267,10 @@ def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name
     from humeval.metaeval.table import correlation_table, mtme_table
     ctx = click.get_current_context()
     needs(ctx, {"confidence": "--confidence"}, n_boot > 0, "without --bootstrap")
-    needs(ctx, {"n_resamples": "--resamples", "alpha": "--alpha"}, significance is not None, "without --significance")
-    needs(ctx, {"random_state": "--random-state"}, n_boot > 0 or significance is not None,
-          "without --bootstrap or --significance")
+    needs(ctx, {"alpha": "--alpha"}, significance is not None, "without --significance")
+    needs(ctx, {"n_resamples": "--resamples"}, significance is not None or spa, "without --significance or --spa")
+    needs(ctx, {"random_state": "--random-state"}, n_boot > 0 or significance is not None or spa,
+          "without --bootstrap, --significance or --spa")
     if mtme_dir:
         if metric_files or human_file or details:
             raise click.UsageError("give either --mtme DIR or METRIC_FILES with --human, not both")
@@ -277,9 +280,9 @@ def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name
         needs(ctx, {"lp": "--lp", "human_name": "--human-name", "level": "--level"}, False, "without --mtme")
         if not metric_files or not human_file:
             raise click.UsageError("give METRIC_FILES and --human FILE (or --mtme DIR --lp LP)")
-    options = dict(average_by=average_by, significance=significance, statistic=statistic, n_resamples=n_resamples,
-                   alpha=alpha, tie_accuracy=tie_accuracy, n_boot=n_boot, confidence=confidence, williams=williams,
-                   random_state=random_state)
+    options = {"average_by": average_by, "significance": significance, "statistic": statistic,
+               "n_resamples": n_resamples, "alpha": alpha, "tie_accuracy": tie_accuracy, "spa": spa, "n_boot": n_boot,
+               "confidence": confidence, "williams": williams, "random_state": random_state}
     if mtme_dir:
         level, table, notes = mtme_table(mtme_dir, lp, human_name, level, refset, exclude_systems, **options)
         skipped, source = [], f"{mtme_dir} {lp}"

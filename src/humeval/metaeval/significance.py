@@ -85,8 +85,8 @@ def compare_metrics(gold, metrics: dict, statistic: str = "pearson", average_by:
     np.fill_diagonal(significant, False)
     table = pd.DataFrame({statistic: values, "rank": ranks, "wins": significant.sum(axis=1)},
                          index=pd.Index(names, name="metric"))
-    notes = [f"{method} test ({n:,} resamples), one-sided; rank: a new cluster where a metric of the current "
-             f"cluster is significantly better (p ≤ {alpha:g}), as mt-metrics-eval"]
+    notes = [(f"{method} test ({n:,} resamples), one-sided; rank: a new cluster where a metric of the current "
+              f"cluster is significantly better (p ≤ {alpha:g}), as mt-metrics-eval")]
     return MetricSignificance(table, pd.DataFrame(p, index=table.index, columns=names), statistic, average_by,
                               method, alpha, notes)
 
@@ -219,5 +219,12 @@ def swapped_pearson(gold: np.ndarray, a: np.ndarray, b: np.ndarray, swap: np.nda
     return out[0], out[1]
 
 
-__all__ = ["METHODS", "MetricSignificance", "assign_ranks", "swapped_pearson", "compare_metrics",
-           "permutation_pvalues", "statistic_value"]
+__all__ = [
+    "METHODS",
+    "MetricSignificance",
+    "assign_ranks",
+    "compare_metrics",
+    "permutation_pvalues",
+    "statistic_value",
+    "swapped_pearson",
+]

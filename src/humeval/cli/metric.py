@@ -12,6 +12,7 @@ import pandas as pd
 from humeval.cli.common import (
     CONFIDENCE,
     SEED,
+    SHARE,
     TABLE_OUT,
     Grid,
     Names,
@@ -203,50 +204,185 @@ def metric_hter(file, fmt, encoding, columns, outcomes, tracks, out_file, quiet,
         out.print(f"  {result.attrs['signature']}; {result.attrs['skipped']:,} rows without an output or a post-edit left out")
 
 
+AVERAGE_BY = ("none", "item", "system")
+STATISTICS = ("pearson", "spearman", "kendall", "acc_eq", "tau_eq")
+
+
 @metric.command("correlate")
-@click.argument("metric_files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--human", "human_file", required=True, type=click.Path(dir_okay=False),
+@click.argument("metric_files", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--human", "human_file", type=click.Path(dir_okay=False),
               help="Human scores: a WMT DA file (system or segment level).")
 @click.option("--details", type=click.Path(dir_okay=False), help="Segment ids → document and segment (seg level).")
+@click.option("--mtme", "mtme_dir", type=click.Path(file_okay=False, exists=True),
+              help="Instead of files: an mt-metrics-eval test-set directory (sources/, references/, system-outputs/, "
+                   "human-scores/, metric-scores/), or a folder of such test sets (then --lp TESTSET/LP).")
+@click.option("--lp", help="Language pair in --mtme, e.g. de-en or wmt20/de-en.")
+@click.option("--human-name", help="Human scores in --mtme: mqm, esa, wmt-z, wmt-raw, … (default: the first of these present).")
+@click.option("--level", type=click.Choice(["seg", "sys"]), default="seg", show_default=True,
+              help="Level of the --mtme scores to correlate.")
 @click.option("--refset", help="Reference set to use when a file has several (default: the file's first).")
 @click.option("--exclude", "exclude_systems", multiple=True, help="Leave out this system (repeatable), e.g. human ones.")
+@click.option("--average-by", type=click.Choice(AVERAGE_BY), default="none", show_default=True,
+              help="Segment level: one statistic over all (segment, system) scores, or per item (across systems) "
+                   "or per system (across items) and averaged, as mt-metrics-eval.")
+@click.option("--significance", type=click.Choice(["permutation", "bootstrap"]),
+              help="Test every pair of metrics on --statistic and add WMT's clusters (rank) and wins.")
+@click.option("--statistic", type=click.Choice(STATISTICS), default="pearson", show_default=True,
+              help="Statistic the table is sorted and --significance is tested on (acc_eq/tau_eq: tie-calibrated).")
+@click.option("--resamples", "n_resamples", type=Resamples(off=False), default=1000, show_default=True,
+              help="Resamples of --significance.")
+@click.option("--alpha", type=SHARE, default=0.05, show_default=True, help="Significance level of the clusters.")
+@click.option("--acc-eq/--no-acc-eq", "tie_accuracy", default=True, show_default=True,
+              help="Add pairwise accuracy with tie calibration (acc_eq and its threshold ε).")
+@click.option("--spa", is_flag=True,
+              help="Segment level: soft pairwise accuracy of the systems (Thompson et al. 2024; --resamples permutations).")
 @click.option("--bootstrap", "n_boot", type=Resamples(), default=0, show_default=True,
               help="Resamples for percentile intervals of Pearson's r (0: none).")
 @click.option("--confidence", type=CONFIDENCE, default=0.95, show_default=True,
               help="Coverage of the intervals (needs --bootstrap).")
 @click.option("--williams/--no-williams", default=True, show_default=True,
-              help="Williams' test: is the top metric's Pearson r higher than each other's?")
+              help="Williams' test: is the top metric's Pearson r higher than each other's? (--average-by none)")
 @click.option("--random-state", type=SEED, default=0, show_default=True)
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write the table.")
+@click.option("--pvalues", "pvalues_file", type=TABLE_OUT, help="Write the metric-pair p-values of --significance.")
 @common_options
-def metric_correlate(metric_files, human_file, details, refset, exclude_systems, n_boot, confidence, williams,
-                     random_state, out_file, quiet, as_json):
-    """How well each metric (METRIC_FILES, in the WMT metrics-task layout) agrees with the human
-    scores: Pearson, Kendall τ and, at system level, pairwise accuracy; segment level: Pearson and
-    Kendall over (segment, system) scores. --bootstrap adds percentile intervals of r (resampling
-    systems or segments); Williams' test (Graham & Baldwin 2014) gives the one-sided p-value that
-    the top metric correlates better than each other one.
+def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name, level, refset, exclude_systems,
+                     average_by, significance, statistic, n_resamples, alpha, tie_accuracy, spa, n_boot, confidence,
+                     williams, random_state, out_file, pvalues_file, quiet, as_json):
+    """How well each metric agrees with the human scores, as the WMT metrics tasks report it:
+    Pearson, Kendall τ and pairwise accuracy with tie calibration (acc_eq, Deutsch et al. 2023),
+    at segment level optionally averaged by item or system (--average-by, as mt-metrics-eval);
+    at system level also pairwise accuracy (Kocmi et al. 2021). --significance tests every pair of
+    metrics (permutation as mt-metrics-eval's PERM-BOTH, or bootstrap) and groups them into
+    significance clusters; --bootstrap adds percentile intervals of r; Williams' test (Graham &
+    Baldwin 2014) gives the one-sided p-value that the top metric correlates better than each other one.
+    Input: METRIC_FILES in the WMT metrics-task layout with --human, or --mtme DIR --lp LP.
 
     \b
     Example:
       humeval metric correlate sys-level/*.tsv --human manual-evaluation/ad-sys-scores-de-en.csv
       humeval metric correlate seg-level/*.tsv --human manual-evaluation/ad-seg-scores-de-en.csv \\
-          --details input/de-en.details.txt
+          --details input/de-en.details.txt --average-by item --significance permutation
+      humeval metric correlate --mtme mt-metrics-eval-v2/wmt22 --lp en-de --human-name mqm --average-by item
     """
-    from humeval.metaeval.table import correlation_table
-    needs(click.get_current_context(), {"confidence": "--confidence", "random_state": "--random-state"}, n_boot > 0,
-          "without --bootstrap")
-    level, table, skipped = correlation_table(metric_files, human_file, details, refset, exclude_systems, n_boot,
-                                              confidence, williams, random_state)
+    from humeval.metaeval.table import correlation_table, mtme_table
+    ctx = click.get_current_context()
+    needs(ctx, {"confidence": "--confidence"}, n_boot > 0, "without --bootstrap")
+    needs(ctx, {"alpha": "--alpha"}, significance is not None, "without --significance")
+    needs(ctx, {"n_resamples": "--resamples"}, significance is not None or spa, "without --significance or --spa")
+    needs(ctx, {"random_state": "--random-state"}, n_boot > 0 or significance is not None or spa,
+          "without --bootstrap, --significance or --spa")
+    if mtme_dir:
+        if metric_files or human_file or details:
+            raise click.UsageError("give either --mtme DIR or METRIC_FILES with --human, not both")
+        if not lp:
+            raise click.BadParameter("--mtme needs the language pair", param_hint="--lp")
+    else:
+        needs(ctx, {"lp": "--lp", "human_name": "--human-name", "level": "--level"}, False, "without --mtme")
+        if not metric_files or not human_file:
+            raise click.UsageError("give METRIC_FILES and --human FILE (or --mtme DIR --lp LP)")
+    options = {"average_by": average_by, "significance": significance, "statistic": statistic,
+               "n_resamples": n_resamples, "alpha": alpha, "tie_accuracy": tie_accuracy, "spa": spa, "n_boot": n_boot,
+               "confidence": confidence, "williams": williams, "random_state": random_state}
+    if mtme_dir:
+        level, table, notes = mtme_table(mtme_dir, lp, human_name, level, refset, exclude_systems, **options)
+        skipped, source = [], f"{mtme_dir} {lp}"
+    else:
+        level, table, skipped = correlation_table(metric_files, human_file, details, refset, exclude_systems, **options)
+        notes, source = table.attrs.get("notes", []), Path(human_file).name
+    pvalues = table.attrs.get("pvalues")
     if out_file:
         write(table.reset_index(), out_file)
+    if pvalues_file and pvalues is not None:
+        write(pvalues.reset_index(), pvalues_file)
     if as_json:
-        click.echo(json.dumps({"level": level, "metrics": jsonable(table), "skipped": skipped}, indent=2))
+        payload = {"level": level, "average_by": average_by, "metrics": jsonable(table), "skipped": skipped,
+                   "notes": notes}
+        if pvalues is not None:
+            payload["pvalues"] = jsonable(pvalues)
+        click.echo(json.dumps(payload, indent=2))
     elif not quiet:
-        out.print(render(table, f"{level}-level agreement with {Path(human_file).name}", "metric"))
+        out.print(render(table, f"{level}-level agreement with {source}"
+                         + (f" (averaged by {average_by})" if average_by != "none" else ""), "metric"))
+        for note in notes:
+            out.print(f"  {note}")
         if skipped:
             out.print(f"  skipped {len(skipped)} files of the other level: {', '.join(skipped[:5])}"
                       + (" …" if len(skipped) > 5 else ""))
+
+
+@metric.command("compare")
+@click.option("--baseline", required=True,
+              help="The baseline: a file of hypotheses (with --ref), or a system name (with --scores or --ratings).")
+@click.option("--system", "systems", multiple=True,
+              help="A system to test against the baseline: hypotheses file or name (repeatable; default with "
+                   "--scores/--ratings: every other system).")
+@click.option("--ref", "ref_files", multiple=True, type=click.Path(dir_okay=False),
+              help="References, one per line (repeat for several references).")
+@click.option("--metrics", default="bleu,chrf,ter", show_default=True, type=Names(),
+              help="With --ref: any of bleu, chrf, chrf++, ter (recomputed from resampled sufficient statistics).")
+@click.option("--scores", "scores_file", type=click.Path(dir_okay=False),
+              help="Instead of texts: a segment-level metric score file (WMT TSV or mt-metrics-eval .seg.score); "
+                   "the corpus score is the mean.")
+@click.option("--ratings", "ratings_file", type=click.Path(dir_okay=False),
+              help="Instead of texts: a human ratings file (DA, MQM, ESA); the same paired tests on segment scores.")
+@click.option("--test", type=click.Choice(["bs", "ar"]), default="bs", show_default=True,
+              help="Paired bootstrap resampling (bs) or approximate randomisation (ar), as sacrebleu.")
+@click.option("--resamples", "n_resamples", type=Resamples(off=True), default=0, show_default=True,
+              help="Resamples or trials (0: sacrebleu's defaults, 1,000 for bs and 10,000 for ar).")
+@click.option("--alpha", type=SHARE, default=0.05, show_default=True, help="Significance level marked in the table.")
+@click.option("--random-state", type=SEED, default=12345, show_default=True, help="Seed (sacrebleu's default 12345).")
+@click.option("--out", "out_file", type=TABLE_OUT, help="Write the table.")
+@common_options
+def metric_compare(baseline, systems, ref_files, metrics, scores_file, ratings_file, test, n_resamples, alpha,
+                   random_state, out_file, quiet, as_json):
+    """Is each system's score significantly different from the baseline's? sacrebleu's paired
+    tests (--paired-bs / --paired-ar): BLEU, chrF, TER recomputed from resampled segment statistics;
+    any segment-level metric score file (--scores); or human ratings (--ratings: paired bootstrap
+    or sign-flip permutation on segment scores, humeval.ratings.significance, two-sided).
+
+    \b
+    Example:
+      humeval metric compare --baseline base.txt --system new.txt --ref ref.txt --test ar
+      humeval metric compare --scores COMET-22-refA.seg.score --baseline Online-A
+      humeval metric compare --ratings newstest2020-de-en.mqm.tsv --baseline Online-A
+    """
+    from humeval.metaeval.compare import compare_ratings, compare_scores, compare_texts
+    sources = [bool(ref_files), bool(scores_file), bool(ratings_file)]
+    if sum(sources) != 1:
+        raise click.UsageError("give exactly one of --ref (with hypothesis files), --scores or --ratings")
+    needs(click.get_current_context(), {"metrics": "--metrics"}, bool(ref_files), "without --ref")
+    if ref_files:
+        if not systems:
+            raise click.BadParameter("give the hypotheses of at least one system", param_hint="--system")
+        names = [m.strip().lower() for m in metrics.split(",") if m.strip()]
+        unknown = [m for m in names if m not in ("bleu", "chrf", "chrf++", "ter")]
+        if unknown:
+            raise click.BadParameter(f"unknown metrics {unknown}; choose from bleu, chrf, chrf++, ter",
+                                     param_hint="--metrics")
+        hyps = {path: _lines(path) for path in (baseline, *systems)}
+        refs = [_lines(r) for r in ref_files]
+        for path, stream in [*hyps.items(), *zip(ref_files, refs)]:
+            if len(stream) != len(refs[0]):
+                raise InputError(path, min(len(stream), len(refs[0])) + 1,
+                                 f"{len(stream)} lines, but {ref_files[0]} has {len(refs[0])}",
+                                 "the files must be line-aligned")
+        table, notes = compare_texts(hyps, baseline, refs, names, test, n_resamples, random_state)
+    elif scores_file:
+        table, notes = compare_scores(scores_file, baseline, systems, test, n_resamples, random_state)
+    else:
+        judgments = load(ratings_file, quiet=quiet or as_json)
+        table, notes = compare_ratings(judgments, ratings_file, baseline, systems, test, n_resamples, random_state)
+    table["significant"] = table["p"] < alpha
+    if out_file:
+        write(table.reset_index(), out_file)
+    if as_json:
+        click.echo(json.dumps({"comparisons": jsonable(table), "notes": notes}, indent=2))
+    elif not quiet:
+        out.print(render(table, f"Paired {'bootstrap' if test == 'bs' else 'approximate randomisation'} "
+                                f"against {Path(baseline).name}", "system"))
+        for note in notes:
+            out.print(f"  {note}")
 
 
 def _human_scores(path, column: str, n: int, named: bool = False) -> np.ndarray:

@@ -134,3 +134,37 @@ def test_real_rankings_are_whole_groups():
     whole = [g for g in range(9) if env.used[g * 4:(g + 1) * 4].any()]
     assert all(env.used[g * 4:(g + 1) * 4].all() for g in whole)
     assert len(whole) + int(env.used[36:].sum()) == 3 and len(taken) == len(a)
+
+
+def test_grm_uncertainty_asks_about_the_least_certain_system_first():
+    from humeval.active import GRMUncertainty
+    from humeval.ranking import GRM
+    comparisons, truth = simulate_grm(n_systems=4, n_segments=40, n_comparisons=800, random_state=3)
+    rows = np.nonzero((comparisons.a != 2) | (np.arange(len(comparisons)) % 10 == 0))[0]  # sys03 seldom judged
+    model = GRM(baseline="base").partial_fit(comparisons.take(rows))
+    chooser = GRMUncertainty(truth.theta.index, truth.thresholds.index)
+    system, segment = chooser.choose(model, 12, np.random.default_rng(0))
+    assert model.scores_std_.drop("base").idxmax() == "sys03"
+    assert system[0] == 2 and (system == 2).sum() > 3  # most of the batch goes to it
+    # its segments are the most informative at its θ, in order
+    theta = model.scores_["sys03"]
+    seg = model.segment_thresholds_.reindex(truth.thresholds.index)
+    b1, b2 = seg.b1.fillna(seg.b1.mean()).to_numpy(), seg.b2.fillna(seg.b2.mean()).to_numpy()
+    info = item_information_all(theta, b1, b2, float(model.judge_sensitivity_.mean()))
+    np.testing.assert_array_equal(np.sort(segment[system == 2]), np.sort(np.argsort(-info)[:(system == 2).sum()]))
+
+
+def item_information_all(theta, b1, b2, a):
+    from humeval.ranking.grm import item_information
+    return np.array([item_information(theta, x, y, a)[0] for x, y in zip(b1, b2)])
+
+
+def test_baseline_study_online_strategies_track_the_truth():
+    _, truth = simulate_grm(n_systems=6, n_segments=60, random_state=0)
+    curves = baseline_study(truth, budget=1200, batch=200, trials=1, random_state=0,
+                            strategies=["uncertainty (online)", "random (online)"])
+    final = curves[curves.judgments == 1200].set_index("strategy").spearman
+    assert (final >= 0.8).all()
+    assert curves.seconds.sum() < 5
+    with pytest.raises(ValueError, match="unknown strategies"):
+        baseline_study(truth, strategies=["best"])

@@ -72,3 +72,28 @@ def test_random_judges_hurt(campaign):
     table = noise_study(c, campaign.truth.abilities, ["sys03"], shares=(0.0, 0.8), budget=3000, trials=2)
     assert table.loc[0.8, ("pearson", "Expected Wins")] < table.loc[0.0, ("pearson", "Expected Wins")]
     assert ("pearson", "Expected Wins − GRM") in table.columns
+
+
+def test_cli_study_with_baseline_by_metric(campaign, tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from humeval.cli import cli
+    from humeval.data.export import pairwise_frame, write
+    sim = tmp_path / "sim.csv"
+    write(pairwise_frame(campaign.comparisons), sim)
+    # sys04 is nearest the mean of the metric (mean 21): with --baselines auto it becomes a baseline
+    metric = tmp_path / "bleu.csv"
+    metric.write_text("system,score\nsys01,30\nsys02,10\nsys03,25\nsys04,20.5\nsys05,19\nsys06,21.5\nother,99\n")
+    result = CliRunner().invoke(cli, ["grm", "study", str(sim), "--budgets", "300", "--trials", "1", "--noise", "",
+                                      "--gold-resamples", "5", "--no-two-stage", "--baseline-by-metric", str(metric),
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    table = json.loads(result.output)["baseline_by_metric"]
+    assert "sys04" in {row["baseline"] for row in table}
+    assert {r["model"] for r in json.loads(result.output)["budget_study"]} == {
+        "GRM", "Expected Wins", "IRT-Gaussian (H&M)", "TrueSkill (active)"}
+    metric.write_text("system,score\nsys01,high\n")
+    bad = CliRunner().invoke(cli, ["grm", "study", str(sim), "--baseline-by-metric", str(metric)])
+    assert bad.exit_code == 2 and "'high' is not a finite number" in bad.output and "bleu.csv:2:" in bad.output

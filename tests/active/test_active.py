@@ -8,6 +8,7 @@ from click.testing import CliRunner
 from humeval.active import (BTUncertainty, PairState, RealJudgments, SimulatedPairs, TrueSkillActive, UniformPairs,
                             active_study, baseline_study, informative_pairs, make_strategy, savings)
 from humeval.cli import cli
+from humeval.data import Comparisons
 from humeval.data.export import pairwise_frame, write
 from humeval.experiments.planning import simulate_design
 from humeval.ranking import TrueSkill
@@ -168,3 +169,29 @@ def test_baseline_study_online_strategies_track_the_truth():
     assert curves.seconds.sum() < 5
     with pytest.raises(ValueError, match="unknown strategies"):
         baseline_study(truth, strategies=["best"])
+
+
+def test_real_baseline_draws_real_judgments_without_replacement():
+    from humeval.active.environments import RealBaseline
+    # A against base on s1 (A wins), s2 (tie); B against base on s1 (base wins, written base first)
+    c = Comparisons(a=[0, 0, 2, 0], b=[2, 2, 1, 1], outcome=[1, 0, 1, 1], item=[0, 1, 0, 0], judge=[0, 1, 1, 0],
+                    systems=("A", "B", "base"), items=("s1", "s2"), judges=("j1", "j2"))
+    env = RealBaseline(c, "base")
+    assert env.systems == ("A", "B", "base")
+    env.reset(np.random.default_rng(0))
+    outcome, judge, segment, system = env.judge(np.array([0, 1]), np.array([0, 0]))
+    assert outcome.tolist() == [1, 2] and segment.tolist() == [0, 0] and system.tolist() == [0, 1]
+    assert judge.tolist() == [0, 1]
+    outcome, _, segment, system = env.judge(np.array([0, 0]), np.array([0, 0]))  # A's s1 is used: its s2 instead, then nothing is left
+    assert segment.tolist() == [1] and outcome.tolist() == [0] and env.substituted == 1 and len(system) == 1
+    assert env.used.all()
+
+
+def test_baseline_study_on_resampled_real_judgments():
+    from humeval.active.environments import RealBaseline
+    comparisons, truth = simulate_grm(n_systems=5, n_segments=50, n_comparisons=1500, random_state=1)
+    env = RealBaseline(comparisons, "base")
+    curves = baseline_study(None, budget=1000, batch=250, trials=1, random_state=0, environment=env,
+                            reference=truth.theta.to_numpy(), strategies=["random (online)", "uncertainty (online)"])
+    assert set(curves.judgments) == {250, 500, 750, 1000}
+    assert (curves[curves.judgments == 1000].spearman >= 0.8).all()

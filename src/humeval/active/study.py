@@ -126,7 +126,8 @@ def informative_pairs(theta: np.ndarray, b1: np.ndarray, b2: np.ndarray, a: floa
     segment = np.empty(n, dtype=np.int64)
     for i in range(len(theta)):
         mine = np.nonzero(system == i)[0]
-        segment[mine] = np.argsort(-info[i] + rng.random(len(b1)) * 1e-9)[:len(mine)]
+        # more judgments than segments: the ranking again from the top
+        segment[mine] = np.resize(np.argsort(-info[i] + rng.random(len(b1)) * 1e-9), len(mine))
     return system, segment
 
 
@@ -137,13 +138,17 @@ BASELINE_STRATEGIES = {
 
 
 def baseline_study(truth, budget: int = 3000, batch: int = 300, trials: int = 3, n_segments_start: int | None = None,
-                   random_state=None, progress=None, strategies=("random", "information")) -> pd.DataFrame:
+                   random_state=None, progress=None, strategies=("random", "information"), environment=None,
+                   reference=None) -> pd.DataFrame:
     """GRM design: curves of Spearman with the true abilities at every batch, for ``strategies``
     among ``BASELINE_STRATEGIES`` — a choice of judgments (``random`` (system, segment) pairs;
     ``information``: systems in turn, each on its most informative segments; ``uncertainty``:
     ``GRMUncertainty``, the system with the least certain θ first) and an update after each batch
     (``refit``: ``GRM.fit`` on everything collected; ``online``: ``GRM.partial_fit`` on the batch).
-    The first batch is random for every strategy. Curves carry ``seconds``, the update's time."""
+    The first batch is random for every strategy. Curves carry ``seconds``, the update's time.
+    ``environment``: a ``RealBaseline`` (resampled real judgments) instead of simulating from
+    ``truth``, with ``reference`` the abilities to correlate with (e.g. Bradley–Terry on the whole
+    file); real judgments may come on other segments than asked (``RealBaseline`` counts them)."""
     import time
 
     from humeval.active.environments import SimulatedBaseline
@@ -152,8 +157,9 @@ def baseline_study(truth, budget: int = 3000, batch: int = 300, trials: int = 3,
     unknown = [s for s in strategies if s not in BASELINE_STRATEGIES]
     if unknown:
         raise ValueError(f"unknown strategies {unknown}; choose from {', '.join(BASELINE_STRATEGIES)}")
-    env = SimulatedBaseline(truth)
-    n, m = len(env.theta), len(env.b1)
+    env = SimulatedBaseline(truth) if environment is None else environment
+    reference = env.theta if reference is None else np.asarray(reference, dtype=float)
+    n, m = len(env.systems) - 1, len(env.segments)
     seeds = np.random.SeedSequence(random_state).generate_state(trials)
     rows, done = [], 0
     for name in strategies:
@@ -165,7 +171,7 @@ def baseline_study(truth, budget: int = 3000, batch: int = 300, trials: int = 3,
             system, segment, outcome, judge = [], [], [], []
             model, collected = None, 0
             if update == "online":
-                model = GRM(baseline="base")
+                model = GRM(baseline=env.systems[-1])
             while collected < budget:
                 want = min(batch, budget - collected)
                 if choice == "random" or not collected:
@@ -181,21 +187,24 @@ def baseline_study(truth, budget: int = 3000, batch: int = 300, trials: int = 3,
                     b1, b2 = np.where(unseen, np.nanmean(b1), b1), np.where(unseen, np.nanmean(b2), b2)
                     a_mean = float(np.nanmean(model.judge_sensitivity_))
                     s, g = informative_pairs(np.nan_to_num(theta), b1, b2, a_mean, want, rng)
-                o, j = env.judge(s, g)
+                o, j, g, *real = env.judge(s, g)
+                s = real[0] if real else s
+                if not len(o):
+                    break
                 system.append(s)
                 segment.append(g)
                 outcome.append(o)
                 judge.append(j)
-                collected += want
+                collected += len(o)
                 comps = _baseline_comparisons(env, system, segment, outcome, judge, n,
                                               slice(-1, None) if update == "online" else slice(None))
                 start = time.perf_counter()
-                model = model.partial_fit(comps) if update == "online" else GRM(baseline="base").fit(comps)
+                model = model.partial_fit(comps) if update == "online" else GRM(baseline=env.systems[-1]).fit(comps)
                 seconds = time.perf_counter() - start
                 est = model.scores_.reindex(env.systems[:-1]).to_numpy(dtype=float)
                 known = ~np.isnan(est)
                 rows.append({"strategy": name, "trial": trial, "judgments": collected, "seconds": seconds,
-                             "spearman": float(stats.spearmanr(est[known], env.theta[known]).statistic)})
+                             "spearman": float(stats.spearmanr(est[known], reference[known]).statistic)})
             done += 1
             if progress:
                 progress(done, len(strategies) * trials)

@@ -36,7 +36,7 @@ def test_one_step_by_hand():
 def test_one_pass_converges_to_the_batch_fit():
     comparisons, truth = simulate_grm(n_comparisons=20_000, random_state=0)
     online = _stream(GRM(baseline="base"), comparisons, 500)
-    batch = GRM(baseline="base").fit(comparisons)
+    batch = GRM(baseline="base", nodes=10).fit(comparisons)  # 10 quadrature nodes: θ within 1e-4 of 20's, twice as fast
     systems = truth.theta.index
     assert np.corrcoef(online.scores_[systems], batch.scores_[systems])[0, 1] >= 0.98
     assert np.corrcoef(online.scores_[systems], truth.theta)[0, 1] >= 0.98

@@ -60,7 +60,7 @@ def test_continues_a_batch_fit_and_takes_new_names():
 
 
 def test_score_new_system_against_frozen_parameters():
-    comparisons, truth = simulate_grm(n_comparisons=8000, random_state=4)
+    comparisons, truth = simulate_grm(n_comparisons=5000, random_state=4)
     others = comparisons.take(np.nonzero(comparisons.a != 9)[0])
     late = comparisons.take(np.nonzero(comparisons.a == 9)[0])
     model = GRM(baseline="base").fit(others)

@@ -14,6 +14,9 @@ strategy's own model online after the answers arrive.
   z = |θ_s − θ_t| alone (``kind="outcome"``: whose outcome is most uncertain).
 
 Only pairs the environment can still answer are chosen (``state.available``).
+
+``GRMUncertainty`` serves the GRM design against a fixed baseline (``study.baseline_study``): it
+chooses (system, segment) judgments, the system with the least certain θ first.
 """
 
 from __future__ import annotations

@@ -42,6 +42,6 @@ def make_model(name: str, random_state=None):
 
 __all__ = ["HEURISTICS", "HOPKINS_MAY", "MODELS", "PREFERENCE_MODELS", "make_model", "AdjustedUniform", "Bojar",
            "BradleyTerry", "CrowdBT", "GRM", "Davidson", "DisconnectedError", "Elo", "Estimator", "ExpectedWins", "RaoKupper",
-           "TrueSkill", "TwoStage",
+           "TrueSkill",
            "IRTCategorical", "IRTGaussian", "IndependentPairs", "IndependentStudents", "MinimumFeedbackArc",
-           "OrigWMT", "PreferenceModel", "Ranker", "Uniform"]
+           "OrigWMT", "PreferenceModel", "Ranker", "TwoStage", "Uniform"]

@@ -236,7 +236,8 @@ def test_grm_fit_and_study(tmp_path):
                 "--gold-resamples", 50, "--plot", tmp_path / "study.png", "--json")
     assert study.exit_code == 0, study.output
     rows = json.loads(study.output)["budget_study"]
-    assert {r["model"] for r in rows} == {"GRM", "Expected Wins", "IRT-Gaussian (H&M)", "TrueSkill (active)"}
+    assert {r["model"] for r in rows} == {"GRM", "Expected Wins", "IRT-Gaussian (H&M)", "TrueSkill (active)",
+                                          "Two-stage (Baba & Kashima)"}
     assert (tmp_path / "study.png").stat().st_size > 5000
 
 

@@ -8,6 +8,7 @@ from click.testing import CliRunner
 from humeval.active import (BTUncertainty, PairState, RealJudgments, SimulatedPairs, TrueSkillActive, UniformPairs,
                             active_study, baseline_study, informative_pairs, make_strategy, savings)
 from humeval.cli import cli
+from humeval.data import Comparisons
 from humeval.data.export import pairwise_frame, write
 from humeval.experiments.planning import simulate_design
 from humeval.ranking import TrueSkill
@@ -134,3 +135,63 @@ def test_real_rankings_are_whole_groups():
     whole = [g for g in range(9) if env.used[g * 4:(g + 1) * 4].any()]
     assert all(env.used[g * 4:(g + 1) * 4].all() for g in whole)
     assert len(whole) + int(env.used[36:].sum()) == 3 and len(taken) == len(a)
+
+
+def test_grm_uncertainty_asks_about_the_least_certain_system_first():
+    from humeval.active import GRMUncertainty
+    from humeval.ranking import GRM
+    comparisons, truth = simulate_grm(n_systems=4, n_segments=40, n_comparisons=800, random_state=3)
+    rows = np.nonzero((comparisons.a != 2) | (np.arange(len(comparisons)) % 10 == 0))[0]  # sys03 seldom judged
+    model = GRM(baseline="base").partial_fit(comparisons.take(rows))
+    chooser = GRMUncertainty(truth.theta.index, truth.thresholds.index)
+    system, segment = chooser.choose(model, 12, np.random.default_rng(0))
+    assert model.scores_std_.drop("base").idxmax() == "sys03"
+    assert system[0] == 2 and (system == 2).sum() > 3  # most of the batch goes to it
+    # its segments are the most informative at its θ, in order
+    theta = model.scores_["sys03"]
+    seg = model.segment_thresholds_.reindex(truth.thresholds.index)
+    b1, b2 = seg.b1.fillna(seg.b1.mean()).to_numpy(), seg.b2.fillna(seg.b2.mean()).to_numpy()
+    info = item_information_all(theta, b1, b2, float(model.judge_sensitivity_.mean()))
+    np.testing.assert_array_equal(np.sort(segment[system == 2]), np.sort(np.argsort(-info)[:(system == 2).sum()]))
+
+
+def item_information_all(theta, b1, b2, a):
+    from humeval.ranking.grm import item_information
+    return np.array([item_information(theta, x, y, a)[0] for x, y in zip(b1, b2)])
+
+
+def test_baseline_study_online_strategies_track_the_truth():
+    _, truth = simulate_grm(n_systems=6, n_segments=60, random_state=0)
+    curves = baseline_study(truth, budget=1200, batch=200, trials=1, random_state=0,
+                            strategies=["uncertainty (online)", "random (online)"])
+    final = curves[curves.judgments == 1200].set_index("strategy").spearman
+    assert (final >= 0.8).all()
+    assert curves.seconds.sum() < 5
+    with pytest.raises(ValueError, match="unknown strategies"):
+        baseline_study(truth, strategies=["best"])
+
+
+def test_real_baseline_draws_real_judgments_without_replacement():
+    from humeval.active.environments import RealBaseline
+    # A against base on s1 (A wins), s2 (tie); B against base on s1 (base wins, written base first)
+    c = Comparisons(a=[0, 0, 2, 0], b=[2, 2, 1, 1], outcome=[1, 0, 1, 1], item=[0, 1, 0, 0], judge=[0, 1, 1, 0],
+                    systems=("A", "B", "base"), items=("s1", "s2"), judges=("j1", "j2"))
+    env = RealBaseline(c, "base")
+    assert env.systems == ("A", "B", "base")
+    env.reset(np.random.default_rng(0))
+    outcome, judge, segment, system = env.judge(np.array([0, 1]), np.array([0, 0]))
+    assert outcome.tolist() == [1, 2] and segment.tolist() == [0, 0] and system.tolist() == [0, 1]
+    assert judge.tolist() == [0, 1]
+    outcome, _, segment, system = env.judge(np.array([0, 0]), np.array([0, 0]))  # A's s1 is used: its s2 instead, then nothing is left
+    assert segment.tolist() == [1] and outcome.tolist() == [0] and env.substituted == 1 and len(system) == 1
+    assert env.used.all()
+
+
+def test_baseline_study_on_resampled_real_judgments():
+    from humeval.active.environments import RealBaseline
+    comparisons, truth = simulate_grm(n_systems=5, n_segments=50, n_comparisons=1500, random_state=1)
+    env = RealBaseline(comparisons, "base")
+    curves = baseline_study(None, budget=1000, batch=250, trials=1, random_state=0, environment=env,
+                            reference=truth.theta.to_numpy(), strategies=["random (online)", "uncertainty (online)"])
+    assert set(curves.judgments) == {250, 500, 750, 1000}
+    assert (curves[curves.judgments == 1000].spearman >= 0.8).all()

@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 
 from humeval.data import Comparisons
-from humeval.experiments.grm_study import (baseline_balance, budget_study, noise_study, propose_baseline,
+from humeval.experiments.grm_study import (baseline_balance, baseline_by_metric, budget_study, noise_study, propose_baseline,
                                            randomize_judges)
 from humeval.simulate import simulate_competition
 
@@ -27,8 +27,8 @@ def test_budget_study_shape_and_truthful_gold(campaign):
     c = campaign.comparisons
     gold = campaign.truth.abilities  # the simulator's truth stands in for the bootstrap gold
     study = budget_study(c, gold, baselines=["sys01", "sys02"], budgets=(200, 800), trials=2, random_state=0)
-    assert len(study) == 2 * 2 * (2 + 3) and set(study.model) == {"GRM", "Expected Wins", "IRT-Gaussian (H&M)",
-                                                                   "TrueSkill (active)"}
+    assert len(study) == 2 * 2 * (2 * 2 + 3) and set(study.model) == {
+        "GRM", "Expected Wins", "IRT-Gaussian (H&M)", "TrueSkill (active)", "Two-stage (Baba & Kashima)"}
     big = study[study.budget == 800].groupby("model").pearson.mean()
     assert (big > 0.8).all()
     balance = baseline_balance(c, study)
@@ -47,6 +47,17 @@ def test_budget_study_shape_and_truthful_gold(campaign):
     assert np.isnan(balance.loc["sys03", "pearson"])  # not a baseline of the study
 
 
+def test_baseline_by_metric_is_figure_4():
+    study = pd.DataFrame({"model": ["GRM"] * 4 + ["Expected Wins"], "baseline": ["A", "A", "B", "C", ""],
+                          "budget": [800, 800, 800, 800, 800], "pearson": [0.8, 0.6, 0.9, 0.5, 0.99],
+                          "ndcg": [0.9, 0.9, 0.95, 0.7, 1.0], "trial": [0, 1, 0, 0, 0]})
+    metric = pd.Series({"A": 30.0, "B": 21.0, "C": 10.0, "D": 23.0})  # mean 21, best 30: (m − 21) / 9
+    table = baseline_by_metric(metric, study)
+    assert list(table.index) == ["B", "A", "C"]  # nearest the mean first; D was not a baseline
+    assert table["metric (mean 0, best 1)"].tolist() == pytest.approx([0.0, 1.0, -11 / 9])
+    assert table.loc["A", "pearson"] == pytest.approx(0.7) and table.loc["C", "ndcg"] == pytest.approx(0.7)
+
+
 def test_random_judges_hurt(campaign):
     c = campaign.comparisons
     rng = np.random.default_rng(0)
@@ -61,3 +72,28 @@ def test_random_judges_hurt(campaign):
     table = noise_study(c, campaign.truth.abilities, ["sys03"], shares=(0.0, 0.8), budget=3000, trials=2)
     assert table.loc[0.8, ("pearson", "Expected Wins")] < table.loc[0.0, ("pearson", "Expected Wins")]
     assert ("pearson", "Expected Wins − GRM") in table.columns
+
+
+def test_cli_study_with_baseline_by_metric(campaign, tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from humeval.cli import cli
+    from humeval.data.export import pairwise_frame, write
+    sim = tmp_path / "sim.csv"
+    write(pairwise_frame(campaign.comparisons), sim)
+    # sys04 is nearest the mean of the metric (mean 21): with --baselines auto it becomes a baseline
+    metric = tmp_path / "bleu.csv"
+    metric.write_text("system,score\nsys01,30\nsys02,10\nsys03,25\nsys04,20.5\nsys05,19\nsys06,21.5\nother,99\n")
+    result = CliRunner().invoke(cli, ["grm", "study", str(sim), "--budgets", "300", "--trials", "1", "--noise", "",
+                                      "--gold-resamples", "5", "--no-two-stage", "--baseline-by-metric", str(metric),
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    table = json.loads(result.output)["baseline_by_metric"]
+    assert "sys04" in {row["baseline"] for row in table}
+    assert {r["model"] for r in json.loads(result.output)["budget_study"]} == {
+        "GRM", "Expected Wins", "IRT-Gaussian (H&M)", "TrueSkill (active)"}
+    metric.write_text("system,score\nsys01,high\n")
+    bad = CliRunner().invoke(cli, ["grm", "study", str(sim), "--baseline-by-metric", str(metric)])
+    assert bad.exit_code == 2 and "'high' is not a finite number" in bad.output and "bleu.csv:2:" in bad.output

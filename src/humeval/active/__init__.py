@@ -2,10 +2,10 @@
 (simulated or resampled real data), and the study of how many judgments each needs."""
 
 from humeval.active.environments import RealJudgments, SimulatedBaseline, SimulatedPairs
-from humeval.active.strategies import (STRATEGIES, BTUncertainty, PairState, RandomRankings, Strategy, TrueSkillActive,
+from humeval.active.strategies import (STRATEGIES, BTUncertainty, GRMUncertainty, PairState, RandomRankings, Strategy, TrueSkillActive,
                                        UniformPairs, make_strategy)
-from humeval.active.study import active_study, baseline_study, informative_pairs, savings
+from humeval.active.study import BASELINE_STRATEGIES, active_study, baseline_study, informative_pairs, savings
 
-__all__ = ["RealJudgments", "SimulatedBaseline", "SimulatedPairs", "STRATEGIES", "BTUncertainty", "PairState",
-           "RandomRankings", "Strategy", "TrueSkillActive", "UniformPairs", "make_strategy", "active_study",
+__all__ = ["RealJudgments", "SimulatedBaseline", "SimulatedPairs", "STRATEGIES", "BTUncertainty", "GRMUncertainty", "PairState",
+           "RandomRankings", "Strategy", "TrueSkillActive", "UniformPairs", "make_strategy", "BASELINE_STRATEGIES", "active_study",
            "baseline_study", "informative_pairs", "savings"]

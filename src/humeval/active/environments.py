@@ -8,6 +8,9 @@
   that still has some, and counted (``exhausted``).
 - ``SimulatedBaseline``: the GRM design (each judgment: a system against a fixed baseline on a
   segment, graded lose/tie/win, by a random judge), at the known GRM truth of ``simulate_grm``.
+- ``RealBaseline``: the GRM design on real data: asking for (system, segment) draws, without
+  replacement, a real judgment of that system against the baseline on that segment, or else on
+  another segment (counted: ``substituted``), or else of another system (``exhausted``).
 
 All return comparisons as arrays (a, b, outcome[, item]) with outcome 0 tie, 1 a, 2 b.
 """
@@ -136,4 +139,47 @@ class SimulatedBaseline:
         p2 = expit(a * (self.theta[system] - self.b2[segment]))
         draw = self.rng.random(len(system))
         u = np.where(draw < 1 - p1, 0, np.where(draw < 1 - p2, 1, 2))
-        return np.array([2, 0, 1])[u], judge
+        return np.array([2, 0, 1])[u], judge, np.asarray(segment)
+
+
+class RealBaseline:
+    """Real judgments of systems against ``baseline`` (see the module doc). ``systems`` lists the
+    others and then the baseline; ``segments`` and ``judges`` are the file's."""
+
+    def __init__(self, comparisons: Comparisons, baseline: str):
+        from humeval.ranking.grm import GRM
+        view = GRM(baseline=baseline)
+        system, segment, judge, u, judges, segments, base = view._baseline_view(comparisons)
+        others = [i for i in range(len(comparisons.systems)) if i != base]
+        code = np.full(len(comparisons.systems), -1)
+        code[others] = np.arange(len(others))
+        self.systems = tuple(comparisons.systems[i] for i in others) + (baseline,)
+        self.segments, self.judges = tuple(segments), tuple(judges)
+        self.system, self.segment, self.judge_code = code[system], segment, judge
+        self.outcome = np.array([2, 0, 1])[u]  # 0 tie, 1 system preferred, 2 baseline preferred
+
+    def reset(self, rng):
+        self.rng = rng
+        self.used = np.zeros(len(self.system), dtype=bool)
+        self.substituted = 0
+        self.exhausted = 0
+
+    def judge(self, system: np.ndarray, segment: np.ndarray):
+        """(outcomes, judges, segments) of the real judgments drawn; fewer when all are used."""
+        rows = []
+        for s, g in zip(system, segment):
+            free = ~self.used
+            pick = np.nonzero(free & (self.system == s) & (self.segment == g))[0]
+            if not len(pick):
+                pick = np.nonzero(free & (self.system == s))[0]
+                self.substituted += bool(len(pick))
+            if not len(pick):
+                pick = np.nonzero(free)[0]
+                if not len(pick):
+                    break
+                self.exhausted += 1
+            row = pick[self.rng.integers(len(pick))]
+            self.used[row] = True
+            rows.append(row)
+        rows = np.array(rows, dtype=np.int64)
+        return self.outcome[rows], self.judge_code[rows], self.segment[rows], self.system[rows]

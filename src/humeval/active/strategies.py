@@ -14,6 +14,9 @@ strategy's own model online after the answers arrive.
   z = |θ_s − θ_t| alone (``kind="outcome"``: whose outcome is most uncertain).
 
 Only pairs the environment can still answer are chosen (``state.available``).
+
+``GRMUncertainty`` serves the GRM design against a fixed baseline (``study.baseline_study``): it
+chooses (system, segment) judgments, the system with the least certain θ first.
 """
 
 from __future__ import annotations
@@ -170,3 +173,38 @@ def make_strategy(name: str) -> Strategy:
     if name not in STRATEGIES:
         raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}")
     return STRATEGIES[name]()
+
+
+class GRMUncertainty:
+    """The GRM paper's §5 proposal for the baseline design: the next system to evaluate is the one
+    whose ability is least certain (largest posterior SD of θ, ``model.scores_std_``), and its
+    judgment goes to the segment most informative at its current θ (``informative_pairs``).
+
+    ``choose(model, n, rng)`` → (system codes, segment codes) for ``n`` judgments: each pick goes to
+    the system with the least posterior precision 1/SD², whose precision then grows by the
+    information of its best segment (so a batch spreads over the uncertain systems); systems never
+    judged come first. Segments never judged take the model's mean thresholds."""
+
+    name = "GRM uncertainty"
+
+    def __init__(self, systems, segments):
+        self.systems = list(systems)  # the environment's systems, without the baseline
+        self.segments = list(segments)
+
+    def choose(self, model, n: int, rng):
+        from humeval.active.study import informative_pairs
+        from humeval.ranking.grm import _information
+        theta = np.nan_to_num(model.scores_.reindex(self.systems).to_numpy(dtype=float))
+        sd = model.scores_std_.reindex(self.systems).to_numpy(dtype=float)
+        precision = np.where(np.isnan(sd), 0.0, 1 / np.where(np.isnan(sd), 1.0, sd) ** 2)
+        seg = model.segment_thresholds_.reindex(self.segments)
+        b1 = seg["b1"].fillna(seg["b1"].mean()).to_numpy(dtype=float)
+        b2 = seg["b2"].fillna(seg["b2"].mean()).to_numpy(dtype=float)
+        a = float(np.nanmean(model.judge_sensitivity_))
+        best = _information(theta[:, None], a, b1[None, :], b2[None, :]).max(axis=1)
+        system = np.empty(n, dtype=np.int64)
+        for t in range(n):
+            i = int(np.argmin(precision + rng.random(len(precision)) * 1e-9))
+            system[t] = i
+            precision[i] += best[i]
+        return informative_pairs(theta, b1, b2, a, n, rng, system=system)

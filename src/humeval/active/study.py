@@ -11,9 +11,10 @@ bootstrap resamples). ``savings`` reads off how many judgments each strategy nee
 uniform strategy's final mean correlation.
 
 ``baseline_study`` does the same for the GRM design against a fixed baseline: uniformly random
-(system, segment) judgments against choosing, for each system in turn, the segments most
-informative at the current GRM estimates (Fisher information of the graded response, at the mean
-judge sensitivity), the GRM refitted after every batch.
+(system, segment) judgments; choosing, for each system in turn, the segments most informative at
+the current GRM estimates (Fisher information of the graded response, at the mean judge
+sensitivity); or choosing the system whose θ is least certain first (``GRMUncertainty``, the
+paper's §5 proposal) — the GRM refitted after every batch or updated online (``partial_fit``).
 """
 
 from __future__ import annotations
@@ -116,39 +117,68 @@ def savings(curves: pd.DataFrame, baseline: str | None = None, measure: str = "s
     return pd.DataFrame(rows).set_index("strategy")
 
 
-def informative_pairs(theta: np.ndarray, b1: np.ndarray, b2: np.ndarray, a: float, n: int, rng):
-    """(system, segment) for ``n`` judgments against the baseline: systems in turn, each with its
-    segments of highest GRM Fisher information at its current ability (ties broken at random)."""
+def informative_pairs(theta: np.ndarray, b1: np.ndarray, b2: np.ndarray, a: float, n: int, rng, system=None):
+    """(system, segment) for ``n`` judgments against the baseline: systems in turn (or the given
+    ``system`` codes), each with its segments of highest GRM Fisher information at its current
+    ability (ties broken at random)."""
     from humeval.ranking.grm import _information
     info = _information(theta[:, None], a, b1[None, :], b2[None, :])
-    system = np.arange(n) % len(theta)
+    system = np.arange(n) % len(theta) if system is None else np.asarray(system, dtype=np.int64)
     segment = np.empty(n, dtype=np.int64)
     for i in range(len(theta)):
         mine = np.nonzero(system == i)[0]
-        segment[mine] = np.argsort(-info[i] + rng.random(len(b1)) * 1e-9)[:len(mine)]
+        # more judgments than segments: the ranking again from the top
+        segment[mine] = np.resize(np.argsort(-info[i] + rng.random(len(b1)) * 1e-9), len(mine))
     return system, segment
 
 
+BASELINE_STRATEGIES = {
+    "random": ("random", "refit"), "information": ("information", "refit"),
+    "uncertainty (online)": ("uncertainty", "online"), "uncertainty (refit)": ("uncertainty", "refit"),
+    "random (online)": ("random", "online")}
+
+
 def baseline_study(truth, budget: int = 3000, batch: int = 300, trials: int = 3, n_segments_start: int | None = None,
-                   random_state=None, progress=None) -> pd.DataFrame:
-    """GRM design: ``random`` vs ``information`` (see the module doc); curves of Spearman with the
-    true abilities at every batch."""
+                   random_state=None, progress=None, strategies=("random", "information"), environment=None,
+                   reference=None) -> pd.DataFrame:
+    """GRM design: curves of Spearman with the true abilities at every batch, for ``strategies``
+    among ``BASELINE_STRATEGIES`` — a choice of judgments (``random`` (system, segment) pairs;
+    ``information``: systems in turn, each on its most informative segments; ``uncertainty``:
+    ``GRMUncertainty``, the system with the least certain θ first) and an update after each batch
+    (``refit``: ``GRM.fit`` on everything collected; ``online``: ``GRM.partial_fit`` on the batch).
+    The first batch is random for every strategy. Curves carry ``seconds``, the update's time.
+    ``environment``: a ``RealBaseline`` (resampled real judgments) instead of simulating from
+    ``truth``, with ``reference`` the abilities to correlate with (e.g. Bradley–Terry on the whole
+    file); real judgments may come on other segments than asked (``RealBaseline`` counts them)."""
+    import time
+
     from humeval.active.environments import SimulatedBaseline
+    from humeval.active.strategies import GRMUncertainty
     from humeval.ranking.grm import GRM
-    env = SimulatedBaseline(truth)
-    n, m = len(env.theta), len(env.b1)
+    unknown = [s for s in strategies if s not in BASELINE_STRATEGIES]
+    if unknown:
+        raise ValueError(f"unknown strategies {unknown}; choose from {', '.join(BASELINE_STRATEGIES)}")
+    env = SimulatedBaseline(truth) if environment is None else environment
+    reference = env.theta if reference is None else np.asarray(reference, dtype=float)
+    n, m = len(env.systems) - 1, len(env.segments)
     seeds = np.random.SeedSequence(random_state).generate_state(trials)
     rows, done = [], 0
-    for name in ("random", "information"):
+    for name in strategies:
+        choice, update = BASELINE_STRATEGIES[name]
+        chooser = GRMUncertainty(env.systems[:-1], env.segments)
         for trial in range(trials):
             rng = np.random.default_rng(int(seeds[trial]))
             env.reset(rng)
             system, segment, outcome, judge = [], [], [], []
             model, collected = None, 0
+            if update == "online":
+                model = GRM(baseline=env.systems[-1])
             while collected < budget:
                 want = min(batch, budget - collected)
-                if name == "random" or model is None:
+                if choice == "random" or not collected:
                     s, g = rng.integers(0, n, want), rng.integers(0, m, want)
+                elif choice == "uncertainty":
+                    s, g = chooser.choose(model, want, rng)
                 else:
                     theta = model.scores_.reindex(env.systems[:-1]).to_numpy(dtype=float)
                     seg = model.segment_thresholds_.reindex(list(env.segments))
@@ -158,23 +188,36 @@ def baseline_study(truth, budget: int = 3000, batch: int = 300, trials: int = 3,
                     b1, b2 = np.where(unseen, np.nanmean(b1), b1), np.where(unseen, np.nanmean(b2), b2)
                     a_mean = float(np.nanmean(model.judge_sensitivity_))
                     s, g = informative_pairs(np.nan_to_num(theta), b1, b2, a_mean, want, rng)
-                o, j = env.judge(s, g)
+                o, j, g, *real = env.judge(s, g)
+                s = real[0] if real else s
+                if not len(o):
+                    break
                 system.append(s)
                 segment.append(g)
                 outcome.append(o)
                 judge.append(j)
-                collected += want
-                comps = Comparisons(a=np.concatenate(system).astype(np.int32), b=np.full(sum(map(len, system)), n, np.int32),
-                                    outcome=np.concatenate(outcome).astype(np.int8),
-                                    item=np.concatenate(segment).astype(np.int32),
-                                    judge=np.concatenate(judge).astype(np.int32),
-                                    systems=env.systems, items=env.segments, judges=env.judges)
-                model = GRM(baseline="base").fit(comps)
+                collected += len(o)
+                comps = _baseline_comparisons(env, system, segment, outcome, judge, n,
+                                              slice(-1, None) if update == "online" else slice(None))
+                start = time.perf_counter()
+                model = model.partial_fit(comps) if update == "online" else GRM(baseline=env.systems[-1]).fit(comps)
+                seconds = time.perf_counter() - start
                 est = model.scores_.reindex(env.systems[:-1]).to_numpy(dtype=float)
                 known = ~np.isnan(est)
-                rows.append({"strategy": name, "trial": trial, "judgments": len(comps),
-                             "spearman": float(stats.spearmanr(est[known], env.theta[known]).statistic)})
+                rows.append({"strategy": name, "trial": trial, "judgments": collected, "seconds": seconds,
+                             "spearman": float(stats.spearmanr(est[known], reference[known]).statistic)})
             done += 1
             if progress:
-                progress(done, 2 * trials)
+                progress(done, len(strategies) * trials)
     return pd.DataFrame(rows)
+
+
+def _baseline_comparisons(env, system, segment, outcome, judge, n, batches) -> Comparisons:
+    """The collected (system, segment, outcome, judge) batches chosen by ``batches`` as comparisons
+    of each system (as ``a``) with the baseline (code ``n``, as ``b``)."""
+    s = np.concatenate(system[batches])
+    return Comparisons(a=s.astype(np.int32), b=np.full(len(s), n, np.int32),
+                       outcome=np.concatenate(outcome[batches]).astype(np.int8),
+                       item=np.concatenate(segment[batches]).astype(np.int32),
+                       judge=np.concatenate(judge[batches]).astype(np.int32),
+                       systems=env.systems, items=env.segments, judges=env.judges)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import click
+import numpy as np
 import pandas as pd
 
 from humeval.cli.common import (
@@ -114,11 +115,17 @@ def grm_fit(file, fmt, encoding, columns, outcomes, tracks, baseline, n_segments
               help="Shares of random judges, each in [0, 1) ('' to skip).")
 @click.option("--gold-resamples", default=1000, show_default=True, type=count(1),
               help="Bootstrap TrueSkill runs for the gold scores.")
+@click.option("--baseline-by-metric", "metric_file", type=click.Path(exists=True, dir_okay=False),
+              help="System-level automatic-metric scores (a WMT .sys.score file, or a CSV with columns system, "
+                   "score): the paper's Fig. 4 — each baseline's metric score beside the GRM's agreement, and with "
+                   "--baselines auto the system nearest the metric mean is a baseline too.")
+@click.option("--two-stage/--no-two-stage", default=True, show_default=True,
+              help="Also fit Baba & Kashima's two-stage model with each baseline (the paper's TSt).")
 @click.option("--plot", type=FIGURE_OUT, help="Draw the budget study.")
 @click.option("--random-state", default=0, show_default=True, type=SEED)
 @common_options
-def grm_study(file, fmt, encoding, columns, outcomes, tracks, baselines, budgets, trials, noise, gold_resamples, plot,
-              random_state, quiet, as_json):
+def grm_study(file, fmt, encoding, columns, outcomes, tracks, baselines, budgets, trials, noise, gold_resamples,
+              metric_file, two_stage, plot, random_state, quiet, as_json):
     """The GRM paper's experiments: correlation and nDCG with bootstrap-TrueSkill gold scores by
     budget (GRM per baseline, Expected Wins, IRT-Gaussian, active TrueSkill), baseline balance, and
     robustness to random judges.
@@ -129,7 +136,8 @@ def grm_study(file, fmt, encoding, columns, outcomes, tracks, baselines, budgets
     """
     from rich.progress import Progress
 
-    from humeval.experiments.grm_study import baseline_balance, budget_study, gold_scores, noise_study, propose_baseline
+    from humeval.experiments.grm_study import (baseline_balance, baseline_by_metric, budget_study, gold_scores,
+                                               noise_study, propose_baseline)
     from humeval.report import plot_budget_study
     comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json), file)
     parts = comparisons.by_track()
@@ -138,9 +146,10 @@ def grm_study(file, fmt, encoding, columns, outcomes, tracks, baselines, budgets
     (track, c), = parts.items()
     budget_list = budgets
     tally = c.tally().win_share.sort_values()
-    chosen = {"all": list(c.systems), "auto": list(dict.fromkeys([propose_baseline(c), tally.index[-1],
-                                                                   tally.index[0]]))}.get(baselines,
-                                                                                         baselines.split(","))
+    metric = _metric_scores(metric_file, c.systems) if metric_file else None
+    auto = [propose_baseline(c)] + ([propose_baseline(metric_scores=metric)] if metric is not None else [])
+    chosen = {"all": list(c.systems), "auto": list(dict.fromkeys(auto + [tally.index[-1], tally.index[0]]))}.get(
+        baselines, baselines.split(","))
     unknown = [b for b in chosen if b not in c.systems]
     if unknown:
         raise click.BadParameter(f"unknown systems {unknown}", param_hint="--baselines")
@@ -149,7 +158,8 @@ def grm_study(file, fmt, encoding, columns, outcomes, tracks, baselines, budgets
         gold = gold_scores(c, n=gold_resamples, random_state=random_state)
         bar.update(task, description="budget study")
         study = budget_study(c, gold, chosen, budget_list, trials, random_state,
-                             progress=lambda done, total: bar.update(task, completed=done, total=total))
+                             progress=lambda done, total: bar.update(task, completed=done, total=total),
+                             two_stage=two_stage)
         shares = noise
         noisy = None
         if shares:
@@ -158,12 +168,14 @@ def grm_study(file, fmt, encoding, columns, outcomes, tracks, baselines, budgets
                                 progress=lambda done, total: bar.update(task, completed=done, total=total))
     table = study.groupby(["model", "baseline", "budget"])[["pearson", "ndcg"]].mean().unstack("budget")
     balance = baseline_balance(c, study).dropna(subset=["pearson"]) if len(chosen) else None
+    by_metric = baseline_by_metric(metric, study) if metric is not None else None
     if plot:
         plot_budget_study(study, plot, title=f"{track}: agreement with bootstrap-TrueSkill gold scores")
     if as_json:
         click.echo(json.dumps({"budget_study": json.loads(study.to_json(orient="records")),
                                "baseline_balance": jsonable(balance) if balance is not None else [],
-                               "noise": json.loads(noisy.to_json(orient="split")) if noisy is not None else None},
+                               "noise": json.loads(noisy.to_json(orient="split")) if noisy is not None else None,
+                               "baseline_by_metric": jsonable(by_metric) if by_metric is not None else None},
                               indent=2))
         return
     if quiet:
@@ -175,6 +187,9 @@ def grm_study(file, fmt, encoding, columns, outcomes, tracks, baselines, budgets
     if balance is not None:
         out.print(render(balance, "GRM by baseline: the baseline's win/tie/loss shares and the GRM's agreement at "
                                   f"{max(budget_list)} comparisons", "baseline"))
+    if by_metric is not None:
+        out.print(render(by_metric, f"GRM by the baseline's metric score (the paper's Fig. 4; {max(budget_list)} "
+                                    "comparisons), nearest the mean first", "baseline"))
     if noisy is not None:
         models = ["GRM", "IRT-Gaussian (H&M)", "Expected Wins"]
         shown = pd.concat({m: noisy[("pearson", m)] for m in models}, axis=1)
@@ -183,3 +198,32 @@ def grm_study(file, fmt, encoding, columns, outcomes, tracks, baselines, budgets
             shown[f"nDCG {m}"] = noisy[("ndcg", m)]
         out.print(render(shown, "with a share of judges answering at random (GRM with the proposed baseline; "
                                 "--json has the differences)", "random judges"))
+
+
+def _metric_scores(path, systems) -> pd.Series:
+    """System-level metric scores from a WMT ``.sys.score`` file (tab-separated) or a CSV with
+    columns ``system`` and ``score``, restricted to ``systems``; none of them scored is an error."""
+    from humeval.data.readers._io import first_line, read_bytes
+    from humeval.data.readers.wmt_metrics import read_metric_scores
+    if "\t" in first_line(read_bytes(path)):
+        _, level, scores = read_metric_scores(path)
+        if level != "sys":
+            raise InputError(path, 1, "segment-level scores", "give system-level scores (a .sys.score file)")
+    else:
+        try:
+            frame = pd.read_csv(path)
+        except (ValueError, UnicodeDecodeError) as error:
+            raise InputError(path, None, f"not a CSV table ({error})", "write columns system,score") from None
+        if not {"system", "score"} <= set(frame.columns):
+            raise InputError(path, 1, f"columns {list(frame.columns)}", "name the columns system and score")
+        numbers = pd.to_numeric(frame["score"], errors="coerce")
+        bad = numbers.isna() | ~np.isfinite(numbers.fillna(0))
+        if bad.any():
+            raise InputError(path, int(np.argmax(bad.to_numpy())) + 2, f"score {frame['score'][bad].iloc[0]!r} is not a "
+                             "finite number", "write a number")
+        scores = pd.Series(numbers.to_numpy(), index=frame["system"].astype(str))
+    scores = scores[scores.index.isin(systems)]
+    if scores.empty:
+        raise InputError(path, None, "no score for any system of the comparisons",
+                         "the system names must be those of the comparisons file")
+    return scores

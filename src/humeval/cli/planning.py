@@ -104,7 +104,7 @@ def check_active_options(ctx, file, design, budget, batch, checkpoint):
     if design == "baseline":
         if file:
             raise click.UsageError("--design baseline simulates its campaigns: it reads no FILE")
-        needs(ctx, {"strategies": "--strategies", "checkpoint": "--checkpoint", "clusters": "--clusters",
+        needs(ctx, {"checkpoint": "--checkpoint", "clusters": "--clusters",
                     "spread": "--spread", "ties": "--ties"}, False, "with --design baseline (random against "
               "most-informative segments, measured at eight points)")
     needs(ctx, {"systems": "--systems", "spread": "--spread", "ties": "--ties"}, not file,
@@ -118,7 +118,9 @@ def check_active_options(ctx, file, design, budget, batch, checkpoint):
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
 @read_options
 @click.option("--strategies", default="uniform,rankings,trueskill,bt-order,bt-outcome", show_default=True, type=Names(),
-              help="Strategies to compare; the first is the baseline of the savings.")
+              help="Strategies to compare; the first is the baseline of the savings. With --design baseline: "
+                   "random, information, 'uncertainty (online)', 'uncertainty (refit)', 'random (online)' "
+                   "(default the first three).")
 @click.option("--budget", default=4000, show_default=True, type=count(1),
               help="Judgments (pairwise comparisons) per campaign.")
 @click.option("--batch", default=100, show_default=True, type=count(1), help="Judgments asked for at once.")
@@ -131,7 +133,8 @@ def check_active_options(ctx, file, design, budget, batch, checkpoint):
 @click.option("--ties", default=0.15, show_default=True, type=Real(0, 1, max_open=True),
               help="Simulated tie rate.")
 @click.option("--design", type=click.Choice(["pairs", "baseline"]), default="pairs", show_default=True,
-              help="baseline: the GRM design, random vs most-informative segments (simulated).")
+              help="baseline: the GRM design against a fixed baseline (simulated): random judgments, most-informative "
+                   "segments, or the least certain system first, refitted or updated online.")
 @click.option("--plot", type=FIGURE_OUT, help="Draw the curves.")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write every checkpoint of every campaign.")
 @click.option("--random-state", default=0, show_default=True, type=SEED)
@@ -162,9 +165,14 @@ def active_study_command(file, fmt, encoding, columns, outcomes, tracks, strateg
         if design == "baseline":
             from humeval.simulate import simulate_grm
             _, truth = simulate_grm(n_systems=min(systems, 12), random_state=random_state)
-            curves = baseline_study(truth, budget, max(batch, budget // 8), max(1, min(trials, 5)),
-                                    random_state=random_state, progress=report)
-            names = ["random", "information"]
+            given = click.get_current_context().get_parameter_source("strategies").name != "DEFAULT"
+            names = ([n.strip() for n in strategies.split(",") if n.strip()] if given
+                     else ["random", "information", "uncertainty (online)"])
+            try:
+                curves = baseline_study(truth, budget, max(batch, budget // 8), max(1, min(trials, 5)),
+                                        random_state=random_state, progress=report, strategies=names)
+            except ValueError as error:
+                raise click.BadParameter(str(error), param_hint="--strategies") from None
             source = "simulated GRM design against a fixed baseline"
         else:
             try:

@@ -8,6 +8,10 @@
   actively from all of them, as the paper did).
 - ``baseline_balance`` and ``propose_baseline``: how a baseline's win/loss balance goes with the
   result, and the baseline whose automatic-metric score (or win rate) is closest to the mean.
+- ``baseline_by_metric``: the paper's Fig. 4 — each baseline's automatic-metric score, centred on
+  the mean over systems and scaled so the best system is at 1, beside the GRM's agreement with it.
+- ``budget_study`` also fits Baba & Kashima's two-stage model (``TwoStage``, the paper's "TSt") to
+  the same comparisons with each baseline as the GRM.
 - ``noise_study``: replace a share of the judges by judges answering uniformly at random and
   measure how far each model's correlation with the gold falls (the paper's Table 1).
 """
@@ -21,9 +25,10 @@ from scipy.stats import pearsonr
 from humeval.data.tables import Comparisons
 from humeval.experiments.bootstrap import bootstrap
 from humeval.metaeval import ndcg
-from humeval.ranking import GRM, ExpectedWins, IRTGaussian, TrueSkill
+from humeval.ranking import GRM, ExpectedWins, IRTGaussian, TrueSkill, TwoStage
 
 BUDGETS = (800, 1600, 3200, 6400)
+TWO_STAGE = "Two-stage (Baba & Kashima)"
 
 
 def gold_scores(comparisons: Comparisons, n: int = 1000, random_state=0) -> pd.Series:
@@ -43,13 +48,14 @@ def _sample(rng, rows: np.ndarray, budget: int) -> np.ndarray:
 
 
 def budget_study(comparisons: Comparisons, gold: pd.Series | None = None, baselines=None, budgets=BUDGETS,
-                 trials: int = 5, random_state=0, progress=None) -> pd.DataFrame:
-    """One row per (model, baseline, budget, trial) with Pearson r and nDCG against the gold."""
+                 trials: int = 5, random_state=0, progress=None, two_stage: bool = True) -> pd.DataFrame:
+    """One row per (model, baseline, budget, trial) with Pearson r and nDCG against the gold; with
+    ``two_stage``, the two-stage model on the GRM's sample for every baseline too."""
     gold = gold_scores(comparisons, random_state=random_state) if gold is None else gold
     baselines = list(comparisons.systems) if baselines is None else list(baselines)
     rng = np.random.default_rng(random_state)
     everything = np.arange(len(comparisons))
-    rows, total, done = [], len(budgets) * trials * (len(baselines) + 3), 0
+    rows, total, done = [], len(budgets) * trials * ((1 + two_stage) * len(baselines) + 3), 0
 
     def record(model, baseline, budget, trial, scores):
         nonlocal done
@@ -71,8 +77,10 @@ def budget_study(comparisons: Comparisons, gold: pd.Series | None = None, baseli
             for baseline in baselines:
                 code = comparisons.systems.index(baseline)
                 with_base = np.nonzero((comparisons.a == code) ^ (comparisons.b == code))[0]
-                model = GRM(baseline=baseline).fit(comparisons.take(_sample(rng, with_base, budget)))
-                record("GRM", baseline, budget, trial, model.scores_)
+                sample = comparisons.take(_sample(rng, with_base, budget))
+                record("GRM", baseline, budget, trial, GRM(baseline=baseline).fit(sample).scores_)
+                if two_stage:
+                    record(TWO_STAGE, baseline, budget, trial, TwoStage(baseline=baseline).fit(sample).scores_)
     return pd.DataFrame(rows)
 
 
@@ -98,6 +106,21 @@ def propose_baseline(comparisons: Comparisons | None = None, metric_scores: pd.S
     else:
         raise ValueError("give comparisons or metric scores")
     return str((s - s.mean()).abs().idxmin())
+
+
+def baseline_by_metric(metric_scores: pd.Series, study: pd.DataFrame) -> pd.DataFrame:
+    """The paper's Fig. 4: per baseline of a ``budget_study``, its metric score centred on the mean
+    over the systems scored and scaled so the best is 1 ((m − mean) / (max − mean), the paper's
+    normalisation per language pair), beside the GRM's mean Pearson r and nDCG at the largest
+    budget; sorted by the distance from the mean. A baseline without a metric score is left out."""
+    m = metric_scores.dropna().astype(float)
+    spread = m.max() - m.mean()
+    grm = study[(study.model == "GRM") & (study.budget == study.budget.max())]
+    df = grm.groupby("baseline")[["pearson", "ndcg"]].mean()
+    df.insert(0, "metric", m.reindex(df.index))
+    df.insert(1, "metric (mean 0, best 1)", (df["metric"] - m.mean()) / (spread if spread > 0 else 1.0))
+    df = df.dropna(subset=["metric"])
+    return df.loc[df["metric (mean 0, best 1)"].abs().sort_values().index]
 
 
 def randomize_judges(comparisons: Comparisons, share: float, rng) -> Comparisons:

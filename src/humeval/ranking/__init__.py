@@ -9,6 +9,7 @@ from humeval.ranking.heuristics import Bojar, ExpectedWins, OrigWMT
 from humeval.ranking.irt import IRTCategorical, IRTGaussian
 from humeval.ranking.preference import AdjustedUniform, IndependentPairs, IndependentStudents, Uniform
 from humeval.ranking.trueskill import Elo, TrueSkill
+from humeval.ranking.two_stage import TwoStage
 
 MODELS = {
     "uniform": Uniform, "adjusted-uniform": AdjustedUniform, "independent-pairs": IndependentPairs,
@@ -47,4 +48,4 @@ __all__ = ["HEURISTICS", "HOPKINS_MAY", "MODELS", "PREFERENCE_MODELS", "make_mod
            "BradleyTerry", "CrowdBT", "GRM", "Davidson", "DisconnectedError", "Elo", "Estimator", "ExpectedWins", "RaoKupper",
            "TrueSkill", "clone", "spawn_seeds",
            "IRTCategorical", "IRTGaussian", "IndependentPairs", "IndependentStudents", "MinimumFeedbackArc",
-           "OrigWMT", "PreferenceModel", "Ranker", "Uniform"]
+           "OrigWMT", "PreferenceModel", "Ranker", "TwoStage", "Uniform"]

@@ -38,7 +38,7 @@ from scipy.sparse import csr_matrix
 from scipy.special import expit, logsumexp
 
 from humeval.data.tables import Comparisons
-from humeval.ranking.base import PreferenceModel
+from humeval.ranking.base import PreferenceModel, check_comparisons
 from humeval.ranking.progress import ReportsProgress
 
 
@@ -100,7 +100,10 @@ class GRM(ReportsProgress, PreferenceModel):
             self.baseline = baseline
         return super().fit(comparisons, progress=progress)
 
-    def _prepare(self, c: Comparisons):
+    def _baseline_view(self, c: Comparisons):
+        """The comparisons involving the baseline, from the other system's side: (system code,
+        segment code, judge code, u ∈ {0 lose, 1 tie, 2 win}, judge names, segment names, baseline
+        code); a missing judge or segment becomes its own "(unknown …)" name."""
         if self.baseline is None:
             raise ValueError("GRM needs a baseline system: GRM(baseline=...) or fit(comparisons, baseline=...)")
         if self.baseline not in c.systems:
@@ -113,16 +116,12 @@ class GRM(ReportsProgress, PreferenceModel):
         # the system's view: 0 lose, 1 tie, 2 win
         system_won = ((c.outcome == 1) & (c.a != base)) | ((c.outcome == 2) & (c.b != base))
         u = np.where(c.outcome == 0, 1, np.where(system_won, 2, 0))
-        judge = c.judge.astype(np.int64)
-        judges = list(c.judges)
-        if (judge < 0).any():
-            judge = np.where(judge < 0, len(judges), judge)
-            judges.append("(unknown judge)")
-        segment = c.item.astype(np.int64)
-        segments = list(c.items)
-        if (segment < 0).any():
-            segment = np.where(segment < 0, len(segments), segment)
-            segments.append("(unknown segment)")
+        judge, judges = _with_unknown(c.judge, c.judges, "(unknown judge)")
+        segment, segments = _with_unknown(c.item, c.items, "(unknown segment)")
+        return system, segment, judge, u, judges, segments, base
+
+    def _prepare(self, c: Comparisons):
+        system, segment, judge, u, judges, segments, base = self._baseline_view(c)
         used_j, judge = np.unique(judge, return_inverse=True)
         used_s, segment = np.unique(segment, return_inverse=True)
         return (system, segment, judge, u, [judges[i] for i in used_j], [segments[i] for i in used_s], base)
@@ -187,13 +186,23 @@ class GRM(ReportsProgress, PreferenceModel):
         self._report(self.max_iter, self.max_iter)
         self.optimizer_ = result
         a, b1, b2, _, _ = self._unpack(result.x, len(judges), len(segments))
+        theta, info = _map_theta(system, a[judge], b1[segment], b2[segment], u, n, self.sigma)
+        counts = (np.bincount(system, minlength=n), np.bincount(judge, minlength=len(judges)),
+                  np.bincount(segment, minlength=len(segments)))
+        self._online = None  # partial_fit starts from these estimates
+        self._publish(theta, info, a, b1, b2, judges, segments, base, counts)
+
+    def _publish(self, theta, info, a, b1, b2, judges, segments, base, counts):
+        """Set the fitted attributes from θ (with the summed Fisher information of its judgments), a, b."""
         self._a, self._b1, self._b2 = a, b1, b2
+        self._counts = counts
         self.judge_sensitivity_ = pd.Series(a, index=pd.Index(judges, name="judge"), name="sensitivity")
         self.segment_thresholds_ = pd.DataFrame({"b1": b1, "b2": b2}, index=pd.Index(segments, name="segment"))
-        theta, se = self._map_theta(system, segment, judge, u, n)
+        theta = np.array(theta, dtype=float)
+        se = 1 / np.sqrt(np.asarray(info, dtype=float) + 1 / self.sigma ** 2)
         theta[base] = float(np.mean((b1 + b2) / 2))
         se[base] = np.nan
-        rated = np.bincount(system, minlength=n) > 0
+        rated = np.asarray(counts[0]) > 0
         rated[base] = True
         self.theta_ = np.where(rated, theta, np.nan)
         self.scores_ = self._series(self.theta_)
@@ -202,25 +211,105 @@ class GRM(ReportsProgress, PreferenceModel):
         self._base = base
         self._a_typical = float(np.median(a))
 
-    def _map_theta(self, system, segment, judge, u, n):
-        """MAP θ_i by Fisher scoring (per system, vectorised); SE = 1 / √(information + 1/σ²)."""
-        a, b1, b2 = self._a[judge], self._b1[segment], self._b2[segment]
-        sums = np.bincount(system, u - 1.0, n)
-        counts = np.maximum(np.bincount(system, minlength=n), 1)
-        theta = sums / counts
-        theta = (theta - theta.mean()) / (theta.std() or 1.0) * self.sigma * 0.5  # from summed judgments
-        for _ in range(100):
-            t = theta[system]
-            _, g1, g2 = _category_terms(a * (t - b1), a * (t - b2), u)
-            grad = np.bincount(system, a * (g1 + g2), n) - theta / self.sigma ** 2
-            info = np.bincount(system, _information(t, a, b1, b2), n) + 1 / self.sigma ** 2
-            step = grad / info
-            theta = theta + np.clip(step, -2, 2)
-            if np.max(np.abs(step)) < 1e-10:
-                break
-        t = theta[system]
-        info = np.bincount(system, _information(t, a, b1, b2), n) + 1 / self.sigma ** 2
-        return theta, 1 / np.sqrt(info)
+    # -- online ----------------------------------------------------------------------------------
+    def partial_fit(self, comparisons: Comparisons, baseline: str | None = None, eta0: float = 1.0,
+                    tau: float = 1.0, kappa: float = 0.75) -> "GRM":
+        """Move θ, a and b by stochastic gradient steps on the new judgments, one judgment at a time
+        in their order (the paper's §5 proposal: "stochastic gradient descent ... using the gradients
+        calculated based on a single comparison"), without refitting.
+
+        The objective is the log posterior Σ log P(u | θ_i, a_k, b_j) + log priors (a joint MAP,
+        where ``fit`` integrates θ out to estimate a and b). Each parameter p moves by
+        η_p = eta0 · (1 + n_p / tau)^(−kappa) times its gradient, n_p being the number of judgments
+        that have touched it so far, its log prior's gradient shared as 1/n_p per judgment
+        (Robbins & Monro 1951; per-parameter clocks as Bottou 2012, §5.2; formulas in
+        ``humeval.ranking._grm_sgd``). Starts from the last ``fit`` or ``partial_fit`` or, on an
+        unfitted model, from θ = 0, a = ``a_start``, b = ``b_start``; new systems, judges and
+        segments join with those starting values. The defaults (η0 = 1, τ = 1, κ = 0.75) were
+        chosen on simulated campaigns (``tests/ranking/test_grm_online.py``); κ = 0.6 or η0 = 0.1
+        gave θ within 0.003 of the same correlation with the batch fit. ``scores_std_`` is 1/√(prior precision + the
+        Fisher information summed at each judgment's time), an approximation.
+        """
+        from humeval.ranking._grm_sgd import sgd_pass
+        if baseline is not None:
+            if hasattr(self, "systems_") and baseline != self.baseline:
+                raise ValueError(f"the model's baseline is {self.baseline!r}, not {baseline!r}")
+            self.baseline = baseline
+        comparisons = check_comparisons(comparisons)
+        dropped_before = getattr(self, "n_dropped_", 0) if hasattr(self, "systems_") else 0
+        system, segment, judge, u, judges, segments, _ = self._baseline_view(comparisons)
+        state = self._online_state()
+        b1, b2 = self.b_start
+        system = _recode(system, comparisons.systems, state, "systems", {"theta": 0.0, "n_theta": 0, "info": 0.0})
+        judge = _recode(judge, judges, state, "judges", {"alpha": np.log(self.a_start), "n_judge": 0})
+        segment = _recode(segment, segments, state, "segments",
+                          {"beta": b1, "gamma": np.log(b2 - b1), "n_segment": 0})
+        base = state["systems"].index(self.baseline)
+        mu1, mu2 = self.mu_b
+        alpha_max = np.log(self.a_max) if self.a_max else np.inf
+        arrays = {k: np.asarray(v, dtype=np.int64 if k.startswith("n_") else float) for k, v in state.items()
+                  if k not in ("systems", "judges", "segments")}
+        sgd_pass(system, segment, judge, u.astype(np.int64), arrays["theta"], arrays["alpha"], arrays["beta"],
+                 arrays["gamma"], arrays["n_theta"], arrays["n_judge"], arrays["n_segment"], arrays["info"],
+                 float(eta0), float(tau), float(kappa), float(self.sigma), float(self.mu_a), float(self.sigma_a),
+                 float(mu1), float(mu2), float(self.sigma_b), float(alpha_max), base)
+        for k, v in arrays.items():
+            state[k] = list(v)
+        self.systems_ = tuple(state["systems"])
+        a, beta = np.exp(arrays["alpha"]), arrays["beta"]
+        self._publish(arrays["theta"], arrays["info"], a, beta, beta + np.exp(arrays["gamma"]), list(state["judges"]),
+                      list(state["segments"]), base, (arrays["n_theta"], arrays["n_judge"], arrays["n_segment"]))
+        self.n_dropped_ += dropped_before
+        return self
+
+    def _online_state(self) -> dict:
+        """The parameters as growing lists, started from the fitted model or empty (unfitted)."""
+        if getattr(self, "_online", None) is not None:
+            return self._online
+        if hasattr(self, "systems_"):
+            n_theta, n_judge, n_segment = (list(x) for x in self._counts)
+            info = np.nan_to_num(1 / self.scores_std_.to_numpy() ** 2 - 1 / self.sigma ** 2, nan=0.0)
+            self._online = {"systems": list(self.systems_), "theta": list(np.nan_to_num(self.theta_, nan=0.0)),
+                            "n_theta": n_theta, "info": list(info),
+                            "judges": list(self.judge_sensitivity_.index), "alpha": list(np.log(self._a)),
+                            "n_judge": n_judge, "segments": list(self.segment_thresholds_.index),
+                            "beta": list(self._b1), "gamma": list(np.log(self._b2 - self._b1)),
+                            "n_segment": n_segment}
+        else:
+            self._online = {k: [] for k in ("systems", "theta", "n_theta", "info", "judges", "alpha", "n_judge",
+                                            "segments", "beta", "gamma", "n_segment")}
+        return self._online
+
+    def score_new_system(self, comparisons: Comparisons) -> pd.DataFrame:
+        """Score systems the model has not seen from their comparisons with the baseline, the judge
+        and segment parameters frozen (the paper's point: a late system needs only comparisons with
+        the baseline). MAP θ by Fisher scoring against the fitted a_k and b_j; a judge or segment
+        the model has not seen gets the median sensitivity or the mean thresholds. Returns one row
+        per new system: ``score`` (θ), ``std`` and ``comparisons``; the model is not changed."""
+        self._check_fitted()
+        dropped = self.n_dropped_
+        try:
+            system, segment, judge, u, judges, segments, _ = self._baseline_view(comparisons)
+        finally:
+            self.n_dropped_ = dropped
+        if not len(u):
+            raise ValueError(f"no comparisons with the baseline {self.baseline!r} to score")
+        codes, local = np.unique(system, return_inverse=True)
+        names = [comparisons.systems[i] for i in codes]
+        known = [s for s in names if s in self.systems_ and not np.isnan(self.scores_[s])]
+        if known:
+            raise ValueError(f"{known} are already in the model: score_new_system scores unseen systems "
+                             "(partial_fit adds judgments of known ones)")
+        a = self.judge_sensitivity_.reindex(np.asarray(judges, dtype=object)[judge]).to_numpy(dtype=float)
+        thresholds = self.segment_thresholds_.reindex(np.asarray(segments, dtype=object)[segment])
+        b1, b2 = thresholds["b1"].to_numpy(dtype=float), thresholds["b2"].to_numpy(dtype=float)
+        a = np.where(np.isnan(a), self._a_typical, a)
+        b1 = np.where(np.isnan(b1), float(np.mean(self._b1)), b1)
+        b2 = np.where(np.isnan(b2), float(np.mean(self._b2)), b2)
+        theta, info = _map_theta(local, a, b1, b2, u, len(codes), self.sigma, standardise=False)
+        return pd.DataFrame({"score": theta, "std": 1 / np.sqrt(info + 1 / self.sigma ** 2),
+                             "comparisons": np.bincount(local, minlength=len(codes))},
+                            index=pd.Index(names, name="system"))
 
     # -- interpretation ----------------------------------------------------------------------
     def icc(self, segment: str, theta) -> np.ndarray:
@@ -254,6 +343,52 @@ class GRM(ReportsProgress, PreferenceModel):
         out = np.column_stack([p[:, 1], p_a, p_b])
         out[both_base] = [1.0, 0.0, 0.0]
         return out
+
+
+def _map_theta(system, a, b1, b2, u, n, sigma, standardise=True):
+    """MAP θ_i by Fisher scoring (all systems at once) for judgments with sensitivities ``a`` and
+    thresholds ``b1``, ``b2``; returns θ and the summed Fisher information of each system's
+    judgments at θ (SE = 1 / √(information + 1/σ²)). Starts from the mean graded judgment, scaled to
+    the prior (``standardise``, the paper's start) or as it is."""
+    sums = np.bincount(system, u - 1.0, n)
+    counts = np.maximum(np.bincount(system, minlength=n), 1)
+    theta = sums / counts
+    if standardise:
+        theta = (theta - theta.mean()) / (theta.std() or 1.0) * sigma * 0.5
+    for _ in range(100):
+        t = theta[system]
+        _, g1, g2 = _category_terms(a * (t - b1), a * (t - b2), u)
+        grad = np.bincount(system, a * (g1 + g2), n) - theta / sigma ** 2
+        info = np.bincount(system, _information(t, a, b1, b2), n) + 1 / sigma ** 2
+        step = grad / info
+        theta = theta + np.clip(step, -2, 2)
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    return theta, np.bincount(system, _information(theta[system], a, b1, b2), n)
+
+
+def _recode(codes, names, state: dict, vocabulary: str, starts: dict) -> np.ndarray:
+    """``codes`` into names to positions in ``state[vocabulary]`` (a growing list), appending
+    unseen names; for each appended name, every ``state[column]`` gets its starting value."""
+    index = {name: i for i, name in enumerate(state[vocabulary])}
+    mapping = np.empty(len(names), dtype=np.int64)
+    for i, name in enumerate(names):
+        if name not in index:
+            index[name] = len(state[vocabulary])
+            state[vocabulary].append(name)
+            for column, value in starts.items():
+                state[column].append(value)
+        mapping[i] = index[name]
+    return mapping[codes]
+
+
+def _with_unknown(codes, names, unknown: str):
+    """Integer codes with −1 (missing) turned into an extra name ``unknown``."""
+    codes, names = codes.astype(np.int64), list(names)
+    if (codes < 0).any():
+        codes = np.where(codes < 0, len(names), codes)
+        names.append(unknown)
+    return codes, names
 
 
 def _information(theta, a, b1, b2):

@@ -13,8 +13,11 @@ import pandas as pd  # noqa: E402
 
 
 def _save(fig, path):
+    """Write the figure when a path is given and release it from pyplot (the returned figure
+    stays usable): a command drawing one figure per track must not pile them up."""
     if path is not None:
         fig.savefig(path, dpi=120, bbox_inches="tight")
+        plt.close(fig)
     return fig
 
 

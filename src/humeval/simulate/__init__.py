@@ -2,5 +2,7 @@
 
 from humeval.simulate.competition import Simulation, Truth, simulate_competition
 from humeval.simulate.grm import GRMTruth, simulate_grm
+from humeval.simulate.ratings import RatingsSimulation, RatingsTruth, simulate_ratings
 
-__all__ = ["GRMTruth", "Simulation", "Truth", "simulate_competition", "simulate_grm"]
+__all__ = ["GRMTruth", "RatingsSimulation", "RatingsTruth", "Simulation", "Truth", "simulate_competition",
+           "simulate_grm", "simulate_ratings"]

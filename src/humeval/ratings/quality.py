@@ -10,7 +10,7 @@ WMT mixes quality-control items into every annotator's work (``Ratings.kind``):
   (o_k, b_k), d_k = o_k − b_k and the one-sided Wilcoxon signed-rank test of H1 "d > 0"
   (zero differences dropped, scipy's exact distribution for small n, normal approximation
   otherwise: ``scipy.stats.wilcoxon(d, alternative="greater")``, as Appraise's
-  ``ComputeAnnotatorMetrics`` does on the same differences) gives p_j. The annotator
+  ``ComputeAnnotatorMetrics`` does on the same differences; ``agreement.scales.degraded_pvalue``) gives p_j. The annotator
   **passes** when p_j < 0.05 (WMT's threshold; ``alpha``), i.e. reliably scores degraded
   outputs lower than the originals. The test is the same on raw and on z scores: z is an
   increasing affine map per annotator, so it keeps the signs and ranks of d.
@@ -33,8 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-
+from humeval.agreement.scales import degraded_pvalue
 from humeval.data.tables import Ratings
 
 ALPHA = 0.05
@@ -113,15 +112,6 @@ def control_pairs(ratings: Ratings) -> tuple[pd.DataFrame, dict[str, int]]:
     if not ratings.higher_is_better:  # error scores: orient so that "lower" means worse
         out["original"], out["score"] = -out["original"], -out["score"]
     return out, skipped
-
-
-def degraded_pvalue(original: np.ndarray, degraded: np.ndarray) -> float:
-    """One-sided Wilcoxon signed-rank p of "degraded scored lower" on paired scores; 1.0 when
-    every difference is zero (no evidence of a drop)."""
-    d = np.asarray(original, dtype=np.float64) - np.asarray(degraded, dtype=np.float64)
-    if not np.any(d != 0):
-        return 1.0
-    return float(stats.wilcoxon(d, alternative="greater").pvalue)
 
 
 def repeat_consistency(first: np.ndarray, repeat: np.ndarray) -> tuple[float, float]:

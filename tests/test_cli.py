@@ -117,8 +117,9 @@ def test_rank_by_hand_and_side_by_side(fixture):
     assert rows["_ref"]["score"] == 1.0 and rows["_ref"]["rank"] == 1 and rows["bbn"]["score"] == pytest.approx(4 / 7)
     both = json.loads(run("rank", fixture("wmt10_small.csv"), "-m", "bojar,expected-wins", "--json").output)
     assert set(both) == {"French-English", "German-English"}
-    assert set(both["German-English"][0]) == {"system", "bojar", "expected-wins"}
+    assert set(both["German-English"][0]) == {"system", "bojar", "expected-wins", "note"}
     assert both["German-English"][0]["system"] == "kit"  # ranked 1 in the only German-English ranking
+    assert both["German-English"][0]["note"] == "never lost"
     bad = run("rank", fixture("wmt10_small.csv"), "-m", "glicko")
     assert bad.exit_code == 2 and "unknown model 'glicko'" in bad.output
     ratings = run("rank", fixture("ratings_long.csv"))  # ratings take WMT's procedure (tests/ratings/)
@@ -168,7 +169,7 @@ def test_rank_bootstrap_wmt_table(tmp_path):
 def test_rank_reports_a_disconnected_graph(tmp_path):
     path = tmp_path / "p.csv"
     path.write_text("model_a,model_b,winner\nA,B,model_a\nB,A,model_a\nC,D,model_a\nD,C,model_a\n")
-    result = run("rank", path, "-m", "bt")
+    result = run("rank", path, "-m", "bt", "--l2", 0)  # maximum likelihood; the default prior ranks it
     assert result.exit_code == 2 and "falls into 2 parts" in result.output and "l2=" in result.output
 
 

@@ -1,4 +1,9 @@
-"""Errors that carry the place in the user's input and the fix."""
+"""Errors that carry the place in the user's input and the fix.
+
+Every error class here pickles whole (``__reduce__`` rebuilds it from its own fields), so an
+error raised in a worker process of ``--jobs`` arrives in the parent with its path, line and
+fix, not as a garbled ``TypeError`` about missing arguments.
+"""
 
 from __future__ import annotations
 
@@ -17,9 +22,31 @@ class InputError(ValueError):
         self.fix = fix
         super().__init__(str(self))
 
+    def __reduce__(self):
+        return type(self), (self.path, self.line, self.problem, self.fix)
+
     def __str__(self) -> str:
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         text = f"{where}: {self.problem}"
         if self.fix:
             text += f" (fix: {self.fix})"
         return text
+
+
+class DisconnectedError(ValueError):
+    """The comparisons do not link every rated system to every other in both directions, and
+    the model was asked for maximum likelihood (no prior): some scores would be infinite.
+
+    ``components`` lists the strongly connected parts (system names), largest first.
+    """
+
+    def __init__(self, components: list[list[str]]):
+        self.components = components
+        shown = "; ".join("{" + ", ".join(c[:6]) + (", …" if len(c) > 6 else "") + "}" for c in components[:5])
+        super().__init__(
+            f"the comparison graph falls into {len(components)} parts that never beat each other both ways "
+            f"({shown}): their maximum-likelihood scores are infinite. Rank the parts separately, or keep the "
+            "default prior (l2=0.01, --l2 on the command line) to put them on one scale anyway")
+
+    def __reduce__(self):
+        return type(self), (self.components,)

@@ -43,7 +43,15 @@ def test_feedback_arc_is_exact():
         np.fill_diagonal(w, 0)
         assert model.cost_ == pytest.approx(brute_force_cost(w))
         assert model.method_.startswith("exact")
-        assert sorted(model.scores_.tolist()) == list(range(1, n + 1))
+        # scores n − position along the order, a run without net wins between its members sharing one
+        along = model.scores_[list(model.order_)].to_numpy()
+        position = [c.systems.index(x) for x in model.order_]
+        assert along[0] == n and (np.diff(along) <= 0).all()
+        for p in range(1, n):
+            same = along[p] == along[p - 1]
+            assert same == (along[p] != n - p)
+            if same:
+                assert w[position[p], position[p - 1]] == w[position[p - 1], position[p]] == 0
 
 
 def test_feedback_arc_heuristic_beyond_the_limit():

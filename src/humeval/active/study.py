@@ -26,11 +26,11 @@ from humeval.active.strategies import PairState, Strategy
 from humeval.data.tables import Comparisons
 
 
-def _evaluate(state: PairState, systems, reference: np.ndarray, clusters: bool, seed) -> dict:
+def _evaluate(state: PairState, systems, reference: np.ndarray, clusters: bool, seed, l2: float = 0.01) -> dict:
     from humeval.ranking.bradley_terry import BradleyTerry
     a, b, outcome = state.arrays()
     comps = Comparisons(a=a.astype(np.int32), b=b.astype(np.int32), outcome=outcome.astype(np.int8), systems=systems)
-    model = BradleyTerry(l2=0.01).fit(comps)
+    model = BradleyTerry(l2=l2).fit(comps)
     scores = model.scores_.reindex(systems).to_numpy(dtype=float)
     known = ~np.isnan(scores)
     row = {"spearman": float(stats.spearmanr(scores[known], reference[known]).statistic),
@@ -55,8 +55,9 @@ def _availability(environment, n):
 
 def active_study(environment, strategies: dict[str, Strategy], budget: int, batch: int = 100,
                  checkpoint: int | None = None, trials: int = 5, reference=None, clusters: bool = False,
-                 random_state=None, progress=None) -> pd.DataFrame:
-    """Tidy curves (strategy, trial, judgments, spearman, kendall, top identified[, clusters])."""
+                 random_state=None, progress=None, l2: float = 0.01) -> pd.DataFrame:
+    """Tidy curves (strategy, trial, judgments, spearman, kendall, top identified[, clusters]); each
+    checkpoint's ranking is Bradley–Terry with prior precision ``l2``."""
     checkpoint = checkpoint or batch
     systems = tuple(environment.systems)
     n = len(systems)
@@ -89,7 +90,7 @@ def active_study(environment, strategies: dict[str, Strategy], budget: int, batc
                 while state.size >= next_check or (state.size >= budget and next_check - checkpoint < budget):
                     at = min(next_check, budget)
                     rows.append({"strategy": name, "trial": trial, "judgments": at,
-                                 **_evaluate(state, systems, reference, clusters, int(seeds[trial]))})
+                                 **_evaluate(state, systems, reference, clusters, int(seeds[trial]), l2)})
                     next_check += checkpoint
             done += 1
             if progress:

@@ -505,12 +505,32 @@ def jsonable(df: pd.DataFrame) -> list[dict]:
 
 
 
-def models_named(names: str, random_state):
+def l2_option(f):
+    """``--l2``/``--prior``: the precision of the Gaussian prior of the models that have one."""
+    return click.option(
+        "--l2", "--prior", "l2", type=Real(min=0), default=None, metavar="λ",
+        help="Precision λ of the Gaussian prior on the abilities of bt, davidson, rao-kupper and crowd-bt "
+             "(penalty λ/2·Σ(θ − mean θ)²; default 0.01 (crowd-bt: 1), weak: a system that never lost, or a group never compared "
+             "with the rest, gets a finite, wide score). 0 = maximum likelihood, which refuses such data.")(f)
+
+
+def group_note(model) -> str:
+    """A line naming the components of a fitted model's comparison graph ("" when connected)."""
+    groups = model.groups() if hasattr(model, "groups") else []
+    if len(groups) < 2:
+        return ""
+    shown = "; ".join("{" + ", ".join(g[:6]) + (", …" if len(g) > 6 else "") + "}" for g in groups[:6])
+    more = f" and {len(groups) - 6} more" if len(groups) > 6 else ""
+    return (f"the comparisons fall into {len(groups)} groups never compared with each other ({shown}{more}): "
+            "scores and ranks compare nothing across groups (column 'component')")
+
+
+def models_named(names: str, random_state, l2=None):
     from humeval.ranking import HEURISTICS, HOPKINS_MAY, PREFERENCE_MODELS, make_model
     informative = tuple(m for m in PREFERENCE_MODELS if "uniform" not in m)  # the uniforms rank nobody
     chosen = {"all": informative + HEURISTICS, "preference": PREFERENCE_MODELS, "hopkins-may": HOPKINS_MAY}.get(names)
     try:
-        return {n: make_model(n, random_state) for n in (chosen or names.split(","))}
+        return {n: make_model(n, random_state, l2) for n in (chosen or names.split(","))}
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--model") from None
 

@@ -20,6 +20,7 @@ from humeval.cli.common import (
     common_options,
     count,
     jsonable,
+    l2_option,
     load,
     needs,
     out,
@@ -160,9 +161,10 @@ def simulate(output, systems, items, judges, judgments, design, random_judges, r
 @click.option("--no-report", is_flag=True, help="Print the tables only.")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
               help="Processes for the report's refits (0 = all cores).")
+@l2_option
 @common_options
 def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges, judgments, design,
-         random_judges, random_state, report_file, no_report, jobs, quiet, as_json):
+         random_judges, random_state, report_file, no_report, jobs, l2, quiet, as_json):
     """A tour: simulate a WMT-style campaign (5-way rankings, a few judges answering at random) or
     read FILE, print the headline tables (the data, a ranking beside the truth, the judges
     humeval flags) and write the full campaign report (see `humeval report`).
@@ -220,7 +222,7 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
         fmt_out = {".md": "md", ".json": "json"}.get(Path(report_file).suffix.lower(), "html")
         write_report([(file or "simulated campaign", data)], report_file, fmt_out,
                      ("bt", "davidson", "rao-kupper", "trueskill", "irt-gaussian", "independent-students:geometric",
-                      "independent-pairs"), 1000, 2, jobs, random_state, quiet=quiet or as_json)
+                      "independent-pairs"), 1000, 2, jobs, random_state, quiet=quiet or as_json, l2=l2)
         written = str(report_file)
     if as_json:
         click.echo(json.dumps({"source": data.report.path, **{k: jsonable(v) for k, v in summary.items()},

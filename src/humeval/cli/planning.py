@@ -15,14 +15,15 @@ from humeval.cli.common import (
     SEED,
     TABLE_OUT,
     Names,
-    Real,
     Numbers,
+    Real,
     common_options,
     comparisons_of,
     count,
     drop_option,
     err,
     jsonable,
+    l2_option,
     load,
     models_named,
     needs,
@@ -48,10 +49,11 @@ from humeval.data.export import write
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write every simulated campaign's row.")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS, help="Processes (0 = all cores).")
 @click.option("--random-state", default=0, show_default=True, type=SEED)
+@l2_option
 @drop_option
 @common_options
 def plan_command(file, fmt, encoding, columns, outcomes, tracks, budgets, model_name, design, simulations, clusters,
-                 plot, out_file, jobs, random_state, drop_file, quiet, as_json):
+                 plot, out_file, jobs, random_state, l2, drop_file, quiet, as_json):
     """Plan a campaign from a pilot: fit the model to FILE's judgments, simulate campaigns of each
     budget from what the pilot says (parametric bootstrap, pilot uncertainty included), and report
     per budget the expected number of rank clusters, the probability that the top system is
@@ -78,7 +80,7 @@ def plan_command(file, fmt, encoding, columns, outcomes, tracks, budgets, model_
             try:
                 result = plan(part, model_name, budget_list, design, simulations,
                               cluster_resamples=100 if clusters else 0, random_state=random_state, jobs=jobs,
-                              progress=lambda done, total, t=task: bar.update(t, completed=done))
+                              progress=lambda done, total, t=task: bar.update(t, completed=done), l2=l2)
             except ValueError as error:
                 raise click.BadParameter(str(error), param_hint="--model") from None
             results[track] = result.table
@@ -133,9 +135,10 @@ def check_active_options(ctx, file, design, budget, batch, checkpoint):
 @click.option("--plot", type=FIGURE_OUT, help="Draw the curves.")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write every checkpoint of every campaign.")
 @click.option("--random-state", default=0, show_default=True, type=SEED)
+@l2_option
 @common_options
 def active_study_command(file, fmt, encoding, columns, outcomes, tracks, strategies, budget, batch, checkpoint, trials,
-                         clusters, systems, spread, ties, design, plot, out_file, random_state, quiet, as_json):
+                         clusters, systems, spread, ties, design, plot, out_file, random_state, l2, quiet, as_json):
     """How many judgments each elicitation strategy needs to reach the correlation with the
     full-information ranking (and, with --clusters, the number of clusters) that uniformly random
     pairs reach with the whole budget. Without FILE: simulated abilities; with FILE: its real
@@ -179,7 +182,7 @@ def active_study_command(file, fmt, encoding, columns, outcomes, tracks, strateg
                 if budget > len(part):
                     raise click.BadParameter(f"the track has {len(part):,} judgments; ask for fewer", param_hint="--budget")
                 environment = RealJudgments(part)
-                reference = make_model("bt", 0).fit(part).scores_.reindex(part.systems).to_numpy(dtype=float)
+                reference = make_model("bt", 0, l2).fit(part).scores_.reindex(part.systems).to_numpy(dtype=float)
                 source = f"{track}: {len(part):,} real judgments resampled"
             else:
                 rng = np.random.default_rng(random_state)
@@ -187,7 +190,7 @@ def active_study_command(file, fmt, encoding, columns, outcomes, tracks, strateg
                 reference = None
                 source = f"{systems} simulated systems, abilities N(0, {spread}²), ties {ties:.0%}"
             curves = active_study(environment, chosen, budget, batch, checkpoint, trials, reference, clusters,
-                                  random_state, progress=report)
+                                  random_state, progress=report, **({} if l2 is None else {"l2": l2}))
     if out_file:
         write(curves, out_file)
     if plot:

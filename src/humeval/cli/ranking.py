@@ -25,7 +25,9 @@ from humeval.cli.common import (
     drop_option,
     err,
     fit_shown,
+    group_note,
     jsonable,
+    l2_option,
     load,
     models_named,
     needs,
@@ -36,6 +38,7 @@ from humeval.cli.common import (
 )
 from humeval.cli.ratings import NOT_YET, rank_ratings_command, ratings_options
 from humeval.data.export import write
+from humeval.errors import DisconnectedError
 
 
 @click.command()
@@ -59,12 +62,13 @@ from humeval.data.export import write
 @click.option("--keep-shared-outputs", is_flag=True,
               help="Systems that shared one displayed output tie with each other (as WMT15-16 counted them) "
                    "instead of not being compared.")
+@l2_option
 @drop_option
 @anonymize_options
 @ratings_options
 @common_options
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
-         plot, heatmap, jobs, random_state, keep_shared_outputs, drop_file, anon, salt,
+         plot, heatmap, jobs, random_state, l2, keep_shared_outputs, drop_file, anon, salt,
          quiet, as_json, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
@@ -84,10 +88,10 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     from rich.progress import Progress
 
     from humeval.experiments import bootstrap, wmt_view
-    from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
     from humeval.ratings import MODELS as RATINGS_MODELS
+    from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
     # pairwise model names are checked before the (possibly long) read; ratings models once the file shows ratings
-    models = None if model_names in RATINGS_MODELS + NOT_YET else models_named(model_names, random_state)
+    models = None if model_names in RATINGS_MODELS + NOT_YET else models_named(model_names, random_state, l2)
     if models:
         check_rank_options(click.get_current_context(), models, n_boot, plot, heatmap)
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, pseudonym_salt(anon, salt),
@@ -96,7 +100,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         return rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
                                     random_state, quiet, as_json, **ratings_kw)
     if not models:
-        models = models_named(model_names, random_state)  # a ratings model name on comparisons: the error
+        models = models_named(model_names, random_state, l2)  # a ratings model name on comparisons: the error
     if keep_shared_outputs:
         if judgments.rankings is None:
             raise click.BadParameter("applies to rankings; this file holds none", param_hint="--keep-shared-outputs")
@@ -109,15 +113,19 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         try:
             fitted = {name: fit_shown(model, part, f"{track}: fitting {name}", quiet or as_json)
                       for name, model in models.items()}
-        except ValueError as error:  # e.g. a disconnected comparison graph
+        except ValueError as error:  # e.g. a disconnected comparison graph with --l2 0
             raise InputError(file, None, f"{track}: {error}", "see the message") from None
         first = next(iter(fitted.values()))
+        flags = first.ranking().reindex(list(first.systems_))
         if n_boot:
             with Progress(console=err, disable=quiet or as_json, transient=True) as bar:
                 task = bar.add_task(f"{track}: {n_boot} resamples", total=n_boot)
                 result = bootstrap(first, part, n=n_boot, by=by, confidence=confidence, random_state=random_state,
                                    jobs=jobs, progress=lambda done, total: bar.update(task, completed=done))
             table = result.table()
+            for column in ("component", "note"):
+                if column in flags:
+                    table[column] = flags[column]
             notes[track] = [f"scores: {result.scale}" if result.scale else "",
                             f"{n_boot} resamples of {by}s; {confidence:.0%} intervals; rank range = WMT's trimmed "
                             "range, simultaneous = valid for all systems at once"]
@@ -134,7 +142,14 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             table = pd.DataFrame({name: m.ranking()["rank"] for name, m in fitted.items()})
             table = table.loc[table.mean(axis=1).sort_values(kind="stable").index]
             table.index.name = "system"
+            for column in ("component", "note"):
+                if column in flags:
+                    table[column] = flags[column]
             notes[track] = []
+        notes[track].append(group_note(first))
+        if "note" in flags:
+            notes[track].append("note: scores of systems that never lost or never won rest on the prior (Bradley–"
+                                "Terry family) or on the model's assumptions; their intervals are wide")
         if heatmap and hasattr(first, "predict_proba"):
             plot_preference_heatmap(first, suffix(heatmap), title=f"{track}: {first!r}")
         if hasattr(first, "judges"):  # Crowd-BT: say who looks adversarial or random
@@ -152,7 +167,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     elif not quiet:
         for track, table in results.items():
             what = next(iter(models)) if len(models) == 1 else "rank by model"
-            shown = wmt_view(table) if n_boot else table
+            shown = wmt_view(table).join(table[[c for c in ("component", "note") if c in table]]) if n_boot else table
             breaks = _cluster_breaks(table) if (n_boot and clusters) else ()
             out.print(render(shown, f"{track}: {what} ({len(parts[track]):,} comparisons)", breaks=breaks))
             for note in notes.get(track, []):
@@ -200,10 +215,11 @@ def _cluster_breaks(table: pd.DataFrame) -> tuple[int, ...]:
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write every trial's perplexity (CSV/Parquet/JSONL).")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS, help="Processes for the trials (0 = all cores).")
 @click.option("--random-state", default=0, show_default=True, type=SEED, help="Seed for subsets and sampled models.")
+@l2_option
 @drop_option
 @common_options
 def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, sizes, trials, min_test, expert, plot,
-                   out_file, jobs, random_state, drop_file, quiet, as_json):
+                   out_file, jobs, random_state, l2, drop_file, quiet, as_json):
     """Which model predicts held-out judgments best: Hopkins & May's learning curves.
 
     Per track, the test set is Hopkins & May's (comparisons of rarely judged segments, at least
@@ -219,7 +235,7 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
 
     from humeval.experiments import mean_curve, track_curves
     from humeval.report import plot_learning_curve
-    models = models_named(model_names, random_state)
+    models = models_named(model_names, random_state, l2)
     not_preference = [n for n, m in models.items() if not hasattr(m, "predict_proba")]
     if not_preference:
         raise click.BadParameter(f"{', '.join(not_preference)} are heuristics without a preference "
@@ -239,6 +255,9 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
             curve = track_curves(data, models, size_list, trials, random_state, jobs,
                                  progress=lambda done, total: bar.update(task, completed=done, total=total),
                                  expert=test_source if expert else None, min_test=min_test)
+        except DisconnectedError as error:  # only with --l2 0: the default prior fits any subset
+            raise InputError(file, None, f"a training subset cannot be fitted: {error}",
+                             "leave out --l2 0 (the default prior keeps every score finite)") from None
         except ValueError as error:
             raise InputError(file, None, str(error), "check --expert and --track") from None
     tests = curve.groupby("track")["test"].first()

@@ -19,6 +19,7 @@ from humeval.cli.common import (
     count,
     drop_option,
     err,
+    l2_option,
     load,
     needs,
     out,
@@ -29,7 +30,7 @@ from humeval.errors import InputError
 
 
 def write_report(judgment_sets, output, fmt, models, n_boot, trials, jobs, random_state, metric_table=None,
-                 quiet=False):
+                 quiet=False, l2=None):
     """Build the report of every (path, judgments) pair, merge them, write ``output``; return it."""
     from rich.progress import Progress
 
@@ -40,7 +41,8 @@ def write_report(judgment_sets, output, fmt, models, n_boot, trials, jobs, rando
         for path, judgments in judgment_sets:
             reports.append(build_report(judgments, str(path), models, n_boot, trials, random_state, jobs,
                                         metric_table if path == judgment_sets[-1][0] else None,
-                                        progress=lambda step, p=path: bar.update(task, description=f"{Path(p).name}: {step}")))
+                                        progress=lambda step, p=path: bar.update(task, description=f"{Path(p).name}: {step}"),
+                                        l2=l2))
     if len(reports) == 1:
         report = reports[0]
     else:
@@ -91,11 +93,12 @@ def check_report_format(output, report_format) -> str:
               help="Processes for learning curves and refits (0 = all cores).")
 @click.option("--random-state", default=0, show_default=True, type=SEED,
               help="Seed for subsets, sampled models and resampling.")
+@l2_option
 @drop_option
 @anonymize_options
 @common_options
 def report(files, fmt, encoding, columns, outcomes, tracks, output, report_format, model_names, n_boot, trials,
-           metric_files, human_file, details, jobs, random_state, drop_file, anon, salt, quiet, as_json):
+           metric_files, human_file, details, jobs, random_state, l2, drop_file, anon, salt, quiet, as_json):
     """One report of a campaign per file: the data, which model to trust (held-out perplexity),
     the ranking with intervals and clusters beside every model's, the preference heatmap, judge
     agreement and quality, completion for ratings, metric correlations. Every table names the
@@ -137,7 +140,7 @@ def report(files, fmt, encoding, columns, outcomes, tracks, output, report_forma
     sets = [(path, load(path, fmt, encoding, columns, outcomes, tracks, quiet, salt, drop_file)) for path in files]
     if not any(j.comparisons is not None or j.ratings is not None for _, j in sets):
         raise InputError(files[0], None, "holds no rankings, comparisons or ratings", "report needs judgments")
-    result = write_report(sets, output, fmt_out, models, n_boot, trials, jobs, random_state, metric_table, quiet)
+    result = write_report(sets, output, fmt_out, models, n_boot, trials, jobs, random_state, metric_table, quiet, l2)
     if as_json:
         click.echo(json.dumps({"output": str(output), "format": fmt_out, "summary": result.summary}, indent=2))
     elif not quiet:

@@ -10,14 +10,11 @@ from scipy import stats
 
 from humeval.completion.completers import RatingMatrix
 from humeval.data.tables import Ratings
+from humeval.ranking.base import clone
 
 
 def _named(completers) -> dict:
     return dict(completers) if isinstance(completers, dict) else {type(c).__name__: c for c in completers}
-
-
-def _fresh(completer):
-    return type(completer)(**completer.get_params())
 
 
 def observed_share(ratings: Ratings) -> float:
@@ -38,7 +35,7 @@ def completion_error(completers, ratings: Ratings, holdout: float = 0.1, trials:
         train, test = ratings.take(~hidden), ratings.take(hidden)
         observed = observed_share(train)
         for name, completer in _named(completers).items():
-            predicted = _fresh(completer).fit(train).predict_ratings(test)
+            predicted = clone(completer).fit(train).predict_ratings(test)
             ok = ~np.isnan(predicted)
             error = predicted[ok] - test.score[ok]
             rows.append({"method": name, "trial": trial, "MAE": np.mean(np.abs(error)),
@@ -62,7 +59,7 @@ def per_judge_curve(completers, ratings: Ratings, counts=(1, 2, 5, 10, 20), hold
         keep[order[rank_in_judge < count]] = True
         train = train_all.take(keep)
         for name, completer in _named(completers).items():
-            predicted = _fresh(completer).fit(train).predict_ratings(test)
+            predicted = clone(completer).fit(train).predict_ratings(test)
             ok = ~np.isnan(predicted)
             rows.append({"method": name, "ratings per judge": count, "training ratings": len(train),
                          "RMSE": float(np.sqrt(np.mean((predicted[ok] - test.score[ok]) ** 2)))})
@@ -123,7 +120,7 @@ def decision_study(ratings: Ratings, completer, reference_share: float = 0.5, co
             decided = _decisions(_item_system_means(table.item, table.system, table.score, ratings.systems), alpha)
             rows.append(_agreement_row(trial, name, len(table), decided, truth))
         sparse = work.take(with_common)
-        model = _fresh(completer).fit(sparse)
+        model = clone(completer).fit(sparse)
         full = model.complete(max_cells=50_000_000)
         m = model.matrix_
         item = np.tile(m.column_item, len(m.judges))

@@ -5,10 +5,13 @@ every system's score. Resampling units (``by``): single ``comparison``\\s, whole
 (all pairs of one k-way ranking), ``segment``\\s or ``judge``\\s; resampling whole units is what
 clustered judgments call for. Comparisons without a unit id (e.g. no judge) are units of their own.
 
-Fast paths: Bradley–Terry models resample the pair-count table (a multinomial draw over its
-cells for ``by="comparison"``; for clustered units, per-unit cell counts weighted by how often
-each unit was drawn) and refit warm-started, never copying rows; TrueSkill replays all runs in
-compiled parallel code. Other models are refitted on resampled rows (``jobs`` processes).
+Fast paths are the models' own ``bootstrap_scores`` method (``Ranker.bootstrap_scores``):
+Bradley–Terry models resample the pair-count table (a multinomial draw over its cells for
+``by="comparison"``; for clustered units, per-unit cell counts weighted by how often each unit
+was drawn) and refit warm-started, never copying rows; TrueSkill replays all runs in compiled
+parallel code. Other models are refitted on resampled rows (``jobs`` processes), each refit a
+``clone`` with a seed of its own (``spawn_seeds``), so sampled models (IRT) draw fresh
+randomness per resample and the result is reproducible for a fixed ``random_state``.
 
 A system that a resample leaves without comparisons, or outside the resample's largest strongly
 connected part (Bradley–Terry), gets NaN there; ``BootstrapResult.failed`` counts them.
@@ -25,7 +28,7 @@ import pandas as pd
 
 from humeval.data.tables import Comparisons
 from humeval.experiments.parallel import run_tasks
-from humeval.ranking.base import Ranker, check_comparisons
+from humeval.ranking.base import Ranker, check_comparisons, clone, spawn_seeds
 
 UNITS = ("comparison", "ranking", "segment", "judge")
 
@@ -159,9 +162,8 @@ def units_of(comparisons: Comparisons, by: str) -> tuple[np.ndarray, int, int]:
 
 
 def _refit(task):
-    model, comparisons, rows = task
-    params = model.get_params()
-    fitted = type(model)(**params).fit(comparisons.take(rows))
+    model, comparisons, rows, seed = task
+    fitted = clone(model, random_state=seed).fit(comparisons.take(rows))
     scores = fitted.scores_.reindex(list(comparisons.systems)).to_numpy(dtype=float)
     played = np.bincount(np.concatenate([comparisons.a[rows], comparisons.b[rows]]), minlength=len(comparisons.systems))
     return np.where(played > 0, scores, np.nan)
@@ -176,71 +178,20 @@ def bootstrap(model: Ranker, comparisons: Comparisons, n: int = 1000, by: str = 
     if not 0 < confidence < 1:
         raise ValueError("confidence is a share between 0 and 1")
     rng = np.random.default_rng(random_state)
-    fitted = type(model)(**model.get_params()).fit(comparisons)
+    fitted = clone(model).fit(comparisons)
     unit, n_units, _ = units_of(comparisons, by)
     systems = tuple(comparisons.systems)
     failed: dict[str, int] = {}
-    compiled = getattr(fitted, "_bootstrap_fast", None)  # each path can be switched off by setting it to None
-    samples = compiled(comparisons, unit, n_units, by, n, rng) if compiled else None
-    if samples is not None:
-        if progress:
-            progress(n, n)
-    elif getattr(fitted, "_bootstrap_counts", None):
-        samples = _bootstrap_pair_model(fitted, comparisons, unit, n_units, by, n, rng, progress)
-    elif getattr(fitted, "_bootstrap", None):
-        order = np.argsort(unit, kind="stable")
-        start = np.zeros(n_units + 1, dtype=np.int64)
-        np.cumsum(np.bincount(unit, minlength=n_units), out=start[1:])
-        seeds = rng.integers(1, 2 ** 63, n, dtype=np.int64)
-        samples = fitted._bootstrap(comparisons, start, order, n_units, seeds, progress)
-        if progress:
-            progress(n, n)
-    else:
+    samples = fitted.bootstrap_scores(comparisons, None if by == "comparison" else unit, n, rng, progress)
+    if samples is None:
+        seeds = spawn_seeds(rng, n)
         tasks = []
-        for _ in range(n):
+        for seed in seeds:
             drawn = np.bincount(rng.integers(0, n_units, n_units), minlength=n_units)
             rows = np.repeat(np.arange(len(comparisons)), drawn[unit])
-            tasks.append((model, comparisons, rows))
+            tasks.append((model, comparisons, rows, seed))
         samples = np.array(run_tasks(_refit, tasks, jobs, progress))
     missing = int(np.isnan(samples).sum() - np.isnan(fitted.scores_.to_numpy()).sum() * n)
     if missing > 0:
         failed["system scores left undefined by a resample (NaN)"] = missing
     return BootstrapResult(systems, fitted.scores_, samples, by, confidence, getattr(fitted, "scale_", ""), failed)
-
-
-def _bootstrap_pair_model(fitted, comparisons, unit, n_units, by, n, rng, progress) -> np.ndarray:
-    """Resample the pair-count table: a multinomial over cells for single comparisons, or unit
-    counts applied to per-unit cell counts for clustered resampling."""
-    a, b = fitted._cells
-    size = len(fitted.systems_)
-    code = {int(x) * size + int(y): i for i, (x, y) in enumerate(zip(a.tolist(), b.tolist()))}
-    keep = comparisons.a != comparisons.b
-    row_cell = np.full(len(comparisons), -1, dtype=np.int64)
-    codes = comparisons.a[keep].astype(np.int64) * size + comparisons.b[keep]
-    lookup_codes = np.array(sorted(code), dtype=np.int64)
-    lookup_cells = np.array([code[k] for k in lookup_codes.tolist()], dtype=np.int64)
-    row_cell[keep] = lookup_cells[np.searchsorted(lookup_codes, codes)]
-    flat = row_cell * 3 + comparisons.outcome
-    n_cells = len(a) * 3
-    samples = np.empty((n, size))
-    chunk = 100
-    if by == "comparison":
-        base = np.bincount(flat[keep], minlength=n_cells).astype(float)
-        total = int(base.sum())
-        draw = lambda k: rng.multinomial(total, base / total, size=k).astype(float)
-    else:
-        # per (unit, cell, outcome) counts once; each resample weights them by how often the unit was drawn
-        pair_key = unit[keep] * n_cells + flat[keep]
-        unique, count = np.unique(pair_key, return_counts=True)
-        key_unit, key_cell = unique // n_cells, unique % n_cells
-        draw = lambda k: np.array([np.bincount(key_cell, weights=np.bincount(rng.integers(0, n_units, n_units),
-                                                                               minlength=n_units)[key_unit] * count,
-                                               minlength=n_cells) for _ in range(k)])
-    for start in range(0, n, chunk):
-        k = min(chunk, n - start)
-        counts = draw(k).reshape(k, -1, 3)
-        for i in range(k):
-            samples[start + i] = fitted._bootstrap_counts(counts[i])
-        if progress:
-            progress(start + k, n)
-    return samples

@@ -9,7 +9,7 @@ import pandas as pd
 
 from humeval.data.tables import Comparisons
 from humeval.experiments.parallel import run_tasks
-from humeval.ranking.base import PreferenceModel, Ranker
+from humeval.ranking.base import PreferenceModel, Ranker, clone
 
 SIZES = (100, 200, 400, 800, 1600, 3200)
 MIN_TEST = 2000
@@ -80,16 +80,12 @@ def _align(train: Comparisons, test: Comparisons) -> Comparisons:
 
 
 def _trial(task):
-    models, train, test, size, trial, seed = task
-    rng = np.random.default_rng(seed)
-    take = rng.choice(len(train), size=min(size, len(train)), replace=False)
+    models, train, test, size, trial, seed = task  # seed: this task's own (see _curve_tasks)
+    take = np.random.default_rng(seed).choice(len(train), size=min(size, len(train)), replace=False)
     sample = _align(train.take(np.sort(take)), test)
     rows = []
     for name, model in models.items():
-        params = model.get_params()
-        if "random_state" in params:
-            params["random_state"] = seed
-        fitted = type(model)(**params).fit(sample)
+        fitted = clone(model, random_state=seed).fit(sample)
         rows.append({"model": name, "size": size, "trial": trial, "train": len(sample),
                      "perplexity": perplexity(fitted, test)})
     return rows
@@ -111,6 +107,7 @@ def learning_curve(models: dict[str, PreferenceModel] | list[PreferenceModel], t
 
 
 def _curve_tasks(models, train, test, sizes, trials, random_state) -> list:
+    # one seed per (size, trial) task from SeedSequence(random_state), as the published tables used
     seeds = np.random.SeedSequence(random_state).generate_state(len(sizes) * trials)
     return [(models, train, test, size, trial, int(seeds[i * trials + trial]))
             for i, size in enumerate(sizes) for trial in range(trials)]
@@ -138,6 +135,12 @@ def track_curves(comparisons: Comparisons, models, sizes=SIZES, trials: int = 5,
     tracks = [t for t in splits if t in own]
     if not tracks:
         raise ValueError("no track is in both tables")
+    if expert is None:
+        empty = [t for t in tracks if len(splits[t].train) == 0]
+        if empty:
+            raise ValueError(f"{', '.join(empty)}: every comparison went to the test set (fewer than min_test = "
+                             f"{min_test:,} with a segment), so there is nothing to train on; lower min_test "
+                             "(--min-test), e.g. to a third of the track")
     conditions = [("expert", lambda t: splits[t].train), ("crowd", lambda t: own[t])] if expert is not None \
         else [("train split", lambda t: splits[t].train)]
     # one pool for the trials of every track and condition (a pool per track costs a start-up each)
@@ -171,10 +174,7 @@ def ability_trials(model: Ranker, train: Comparisons, size: int = 1600, trials: 
     scores = []
     for _ in range(trials):
         take = np.sort(rng.choice(len(train), size=min(size, len(train)), replace=False))
-        params = model.get_params()
-        if "random_state" in params:
-            params["random_state"] = int(rng.integers(2 ** 31))
-        scores.append(type(model)(**params).fit(train.take(take)).scores_)
+        scores.append(clone(model, random_state=int(rng.integers(2 ** 31))).fit(train.take(take)).scores_)
     table = pd.concat(scores, axis=1)
     return pd.DataFrame({"mean": table.mean(axis=1), "std": table.std(axis=1, ddof=1)}).sort_values(
         "mean", ascending=False)

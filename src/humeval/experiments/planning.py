@@ -100,20 +100,14 @@ def _clusters(model, comparisons, resamples, seed) -> int:
 
 
 def _one(task) -> dict:
-    (model_name, truth_mean, truth_sd, tie_rate, budget, design, k, resamples, test_size, seed, names) = task
+    (model_name, l2, truth_mean, truth_sd, tie_rate, budget, design, k, resamples, test_size, seed, names) = task
     from humeval.experiments.perplexity import perplexity
     from humeval.ranking import make_model
     rng = np.random.default_rng(seed)
     truth = truth_mean + truth_sd * rng.normal(size=len(truth_mean))
     campaign = simulate_design(truth, tie_rate, budget, design, rng, k, names)
     test = simulate_design(truth, tie_rate, test_size, "pairs", rng, k, names)
-    model = make_model(model_name, seed)
-    try:
-        model.fit(campaign)
-    except ValueError:  # e.g. a system never compared in a tiny campaign
-        model = make_model(model_name, seed)
-        model.l2 = 1e-3
-        model.fit(campaign)
+    model = make_model(model_name, seed, l2).fit(campaign)
     scores = model.scores_.reindex(names).to_numpy(dtype=float)
     known = ~np.isnan(scores)
     row = {"budget": budget, "comparisons": len(campaign),
@@ -128,14 +122,16 @@ def _one(task) -> dict:
 
 def plan(pilot: Comparisons, model: str = "bt", budgets=BUDGETS, design: str = "pairs", simulations: int = 200,
          k: int = 5, cluster_resamples: int = 100, test_size: int = 2000, shrink: bool = True, random_state=None,
-         jobs: int = 1, progress=None) -> Plan:
+         jobs: int = 1, progress=None, l2: float | None = None) -> Plan:
     """Simulate ``simulations`` campaigns of each budget from the model fitted to ``pilot`` (one
     track) and summarise them; see the module doc. ``cluster_resamples`` = 0 skips the clusters
-    (the costliest column). ``progress(done, total)`` counts campaigns."""
+    (the costliest column). ``progress(done, total)`` counts campaigns. ``l2`` is the prior
+    precision of ``model`` (``make_model``; None keeps its default), used for the pilot and every
+    simulated campaign; the truth is always drawn from a Bradley–Terry fit with the default prior."""
     from humeval.experiments.bootstrap import bootstrap
     from humeval.ranking import make_model
     pilot = check_comparisons(pilot)
-    make_model(model, random_state).fit(pilot)  # the model must be able to fit the pilot at all
+    make_model(model, random_state, l2).fit(pilot)  # the model must be able to fit the pilot at all
     decisive = pilot.take(pilot.outcome != 0)
     fitted = make_model("bt", random_state).fit(decisive)
     names = tuple(pilot.systems)
@@ -146,8 +142,8 @@ def plan(pilot: Comparisons, model: str = "bt", budgets=BUDGETS, design: str = "
     se = np.nanstd(boot.samples, axis=0)
     mean, sd = _draw_truth(estimate, se, shrink)
     tie_rate = float(np.mean(pilot.outcome == 0))
-    seeds = np.random.SeedSequence(random_state).generate_state(len(budgets) * simulations)
-    tasks = [(model, mean, sd, tie_rate, int(budget), design, k, cluster_resamples, test_size,
+    seeds = np.random.SeedSequence(random_state).generate_state(len(budgets) * simulations)  # one per campaign
+    tasks = [(model, l2, mean, sd, tie_rate, int(budget), design, k, cluster_resamples, test_size,
               int(seeds[i * simulations + s]), names)
              for i, budget in enumerate(budgets) for s in range(simulations)]
     from humeval.experiments.parallel import run_tasks

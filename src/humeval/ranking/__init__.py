@@ -1,6 +1,6 @@
 """Rankings and preference models, one module per family; ``base`` holds the estimator protocol."""
 
-from humeval.ranking.base import Estimator, PreferenceModel, Ranker
+from humeval.ranking.base import Estimator, PreferenceModel, Ranker, clone, spawn_seeds
 from humeval.ranking.bradley_terry import BradleyTerry, Davidson, DisconnectedError, RaoKupper
 from humeval.ranking.crowd_bt import CrowdBT
 from humeval.ranking.grm import GRM
@@ -24,9 +24,11 @@ PREFERENCE_MODELS = HOPKINS_MAY + ("trueskill", "bt", "davidson", "rao-kupper", 
 HEURISTICS = ("orig-wmt", "bojar", "expected-wins", "feedback-arc")
 
 
-def make_model(name: str, random_state=None):
+def make_model(name: str, random_state=None, l2: float | None = None):
     """A model from its command-line name: ``irt-gaussian``, ``independent-students:arithmetic``
-    (a reconstruction after the colon), … Randomised models get ``random_state``."""
+    (a reconstruction after the colon), … Randomised models get ``random_state``; models with a
+    Gaussian prior on their abilities (the Bradley–Terry family, Crowd-BT) get ``l2`` as its
+    precision when it is given (None keeps the model's default)."""
     base, _, variant = name.partition(":")
     if base not in MODELS:
         raise ValueError(f"unknown model {name!r}; choose from {', '.join(MODELS)}")
@@ -37,10 +39,12 @@ def make_model(name: str, random_state=None):
         model.set_params(reconstruction=variant)
     if "random_state" in model.get_params():
         model.set_params(random_state=random_state)
+    if l2 is not None and "l2" in model.get_params():
+        model.set_params(l2=float(l2))
     return model
 
 __all__ = ["HEURISTICS", "HOPKINS_MAY", "MODELS", "PREFERENCE_MODELS", "make_model", "AdjustedUniform", "Bojar",
            "BradleyTerry", "CrowdBT", "GRM", "Davidson", "DisconnectedError", "Elo", "Estimator", "ExpectedWins", "RaoKupper",
-           "TrueSkill",
+           "TrueSkill", "clone", "spawn_seeds",
            "IRTCategorical", "IRTGaussian", "IndependentPairs", "IndependentStudents", "MinimumFeedbackArc",
            "OrigWMT", "PreferenceModel", "Ranker", "Uniform"]

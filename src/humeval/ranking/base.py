@@ -1,9 +1,16 @@
 """The estimator protocol (scikit-learn style) shared by every ranking and preference model.
 
 ``__init__`` only stores parameters; ``fit(comparisons)`` returns self and sets fitted
-attributes ending in ``_`` (``systems_``, ``scores_``); ``ranking()`` is a sorted table;
-preference models add ``predict_proba(a, b)`` -> (n, 3) array of P(tie), P(a preferred),
-P(b preferred), so every one of them can be judged by held-out perplexity.
+attributes ending in ``_`` (``systems_``, ``scores_``, and for every model ``components_`` and
+``record_``, see ``Ranker.fit``); ``ranking()`` is a sorted table; preference models add
+``predict_proba(a, b)`` -> (n, 3) array of P(tie), P(a preferred), P(b preferred), so every one
+of them can be judged by held-out perplexity.
+
+Bootstrap protocol: a model whose refits are cheap says so with the class attribute
+``fast_bootstrap = True`` (the campaign report bootstraps only such models); a model with a
+faster way than refitting on resampled rows implements ``bootstrap_scores`` (see there).
+``clone`` makes unfitted copies, ``spawn_seeds`` the seeds of independent tasks (one policy:
+``numpy.random.SeedSequence.spawn``).
 """
 
 from __future__ import annotations
@@ -13,6 +20,8 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 import pandas as pd
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from humeval.data.tables import Comparisons
 
@@ -57,11 +66,88 @@ def check_comparisons(comparisons: Comparisons) -> Comparisons:
     return comparisons
 
 
-def pair_counts(comparisons: Comparisons, n_systems: int | None = None) -> np.ndarray:
-    """N[a, b, π]: how often ``a`` met ``b`` (in that order) with preference π."""
+def pair_cells(comparisons: Comparisons, n_systems: int | None = None):
+    """The pair-count table in sparse form, the one count every model and bootstrap builds on.
+
+    Returns ``(a, b, counts, row_cell)``: the ordered pairs (a shown first, b second, a ≠ b)
+    that occur, sorted by (a, b); their counts of (tie, a preferred, b preferred), shape
+    (cells, 3); and each comparison's cell (−1 for a system compared with itself, which tells
+    nothing and is left out). Memory is O(comparisons), not O(systems²).
+    """
     n = len(comparisons.systems) if n_systems is None else n_systems
-    index = (comparisons.a.astype(np.int64) * n + comparisons.b) * 3 + comparisons.outcome
-    return np.bincount(index, minlength=n * n * 3).reshape(n, n, 3).astype(np.float64)
+    keep = comparisons.a != comparisons.b
+    code = comparisons.a[keep].astype(np.int64) * n + comparisons.b[keep]
+    unique, inverse = np.unique(code, return_inverse=True)
+    index = inverse * 3 + comparisons.outcome[keep]
+    counts = np.bincount(index, minlength=3 * len(unique)).reshape(-1, 3).astype(np.float64)
+    row_cell = np.full(len(comparisons), -1, dtype=np.int64)
+    row_cell[keep] = inverse
+    return unique // n, unique % n, counts, row_cell
+
+
+def pair_counts(comparisons: Comparisons, n_systems: int | None = None) -> np.ndarray:
+    """N[a, b, π]: how often ``a`` met ``b`` (in that order) with preference π (dense form of
+    ``pair_cells``; self-comparisons left out)."""
+    n = len(comparisons.systems) if n_systems is None else n_systems
+    a, b, counts, _ = pair_cells(comparisons, n)
+    out = np.zeros((n, n, 3))
+    out[a, b] = counts
+    return out
+
+
+def components(comparisons: Comparisons, n_systems: int | None = None) -> np.ndarray:
+    """Component number (1 = the largest) of every system in the comparison graph, whose edges
+    join two systems compared at least once (weakly connected components: who won does not
+    matter). A system without comparisons is a component of its own. Equal sizes are numbered
+    in the order of the systems' first member."""
+    n = len(comparisons.systems) if n_systems is None else n_systems
+    a, b, _, _ = pair_cells(comparisons, n)
+    _, labels = connected_components(coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n)), directed=False)
+    sizes = np.bincount(labels)
+    first = np.full(len(sizes), n)
+    np.minimum.at(first, labels, np.arange(n))
+    order = np.lexsort((first, -sizes))  # largest first, then by first member
+    number = np.empty(len(sizes), dtype=np.int64)
+    number[order] = np.arange(1, len(sizes) + 1)
+    return number[labels]
+
+
+KEEP = object()  # clone's default: keep the model's own random_state
+
+
+def clone(model: "Estimator", random_state=KEEP) -> "Estimator":
+    """An unfitted copy of ``model`` with the same parameters. A model with a ``random_state``
+    parameter gets ``random_state`` when one is given (callers pass one of ``spawn_seeds``, so
+    every refit of a sampled model draws its own randomness, reproducibly)."""
+    params = model.get_params()
+    if random_state is not KEEP and "random_state" in params:
+        params["random_state"] = random_state
+    return type(model)(**params)
+
+
+def spawn_seeds(random_state, n: int) -> list[int]:
+    """Seeds of ``n`` independent tasks from one seed (int or None) or a ``numpy`` Generator:
+    the children of ``SeedSequence(random_state).spawn(n)``, each reduced to one 32-bit integer
+    (a Generator first gives the entropy, so its own stream moves on deterministically)."""
+    if isinstance(random_state, np.random.Generator):
+        random_state = [int(x) for x in random_state.integers(0, 2 ** 63, 2)]
+    return [int(child.generate_state(1)[0]) for child in np.random.SeedSequence(random_state).spawn(n)]
+
+
+def tolerant_ranks(scores: np.ndarray, rtol: float = 1e-9) -> np.ndarray:
+    """Rank 1 = best; scores within ``rtol`` × (1 + |score|) of the next better one share its
+    rank (so rounding noise of a solver does not invent an order); NaN scores get NaN."""
+    scores = np.asarray(scores, dtype=float)
+    ranks = np.full(len(scores), np.nan)
+    valid = np.nonzero(~np.isnan(scores))[0]
+    order = valid[np.argsort(-scores[valid], kind="stable")]
+    for position, i in enumerate(order):
+        previous = order[position - 1] if position else None
+        if previous is not None and scores[previous] - scores[i] <= rtol * (1 + abs(scores[i])):
+            ranks[i] = ranks[previous]
+        else:
+            ranks[i] = position + 1
+    return ranks
 
 
 def symmetric_counts(counts: np.ndarray) -> np.ndarray:
@@ -72,15 +158,34 @@ def symmetric_counts(counts: np.ndarray) -> np.ndarray:
 class Ranker(Estimator):
     """A model that scores systems. Subclasses implement ``_fit(comparisons)``."""
 
+    fast_bootstrap = False  # True when a bootstrap of 1,000 resamples takes seconds, not minutes
+
     def fit(self, comparisons: Comparisons) -> "Ranker":
+        """Fit one track's comparisons. Besides the model's own attributes, every model sets
+        ``components_`` (component number per system, ``components``; more than one means some
+        systems were never compared, even indirectly, and their scores are not on one scale) and
+        ``record_`` (wins, ties, losses per system)."""
         comparisons = check_comparisons(comparisons)
         self.systems_ = tuple(comparisons.systems)
         self._fit(comparisons)
+        self.components_ = components(comparisons)
+        self.record_ = comparisons.tally()[["wins", "ties", "losses"]]
         return self
 
     @abstractmethod
     def _fit(self, comparisons: Comparisons) -> None:
         """Set the fitted attributes (at least ``scores_``) from one track's comparisons."""
+
+    def bootstrap_scores(self, comparisons: Comparisons, unit: np.ndarray | None, n: int, rng,
+                         progress=None) -> np.ndarray | None:
+        """Scores of ``n`` bootstrap resamples without refitting row by row, or None when the
+        model has no such fast path (then ``humeval.experiments.bootstrap`` refits on resampled
+        rows). Called on the model fitted to ``comparisons``.
+
+        ``unit`` numbers the resampling unit (0 … units − 1) of every comparison; None resamples
+        single comparisons. ``rng`` is a numpy Generator. Returns (n, systems) on the scale of
+        ``scores_``, NaN where a resample leaves a system undefined."""
+        return None
 
     def _check_fitted(self):
         if not hasattr(self, "systems_"):
@@ -89,16 +194,50 @@ class Ranker(Estimator):
     def _series(self, values, name="score") -> pd.Series:
         return pd.Series(np.asarray(values, dtype=float), index=pd.Index(self.systems_, name="system"), name=name)
 
+    def notes(self) -> pd.Series:
+        """Per system, what makes its score rest on assumptions rather than data: "no
+        comparisons", "only ties", "never lost" (it won and never lost: its maximum-likelihood
+        Bradley–Terry score is infinite, a prior makes it finite), "never won"; "" otherwise."""
+        self._check_fitted()
+        record = getattr(self, "record_", None)
+        if record is None:
+            return pd.Series("", index=pd.Index(self.systems_, name="system"), name="note")
+        w, t, l = (record[c].to_numpy() for c in ("wins", "ties", "losses"))
+        note = np.select([w + t + l == 0, w + l == 0, l == 0, w == 0],
+                         ["no comparisons", "only ties", "never lost", "never won"], "")
+        return pd.Series(note, index=record.index, name="note")
+
+    def groups(self) -> list[list[str]]:
+        """The systems of each component of the comparison graph (``components_``), largest
+        first; one list when every system is linked to every other by comparisons."""
+        self._check_fitted()
+        parts = getattr(self, "components_", np.ones(len(self.systems_), dtype=int))
+        return [[self.systems_[i] for i in np.nonzero(parts == k)[0]] for k in range(1, int(parts.max()) + 1)]
+
     def ranking(self) -> pd.DataFrame:
         """Systems from best to worst: score (and its standard deviation where the model has
-        one) and rank (tied scores share the best rank)."""
+        one) and rank (tied scores share the best rank; scores equal up to rounding noise count
+        as tied, ``tolerant_ranks``). When no comparison has a winner (all ties) everyone
+        shares rank 1 whatever the model's scores. A ``component`` column appears when the
+        comparison graph falls into parts never compared with each other (ranks across parts
+        compare nothing), and a ``note`` column when some system never lost, never won, only
+        tied or was never compared (see ``notes``)."""
         self._check_fitted()
         df = self.scores_.to_frame("score")
         if getattr(self, "scores_std_", None) is not None:
             df["std"] = self.scores_std_
-        df = df.sort_values("score", ascending=False, kind="stable")
-        df["rank"] = df["score"].rank(ascending=False, method="min").astype(int)
-        return df
+        record = getattr(self, "record_", None)
+        ranks = tolerant_ranks(df["score"].to_numpy())
+        if record is not None and record["wins"].sum() == 0:  # all ties: the data order nobody
+            ranks = np.where(record["ties"].to_numpy() > 0, 1.0, ranks)
+        df["rank"] = ranks if np.isnan(ranks).any() else ranks.astype(int)
+        parts = getattr(self, "components_", None)
+        if parts is not None and len(np.unique(parts)) > 1:
+            df["component"] = parts
+        notes = self.notes()
+        if (notes != "").any():
+            df["note"] = notes
+        return df.sort_values(["rank", "score"], ascending=[True, False], kind="stable", na_position="last")
 
     def _codes(self, systems) -> np.ndarray:
         """System codes from codes or names (names are checked against the fitted systems)."""

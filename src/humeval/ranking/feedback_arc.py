@@ -74,8 +74,11 @@ def _local_search(w: np.ndarray, max_rounds: int = 100) -> np.ndarray:
 class MinimumFeedbackArc(Ranker):
     """Lopez (2012)'s ranking: the order with the least total net-win weight pointing backwards.
 
-    ``scores_`` are n − position (the best system gets n); ``order_`` lists the systems,
-    ``cost_`` is the order's backward weight, ``method_`` says whether it is exact.
+    ``scores_`` are n − position (the best system gets n), except that a run of consecutive
+    systems with no net wins between any two of them (they tied on balance or never met) shares
+    the score of its first: any reordering of such a run costs nothing, so the data do not order
+    it (all-ties data give everyone rank 1). ``order_`` lists the systems, ``cost_`` is the
+    order's backward weight, ``method_`` says whether it is exact.
     """
 
     def __init__(self, exact_limit: int = 20):
@@ -96,5 +99,12 @@ class MinimumFeedbackArc(Ranker):
         self.cost_ = order_cost(w, order)
         self.order_ = tuple(self.systems_[i] for i in order)
         scores = np.empty(n)
-        scores[order] = n - np.arange(n)
+        block = []
+        for position, system in enumerate(order):
+            if block and not (w[system, block].any() or w[block, system].any()):
+                scores[system] = scores[block[0]]
+                block.append(system)
+            else:
+                scores[system] = n - position
+                block = [system]
         self.scores_ = self._series(scores)

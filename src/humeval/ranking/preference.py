@@ -17,6 +17,8 @@ RECONSTRUCTIONS = ("asymmetric", "arithmetic", "geometric")
 class Uniform(PreferenceModel):
     """Q(π | s1, s2) = 1/3: needs no data; its perplexity is exactly 3 (§5.1)."""
 
+    fast_bootstrap = True  # closed form: refits take microseconds
+
     def __init__(self):
         pass
 
@@ -29,6 +31,8 @@ class Uniform(PreferenceModel):
 
 class AdjustedUniform(PreferenceModel):
     """Q(0) = |C_0| / |C|, Q(1) = Q(2) = (1 − Q(0)) / 2: only the tie rate is learnt (§5.2)."""
+
+    fast_bootstrap = True  # closed form: refits take microseconds
 
     def __init__(self):
         pass
@@ -47,6 +51,8 @@ class IndependentPairs(PreferenceModel):
 
         Q(π | s1, s2) = (α + |C_π(s1, s2)| + |C_π̂(s2, s1)|) / (3α + |C(s1, s2)| + |C(s2, s1)|)
     """
+
+    fast_bootstrap = True  # closed form: refits take microseconds
 
     def __init__(self, alpha: float = 1.0):
         self.alpha = alpha
@@ -71,6 +77,8 @@ class IndependentStudents(PreferenceModel):
     (the paper does not say; without it perplexities would not be comparable).
     """
 
+    fast_bootstrap = True  # closed form: refits take microseconds
+
     def __init__(self, alpha: float = 1.0, reconstruction: str = "geometric"):
         self.alpha = alpha
         self.reconstruction = reconstruction
@@ -78,8 +86,7 @@ class IndependentStudents(PreferenceModel):
     def _fit(self, comparisons: Comparisons) -> None:
         if self.reconstruction not in RECONSTRUCTIONS:
             raise ValueError(f"reconstruction must be one of {RECONSTRUCTIONS}, not {self.reconstruction!r}")
-        s = symmetric_counts(pair_counts(comparisons))
-        np.einsum("iij->ij", s)[:] = 0
+        s = symmetric_counts(pair_counts(comparisons))  # self-comparisons left out
         totals = s.sum(axis=1)  # (systems, 3)
         self.universal_ = (self.alpha + totals) / (3 * self.alpha + totals.sum(axis=1, keepdims=True))
         self._default_scores()

@@ -50,6 +50,8 @@ class TrueSkill(PreferenceModel):
     is N(μa − μb, 2β² + σa² + σb²), a draw when it is within the draw margin ε.
     """
 
+    fast_bootstrap = True
+
     def __init__(self, mu: float = 0.0, sigma: float = 0.5, beta: float | None = None, tau: float = 0.0,
                  draw_probability: float = 0.25, order: str = "data", n_matches: int | None = None,
                  min_delta: float = 1e-4, random_state=None):
@@ -136,6 +138,18 @@ class TrueSkill(PreferenceModel):
         scale = np.sqrt(2 * self.beta_ ** 2 + self.sigma_[a] ** 2 + self.sigma_[b] ** 2)
         return thurstone_proba(self.mu_[a] - self.mu_[b], scale, self.margin_)
 
+    def bootstrap_scores(self, comparisons: Comparisons, unit, n, rng, progress=None):
+        """Compiled bootstrap (``Ranker.bootstrap_scores``): every run replays resampled units in
+        the order drawn, or (``order="active"``) refits its resample by active sampling; all runs
+        in parallel loops (``_bootstrap``)."""
+        unit = np.arange(len(comparisons)) if unit is None else unit
+        n_units = int(unit.max()) + 1 if len(unit) else 0
+        unit_order = np.argsort(unit, kind="stable")
+        unit_start = np.zeros(n_units + 1, dtype=np.int64)
+        np.cumsum(np.bincount(unit, minlength=n_units), out=unit_start[1:])
+        seeds = rng.integers(1, 2 ** 63, n, dtype=np.int64)
+        return self._bootstrap(comparisons, unit_start, unit_order, n_units, seeds, progress)
+
     def _bootstrap(self, comparisons: Comparisons, unit_start, unit_order, n_units, seeds, progress=None):
         """Fast path for ``bootstrap``: every run replays resampled units in the order drawn
         (``order="active"``: see ``_active_bootstrap``); runs go in blocks (``in_blocks``)."""
@@ -195,6 +209,8 @@ class Elo(PreferenceModel):
     Elo has no tie probability of its own: ``predict_proba`` uses the training tie rate t,
     P(a) = (1 − t) E_a. The result depends on the order of the comparisons (``order``).
     """
+
+    fast_bootstrap = True
 
     def __init__(self, k: float = 4.0, initial: float = 1000.0, base: float = 10.0, scale: float = 400.0,
                  order: str = "data", random_state=None):

@@ -20,11 +20,7 @@ import pandas as pd
 
 from humeval.experiments.perplexity import MIN_TEST
 
-# Models whose bootstrap is quick (closed form or Newton on counts, or compiled): the ranking with
-# intervals comes from the best of these by held-out perplexity. IRT (Gibbs) and Crowd-BT (EM)
-# refits cost seconds each, too slow for 1,000 resamples per track in a report.
-QUICK_BOOTSTRAP = ("bt", "davidson", "rao-kupper", "trueskill", "elo", "independent-pairs",
-                   "independent-students:asymmetric", "independent-students:arithmetic", "independent-students:geometric")
+FALLBACK_MODEL = "bt"  # ranks with intervals when none of the compared models has a quick bootstrap
 DEFAULT_MODELS = ("bt", "davidson", "rao-kupper", "trueskill", "irt-gaussian", "independent-students:geometric",
                   "independent-pairs")
 HEURISTIC_RANKERS = ("expected-wins", "bojar")
@@ -94,8 +90,10 @@ def report_settings(comparisons) -> dict:
 
 
 def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000, trials: int = 2,
-                 random_state: int = 0, jobs: int = 1, metric_table: Table | None = None, progress=None) -> Report:
-    """Compute every section for one judgments file. ``progress(step: str)`` reports each step."""
+                 random_state: int = 0, jobs: int = 1, metric_table: Table | None = None, progress=None,
+                 l2: float | None = None) -> Report:
+    """Compute every section for one judgments file. ``progress(step: str)`` reports each step;
+    ``l2`` is the prior precision of the models that have one (``make_model``; None: default)."""
     from humeval.agreement import agreement_table, flagged, judge_quality
     from humeval.data.describe import describe
     step = progress or (lambda _: None)
@@ -114,7 +112,7 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
 
     if judgments.comparisons is not None:
         sections += _ranking_sections(judgments.comparisons, path, models, n_boot, trials, random_state, jobs, step,
-                                      summary, methods)
+                                      summary, methods, l2)
     step("agreement")
     agreement = agreement_table(judgments)
     if len(agreement):
@@ -148,21 +146,32 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
     return Report(f"humeval report: {path}", path, sections, methods, REFERENCES, summary)
 
 
-def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, jobs, step, summary, methods):
+def quick_bootstrap(name: str) -> bool:
+    """Whether the model of this command-line name bootstraps quickly (its ``fast_bootstrap``:
+    closed form, Newton on counts, or compiled). The report's ranking with intervals comes from
+    the best such model by held-out perplexity: IRT (Gibbs) and Crowd-BT (EM) refits cost
+    seconds each, too slow for 1,000 resamples per track."""
+    from humeval.ranking import make_model
+    return bool(make_model(name).fast_bootstrap)
+
+
+def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, jobs, step, summary, methods,
+                      l2=None):
     from humeval.experiments import bootstrap, mean_curve, track_curves, wmt_view
     from humeval.ranking import make_model
     from humeval.report.figures import plot_bootstrap, plot_learning_curve, plot_preference_heatmap
     settings = report_settings(comparisons)
     sizes = settings["sizes"]
     model_list = ",".join(models)
+    prior = "" if l2 is None else f" --l2 {l2:g}"
     step("learning curves (held-out perplexity)")
-    curve = track_curves(comparisons, {n: make_model(n, random_state) for n in models}, sizes, trials, random_state, jobs,
-                         min_test=settings["min_test"])
+    curve = track_curves(comparisons, {n: make_model(n, random_state, l2) for n in models}, sizes, trials, random_state,
+                         jobs, min_test=settings["min_test"])
     table = mean_curve(curve).sort_values(sizes[-1])
     table.columns = [str(c) for c in table.columns]
     best = str(table.index[0])
-    quick = [m for m in table.index if m in QUICK_BOOTSTRAP]
-    chosen = best if best in QUICK_BOOTSTRAP else quick[0]
+    quick = [m for m in table.index if quick_bootstrap(m)]
+    chosen = quick[0] if quick else FALLBACK_MODEL
     section = Section("Which model to trust: held-out perplexity")
     section.tables.append(Table(
         "Mean test perplexity by training size (lower is better; a uniform guess scores 3)", table,
@@ -170,13 +179,17 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         f"{settings['min_test']:,}); each model is trained on {trials} random subsets of each size of the rest, and "
         "the perplexity 2^(−mean log₂ p(outcome)) on the test set is averaged over trials and tracks.",
         f"humeval compare-models {path} --model {model_list} --sizes {','.join(map(str, sizes))} --trials {trials} "
-        f"--min-test {settings['min_test']} --random-state {random_state}", "model"))
+        f"--min-test {settings['min_test']}{prior} --random-state {random_state}", "model"))
     section.figures.append(Figure("Learning curves", _png(plot_learning_curve(curve, title="Held-out perplexity")),
                                   "held-out perplexity against training size, one line per model"))
-    reason = (f"{best} predicts held-out judgments best ({table.iloc[0, -1]:.3f})" if chosen == best else
-              f"{best} predicts held-out judgments best ({table.iloc[0, -1]:.3f}) but its bootstrap is slow; the "
-              f"ranking below uses {chosen} ({table.loc[chosen].iloc[-1]:.3f}), the best model with a quick bootstrap "
-              f"(humeval rank {path} --model {best} --bootstrap {n_boot} gives {best}'s intervals)")
+    if chosen == best:
+        reason = f"{best} predicts held-out judgments best ({table.iloc[0, -1]:.3f})"
+    else:
+        instead = (f"the ranking below uses {chosen} ({table.loc[chosen].iloc[-1]:.3f}), the best model with a quick "
+                   "bootstrap" if chosen in table.index else
+                   f"none of the compared models has a quick bootstrap, so the ranking below uses {chosen} (not compared)")
+        reason = (f"{best} predicts held-out judgments best ({table.iloc[0, -1]:.3f}) but its bootstrap is slow; "
+                  f"{instead} (humeval rank {path} --model {best} --bootstrap {n_boot} gives {best}'s intervals)")
     section.notes.append(reason)
     summary.append(f"Recommended model: {chosen} — {reason}.")
     sections = [section]
@@ -190,7 +203,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
     ranks = {}
     for track, part in comparisons.by_track().items():
         step(f"{track}: ranking with {n_boot} bootstrap resamples")
-        model = make_model(chosen, random_state).fit(part)
+        model = make_model(chosen, random_state, l2).fit(part)
         # quick-bootstrap models refit in milliseconds: a process pool per track costs more than
         # it saves, so ``jobs`` serves the learning curves only
         result = bootstrap(model, part, n=n_boot, random_state=random_state)
@@ -202,17 +215,17 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                               f"= {result.confidence:.0%} percentile interval; rank = trimmed rank range; simultaneous = "
                               "valid for all systems at once; cluster = WMT-style groups of systems whose rank ranges "
                               "overlap.",
-                              f"humeval rank {path} --track '{track}' --model {chosen} --bootstrap {n_boot} "
+                              f"humeval rank {path} --track '{track}' --model {chosen} --bootstrap {n_boot}{prior} "
                               f"--random-state {random_state}", "system"))
-        others = pd.DataFrame({name: make_model(name, random_state).fit(part).ranking()["rank"]
+        others = pd.DataFrame({name: make_model(name, random_state, l2).fit(part).ranking()["rank"]
                                for name in (*models, *HEURISTIC_RANKERS)})
         others = others.reindex(view.index)
         others.index.name = "system"
         s.tables.append(Table(f"{track}: rank by every model", others,
                               "Each model fitted on all comparisons of the track (heuristics: expected wins, Bojar's "
                               "share of non-tied wins); rows in the order of the table above.",
-                              f"humeval rank {path} --track '{track}' --model {','.join((*models, *HEURISTIC_RANKERS))} "
-                              f"--random-state {random_state}", "system"))
+                              f"humeval rank {path} --track '{track}' --model {','.join((*models, *HEURISTIC_RANKERS))}"
+                              f"{prior} --random-state {random_state}", "system"))
         s.figures.append(Figure(f"{track}: scores with intervals",
                                 _png(plot_bootstrap(full, title=f"{track}: {chosen}", scale=result.scale)),
                                 "scores with bootstrap intervals, one row per system"))

@@ -8,8 +8,14 @@ from scipy import stats
 
 from humeval.data.readers import read
 from humeval.data.tables import Ratings
-from humeval.ratings.quality import (annotator_qc, control_pairs, degraded_pvalue, has_controls, repeat_consistency,
-                                     system_ratings)
+from humeval.ratings.quality import (
+    annotator_qc,
+    control_pairs,
+    degraded_pvalue,
+    has_controls,
+    repeat_consistency,
+    system_ratings,
+)
 from humeval.simulate.ratings import simulate_ratings
 
 HEADER = "HITId WorkerId Input.src Input.trg Input.item hit sys_id rid type sid score time"
@@ -123,3 +129,13 @@ def test_error_scores_are_oriented_before_the_test():
     assert qc.table.loc["w", "flag"] == "pass"
     assert qc.table.loc["w", "p (degraded lower)"] == pytest.approx(stats.wilcoxon(np.full(10, 5.0),
                                                                                     alternative="greater").pvalue)
+
+
+def test_control_rows_are_never_ranked():
+    from humeval.ratings import rank_ratings
+    df = pd.DataFrame({"judge": ["a"] * 6, "item": ["1", "2", "1", "2", "1", "2"], "system": list("SSTTSS"),
+                       "kind": ["SYSTEM", "SYSTEM", "SYSTEM", "SYSTEM", "BAD_REF", "REPEAT"],
+                       "score": [80.0, 70.0, 40.0, 30.0, 0.0, 100.0]})
+    result = rank_ratings(Ratings.from_pandas(df), model="raw")
+    assert result.table["raw"].to_dict() == {"S": 75.0, "T": 35.0}
+    assert result.skipped == {"quality-control ratings (degraded outputs, repeats, references), not ranked": 2}

@@ -403,6 +403,7 @@ def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), 
 def reads_controls(path, fmt=None, encoding=None) -> bool:
     """Whether the reader of ``path``'s format (given or guessed) can keep quality-control rows."""
     import inspect
+
     from humeval.data.readers import READERS, guess_format
     name = fmt or guess_format(path, encoding or "utf-8")[0]
     return "controls" in inspect.signature(READERS[name]).parameters

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+
 from humeval.agreement.scales import degraded_pvalue
 from humeval.data.tables import Ratings
 
@@ -42,6 +43,8 @@ DEGRADED = ("BAD_REF", "BAD")
 REPEATS = ("REPEAT", "CHK")
 MIN_PASSABLE = 5  # 2**-4 = 0.0625 > 0.05: fewer non-zero differences can never pass
 KEYS = ["judge", "track", "criterion", "system", "item"]
+NO_CONTROLS = ("the file marks no degraded-reference (BAD_REF) or repeat items, so WMT's annotator quality control "
+               "cannot be run; nothing is guessed")
 
 
 @dataclass
@@ -72,8 +75,7 @@ def kind_names(ratings: Ratings) -> np.ndarray:
 
 def has_controls(ratings: Ratings) -> bool:
     """Whether any rating is a degraded reference or a repeat."""
-    return bool(set(k.upper() for k in ratings.kinds) & set(DEGRADED + REPEATS)) and \
-        bool(np.isin(kind_names(ratings), DEGRADED + REPEATS).any())
+    return bool(np.isin(kind_names(ratings), DEGRADED + REPEATS).any())
 
 
 def system_ratings(ratings: Ratings) -> Ratings:
@@ -129,8 +131,7 @@ def annotator_qc(ratings: Ratings, alpha: float = ALPHA) -> AnnotatorQC:
     """WMT's annotator quality control on one ratings table (see the module doc)."""
     if not has_controls(ratings):
         return AnnotatorQC(pd.DataFrame(columns=["flag"]).rename_axis("judge"), pd.DataFrame(), alpha, False,
-                           notes=["the file marks no degraded-reference (BAD_REF) or repeat items, so WMT's "
-                                  "annotator quality control cannot be run; nothing is guessed"])
+                           notes=[NO_CONTROLS])
     pairs, skipped = control_pairs(ratings)
     kinds = kind_names(ratings)
     known = ratings.judge >= 0

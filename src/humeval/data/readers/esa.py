@@ -119,7 +119,7 @@ def read_esa(path, encoding: str = "utf-8", controls: bool = False, keep_incompl
                              + (" (WMT24's ESA export)" if headerless else " as in the header"),
                              "check the quoting of the error spans on this line")
         report.rows += 1
-        get = lambda key: fields[at[key]].strip() if key in at else ""
+        get = _getter(fields, at)
         system, item, doc = get("system"), get("item"), get("doc")
         kind = KINDS.get(get("kind").upper(), get("kind").upper()) if "kind" in at else "SYSTEM"
         if not system or not item:
@@ -174,6 +174,11 @@ def read_esa(path, encoding: str = "utf-8", controls: bool = False, keep_incompl
     if severities:
         report.notes.append("error spans: " + ", ".join(f"{n:,} {s}" for s, n in sorted(severities.items())))
     return Judgments(report, ratings=Ratings.from_pandas(df, scale="0-100"))
+
+
+def _getter(fields: list[str], at: dict[str, int]):
+    """The stripped cell of a key in this row ('' when the file has no such column)."""
+    return lambda key: fields[at[key]].strip() if key in at else ""
 
 
 def _columns(path, names: list[str]) -> dict[str, int]:

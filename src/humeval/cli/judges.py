@@ -156,13 +156,13 @@ def write_list(path, names) -> None:
 
 def _rating_controls(file, ratings, controls, alpha, drop_list, show_all, quiet, as_json) -> bool:
     """WMT's annotator quality control when the ratings carry control items; returns False (after
-    saying so when --controls was asked for) when they do not, so generic judge quality follows."""
+    saying so) when they do not, so generic judge quality follows."""
     from humeval.ratings.quality import annotator_qc
     if controls is False:
         return False
     qc = annotator_qc(ratings, alpha)
     if not qc.has_controls:
-        if controls and not (quiet or as_json):
+        if not (quiet or as_json):
             err.print(f"[yellow]{file}: {qc.notes[0]}; showing generic judge quality instead[/]")
         return False
     failed = qc.failed

@@ -72,7 +72,7 @@ def test_csv_with_a_header(tmp_path):
 def test_bad_input_names_the_line(tmp_path):
     path = tmp_path / "esa.csv"
     path.write_text("system,segment_id,score,error_spans\nA,1,80,[]\nA,2,eighty,[]\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"esa.csv:3: score is 'eighty', expected a number"):
+    with pytest.raises(InputError, match=r"esa.csv:3: score is 'eighty', expected a number from 0 to 100"):
         read(path)
     path.write_text("system,segment_id,score,error_spans\nA,1,80\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"esa.csv:2: 3 fields, expected 4"):

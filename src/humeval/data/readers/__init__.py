@@ -9,9 +9,10 @@ import tarfile
 from pathlib import Path
 
 from humeval.data.judgments import Judgments, nonempty
-from humeval.data.readers import appraise, esa, mlqe, mqm, pairwise, ratings, wmt_csv, wmt_edits, wmt_legacy
+from humeval.data.readers import appraise, esa, mlqe, mqm, pairwise, ratings, wmt_csv, wmt_da, wmt_edits, wmt_legacy
 from humeval.data.readers._arrow import kind_of
 from humeval.data.readers._io import check_encoding, check_header, encoding_of, first_line, head_text, is_blank, shown
+from humeval.data.readers._sniff import NAMES, sniff
 from humeval.data.readers.appraise import read_appraise
 from humeval.data.readers.esa import read_esa
 from humeval.data.readers.mlqe import read_mlqe_da, read_mlqe_pe
@@ -19,8 +20,6 @@ from humeval.data.readers.mqm import MQMWeights, read_mqm, read_mqm_avg
 from humeval.data.readers.pairwise import read_pairwise
 from humeval.data.readers.ratings import read_ratings
 from humeval.data.readers.wmt_csv import read_wmt_csv
-from humeval.data.readers import wmt_da
-from humeval.data.readers._sniff import NAMES, sniff
 from humeval.data.readers.wmt_da import read_wmt_da, read_wmt_da_seg
 from humeval.data.readers.wmt_edits import read_wmt_edits
 from humeval.data.readers.wmt_legacy import read_wmt_legacy

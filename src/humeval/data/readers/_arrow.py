@@ -63,6 +63,21 @@ def check_columns(table: pa.Table, used, path) -> None:
                              "expected text or numbers", "write one value per cell")
 
 
+def user_columns(columns: dict | None, keys, names: list[str], kind: str, fix: str, path) -> dict[str, str]:
+    """The user's ``columns=`` mapping, checked: every key is one of ``keys`` (the format's) and
+    every column it names is in the file (``names``)."""
+    given = dict(columns or {})
+    unknown = [k for k in given if k not in keys]
+    if unknown:
+        raise InputError(path, None, f"columns= has unknown key(s) {', '.join(map(repr, unknown))}",
+                         f"the keys of a {kind} file are {', '.join(keys)}")
+    absent = [f"{k}={v}" for k, v in given.items() if v not in names]
+    if absent:
+        raise InputError(path, 1, f"columns= names {shown(', '.join(absent))}, not in the file "
+                         f"(columns: {shown(', '.join(names))})", fix)
+    return given
+
+
 def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
     """Read the whole file as an arrow table; text columns stay strings."""
     if kind == "parquet":

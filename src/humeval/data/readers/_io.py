@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import io
+import math
 import tarfile
 from pathlib import Path
 
@@ -135,3 +136,17 @@ def head_text(data: bytes, encoding: str = "utf-8", size: int = 4096) -> str:
 
 def first_line(data: bytes, encoding: str = "utf-8") -> str:
     return head_text(data, encoding).split("\n", 1)[0].rstrip("\r")
+
+
+def finite_number(text: str, missing, path, line: int, what: str, expected: str, fix: str) -> float | None:
+    """A cell's number: None when it is one of the ``missing`` markers, an error naming the line
+    when it is not a finite number (NaN and inf are never scores)."""
+    if text in missing:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise InputError(path, line, f"{what} is {text!r}, expected {expected}", fix)
+    return value

@@ -36,7 +36,7 @@ import math
 import pandas as pd
 
 from humeval.data.judgments import Judgments, ReadReport, nonempty
-from humeval.data.readers._io import decode, read_bytes, shown, text_stream
+from humeval.data.readers._io import decode, finite_number, read_bytes, shown, text_stream
 from humeval.data.readers._tracks import track_from_path
 from humeval.data.tables import Ratings
 from humeval.errors import InputError
@@ -138,17 +138,11 @@ def read_esa(path, encoding: str = "utf-8", controls: bool = False, keep_incompl
             report.skip(f"quality-control rows of type {shown(get('kind'), 20)} (controls=True keeps them)",
                         lines=[line])
             continue
-        text = get("score")
-        if not text:
+        score = finite_number(get("score"), ("",), path, line, "score", "a number from 0 to 100",
+                              "fix the score, or leave it empty to skip the row")
+        if score is None:
             report.skip("rows without a score", lines=[line])
             continue
-        try:
-            score = float(text)
-        except ValueError:
-            score = math.nan
-        if not math.isfinite(score):
-            raise InputError(path, line, f"score is '{shown(text)}', expected a number from 0 to 100",
-                             "fix the score, or leave it empty to skip the row")
         if "spans" in at and not _count_spans(get("spans"), severities):
             unreadable.append(line)
         track = _track(get("track"), get("src"), get("trg")) or fallback

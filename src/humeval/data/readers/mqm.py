@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from humeval.data.judgments import Judgments, ReadReport, nonempty
-from humeval.data.readers._io import read_bytes, decode, shown, text_stream
+from humeval.data.readers._io import decode, read_bytes, shown, text_stream
 from humeval.data.readers._tracks import track_from_path
 from humeval.data.tables import Ratings
 from humeval.errors import InputError

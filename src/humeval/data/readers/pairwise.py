@@ -20,8 +20,16 @@ import numpy as np
 import pyarrow as pa
 
 from humeval.data.judgments import Judgments, ReadReport, nonempty
-from humeval.data.readers._arrow import (check_columns, encode_arrow, first_row_line, kind_of, load_table, place,
-                                         unit)
+from humeval.data.readers._arrow import (
+    check_columns,
+    encode_arrow,
+    first_row_line,
+    kind_of,
+    load_table,
+    place,
+    unit,
+    user_columns,
+)
 from humeval.data.readers._io import shown
 from humeval.data.tables import Comparisons
 from humeval.errors import InputError
@@ -80,15 +88,7 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
 
 def _mapping(names: list[str], columns: dict[str, str] | None, path) -> dict[str, str]:
     """The user's ``columns`` over the first layout that, with them, has a, b and outcome."""
-    given = dict(columns or {})
-    unknown = [k for k in given if k not in KEYS]
-    if unknown:
-        raise InputError(path, None, f"columns= has unknown key(s) {', '.join(map(repr, unknown))}",
-                         f"the keys of a pairwise file are {', '.join(KEYS)}")
-    absent = [f"{k}={v}" for k, v in given.items() if v not in names]
-    if absent:
-        raise InputError(path, 1, f"columns= names {shown(', '.join(absent))}, not in the file "
-                         f"(columns: {shown(', '.join(names))})", COLUMNS_FIX)
+    given = user_columns(columns, KEYS, names, "pairwise", COLUMNS_FIX, path)
     for layout in LAYOUTS.values():
         mapping = {**{k: v for k, v in layout.items() if v in names}, **given}
         if all(k in mapping for k in ("a", "b", "outcome")):

@@ -12,8 +12,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from humeval.data.judgments import Judgments, ReadReport, nonempty
-from humeval.data.readers._arrow import (check_columns, encode_arrow, first_row_line, kind_of, load_table, place,
-                                         unit)
+from humeval.data.readers._arrow import (
+    check_columns,
+    encode_arrow,
+    first_row_line,
+    kind_of,
+    load_table,
+    place,
+    unit,
+    user_columns,
+)
 from humeval.data.readers._io import shown
 from humeval.data.tables import Ratings
 from humeval.errors import InputError
@@ -38,15 +46,7 @@ def read_ratings(path, columns: dict[str, str] | None = None, scale: str = "",
     kind = kind_of(path)
     table = load_table(path, kind, encoding)
     names = table.column_names
-    given = dict(columns or {})
-    unknown = [k for k in given if k not in DEFAULT]
-    if unknown:
-        raise InputError(path, None, f"columns= has unknown key(s) {', '.join(map(repr, unknown))}",
-                         f"the keys of a ratings file are {', '.join(DEFAULT)}")
-    absent = [f"{k}={v}" for k, v in given.items() if v not in names]
-    if absent:
-        raise InputError(path, 1, f"columns= names {shown(', '.join(absent))}, not in the file "
-                         f"(columns: {shown(', '.join(names))})", COLUMNS_FIX)
+    given = user_columns(columns, tuple(DEFAULT), names, "ratings", COLUMNS_FIX, path)
     mapping = {k: v for k, v in {**DEFAULT, **given}.items() if v in names}
     if not all(k in mapping for k in REQUIRED):
         raise InputError(path, 1, f"ratings need columns for {', '.join(REQUIRED)}; found {shown(', '.join(names))}",

@@ -25,7 +25,7 @@ import numpy as np
 
 from humeval.data.builders import RankingRows, parse_rank
 from humeval.data.judgments import Judgments, ReadReport
-from humeval.data.readers._io import first_line, read_bytes, decode, text_stream
+from humeval.data.readers._io import decode, first_line, read_bytes, text_stream
 from humeval.data.readers._sniff import check_delimiter, one_line_end
 from humeval.data.tables import Rankings
 from humeval.errors import InputError

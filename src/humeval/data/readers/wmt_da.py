@@ -23,14 +23,13 @@ A score that is not a number is an error naming its line; ``NA`` scores are coun
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 
 import pandas as pd
 
 from humeval.data.judgments import Judgments, ReadReport
-from humeval.data.readers._io import decode, first_line, read_bytes
+from humeval.data.readers._io import decode, finite_number, first_line, read_bytes
 from humeval.data.readers._sniff import check_delimiter, one_line_end
 from humeval.data.readers._tracks import track_from_path
 from humeval.data.tables import Ratings
@@ -72,15 +71,7 @@ def _cells(line: str, width: int, path, number: int) -> list[str] | None:
 
 
 def _score(text: str, path, number: int, column: str) -> float | None:
-    if text in NA:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value):
-        raise InputError(path, number, f"{column} is {text!r}, expected a number (or NA)", "fix the score")
-    return value
+    return finite_number(text, NA, path, number, column, "a number (or NA)", "fix the score")
 
 
 def _track(path) -> str | None:

@@ -19,14 +19,13 @@ that may contain ``"`` (so quoting is off) and may be missing from a row.
 from __future__ import annotations
 
 import csv
-import math
 import re
 
 import pandas as pd
 
 from humeval.data.builders import RankingRows, parse_rank
 from humeval.data.judgments import Judgments, ReadReport
-from humeval.data.readers._io import decode, first_line, read_bytes, text_stream
+from humeval.data.readers._io import decode, finite_number, first_line, read_bytes, text_stream
 from humeval.data.readers._sniff import check_delimiter, one_line_end
 from humeval.data.tables import PostEdits, Ratings
 from humeval.errors import InputError
@@ -128,17 +127,7 @@ def _fit(fields, header, extra, path, line, delimiter):
 
 
 def _score(text: str, path, line: int, column: str):
-    text = text.strip()
-    if text in MISSING:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value):
-        raise InputError(path, line, f"{column} is {text!r}, expected a number or empty",
-                         "fix the value or leave it empty")
-    return value
+    return finite_number(text.strip(), MISSING, path, line, column, "a number or empty", "fix the value or leave it empty")
 
 
 def _missing(text: str) -> str:

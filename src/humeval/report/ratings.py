@@ -5,8 +5,8 @@ rankings, with WMT's procedure for absolute ratings.
 2. the annotators: WMT's quality control (``humeval.ratings.quality``: one-sided Wilcoxon on
    degraded-reference pairs, p < 0.05 passes; repeat consistency), or a note that the file has
    no control items;
-3. which model predicts unseen ratings best (a hook until the held-out comparison of ratings
-   models is on main; see ``model_section``);
+3. which model predicts unseen ratings best (``model_section``: a hook that shows the held-out
+   comparison of ratings models when ``humeval.ratings.heldout`` is there, and says so when not);
 4. per track, WMT's ranking: system scores with bootstrap intervals, wins and clusters from the
    pairwise tests (``humeval.ratings.rank_tracks``), the scores plot and the head-to-head heatmap.
 
@@ -44,9 +44,8 @@ def ratings_sections(ratings, path: str, n_boot: int = 1000, random_state: int =
     methods = methods if methods is not None else []
     step("ratings: annotator quality control")
     sections = [annotator_section(ratings, path, summary, methods)]
-    model = model_section(ratings, path, summary)
-    if model is not None:
-        sections.append(model)
+    step("ratings: which model predicts unseen ratings")
+    sections.append(model_section(ratings, path, summary, random_state))
     sections += ranking_sections(ratings, path, n_boot, random_state, step, summary, methods)
     return sections
 
@@ -93,13 +92,32 @@ def annotator_section(ratings, path: str, summary: list, methods: list) -> Secti
     return section
 
 
-def model_section(ratings, path: str, summary: list) -> Section | None:
-    """HOOK: which model predicts unseen ratings best (z-mean, raw, mixed, ordinal), judged on
-    held-out ratings like compare-models judges the pairwise models. The comparison function
-    (issue 17, item 3) is not on main yet; until it is, this section says so. Fill it here."""
+def model_section(ratings, path: str, summary: list, random_state: int = 0) -> Section:
+    """Which model predicts unseen ratings best (raw, z-mean, mixed, ordinal), judged on held-out
+    ratings like compare-models judges the pairwise models.
+
+    HOOK: the comparison (``humeval.ratings.heldout.compare_models``, issue 17 item 3) is built on
+    another branch; when it is importable this section shows its table per track, otherwise it
+    says that it is not computed. Nothing else in the report depends on it."""
+    from humeval.ratings.quality import system_ratings
     section = Section("Ratings: which model predicts unseen ratings best")
-    section.notes.append("not computed yet: the held-out comparison of ratings models (mixed, ordinal, z-mean) "
-                         "is not in this version; the ranking below uses WMT's default for the file")
+    try:
+        from humeval.ratings.heldout import compare_models
+    except ImportError:
+        section.notes.append("not computed: the held-out comparison of ratings models (mixed, ordinal, z-mean) is "
+                             "not in this version; the ranking below uses WMT's default for the file")
+        return section
+    for track, part in system_ratings(ratings).by_track().items():
+        try:
+            result = compare_models(part, trials=1, random_state=random_state, source=path)
+        except ValueError as error:  # InputError included: too few ratings to hold some out
+            section.notes.append(f"{track}: no comparison ({error})")
+            continue
+        section.tables.append(Table(
+            f"{track}: held-out {result.measure} per rating (higher is better) and RMSE", result.table,
+            " ".join(result.notes), f"humeval rank {path} --track '{track}' --heldout", "model"))
+        section.notes.append(f"{track}: {result.best} predicts unseen ratings best")
+        summary.append(f"{track}: {result.best} predicts held-out ratings best.")
     return section
 
 

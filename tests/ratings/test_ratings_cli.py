@@ -59,8 +59,6 @@ def test_rank_ratings_errors_are_one_line(tmp_path):
     assert "system good, segment seg0: 140" in result.output and "Traceback" not in result.output
     result = run("rank", da_file(tmp_path), "--model", "bt")
     assert result.exit_code == 2 and "'bt' ranks comparisons; for ratings choose one of" in result.output
-    result = run("rank", da_file(tmp_path), "--model", "mixed")
-    assert result.exit_code == 2 and "mixed is not available yet" in result.output
 
 
 def test_rank_mqm_file_defaults_to_mqm(fixture):

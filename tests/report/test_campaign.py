@@ -1,5 +1,8 @@
 import json
+import shlex
 
+import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -7,7 +10,8 @@ from humeval.cli import cli
 from humeval.data.export import write, pairwise_frame
 from humeval.data.judgments import Judgments, ReadReport
 from humeval.report import build_report, to_html, to_json, to_markdown
-from humeval.report.campaign import report_settings
+from humeval.report.campaign import command, perplexity_gaps, perplexity_verdict, report_settings
+from humeval.report.render import number
 from humeval.simulate import simulate_competition
 
 MODELS = "bt,davidson,independent-pairs"
@@ -49,7 +53,7 @@ def test_report_tables_equal_the_cli_commands(campaign, report_json):
     """A sample of tables against the commands each names: perplexity, ranking, agreement, judges."""
     curve = table(report_json, "Mean test perplexity")
     assert "--min-test" in curve["command"]
-    args = curve["command"].split()[2:]
+    args = shlex.split(curve["command"])[2:]
     mean = {row["model"]: row for row in cli_json("compare-models", *args)["mean_perplexity"]}
     for row in curve["rows"]:
         assert row["3200"] == pytest.approx(mean[row["model"]]["3200"], rel=1e-12)
@@ -106,4 +110,113 @@ def test_demo_writes_the_report(tmp_path):
     result = CliRunner().invoke(cli, ["demo", "--judgments", "150", "--systems", "5", "--report", str(out)])
     assert result.exit_code == 0, result.output
     assert "flagged" in result.output and str(out.resolve()) in result.output.replace("\n", "")
-    assert out.read_text().startswith("# humeval report: simulated campaign")
+    data = tmp_path / "demo.judgments.csv"
+    assert out.read_text().startswith(f"# humeval report: {data}")
+    assert f"Same numbers: `humeval info {data}`" in out.read_text()
+    assert "simulated (rankings, seed 0)" in out.read_text()  # the simulation is named in the data notes
+
+
+def test_demo_report_commands_print_the_same_numbers(tmp_path, monkeypatch):
+    """The demo's report names commands on the simulated file written beside it; run them all."""
+    runner = CliRunner()
+    monkeypatch.chdir(tmp_path)  # the report names its data file relative to here
+    result = runner.invoke(cli, ["demo", "--judgments", "300", "--systems", "6", "--items", "150",
+                                 "--report", "r.json", "--quiet"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(open("r.json").read())
+    commands = [t["command"] for s in report["sections"] for t in s["tables"]]
+    assert commands and all(shlex.split(c)[2] == "r.judgments.csv" for c in commands)
+
+    def run(title_part):
+        args = shlex.split(table(report, title_part)["command"])
+        assert args[0] == "humeval"
+        ran = runner.invoke(cli, [*args[1:], "--json"])
+        assert ran.exit_code == 0, ran.output
+        return json.loads(ran.output)
+
+    info = run("comparisons")
+    assert info["comparisons"][0]["comparisons"] == table(report, "comparisons")["rows"][0]["comparisons"]
+    curve = table(report, "Mean test perplexity")
+    mean = {row["model"]: row for row in run("Mean test perplexity")["mean_perplexity"]}
+    for row in curve["rows"]:
+        assert row["3200"] == pytest.approx(mean[row["model"]]["3200"], rel=1e-12)
+    (rows,) = run("bootstrap resamples").values()
+    shown = table(report, "bootstrap resamples")["rows"]
+    assert rows[0]["system"] == shown[0]["system"]  # the top system
+    assert [r["score"] for r in rows] == pytest.approx([r["score"] for r in shown])
+    (ranks,) = run("rank by every model").values()
+    assert {r["system"]: r for r in ranks} == {r["system"]: r for r in table(report, "rank by every model")["rows"]}
+    assert [r["judge"] for r in run("Judge quality")["judges"]][:25] == \
+        [r["judge"] for r in table(report, "Judge quality")["rows"]]
+    (agreement,) = run("agreement").values()
+    assert [r["kappa"] for r in agreement] == pytest.approx([r["kappa"] for r in table(report, "agreement")["rows"]])
+
+
+def test_commands_repeat_the_reading_options():
+    assert command("rank", "my file.csv", "--model", "bt", read_args=["--format", "pairwise"], tracks=["cs-en"]) == \
+        "humeval rank 'my file.csv' --model bt --format pairwise --track cs-en"
+
+
+def learning_curve_table(differences: dict[str, list[float]]) -> pd.DataFrame:
+    """A learning-curve table at size 3200 for model "best" (2.5, 2.502, 2.498 per trial, split
+    over two tracks ±0.01) and models trailing it by the given per-trial differences."""
+    base = [2.5, 2.502, 2.498]
+    rows = []
+    for model, diff in {"best": [0.0, 0.0, 0.0], **differences}.items():
+        for trial, (b, d) in enumerate(zip(base, diff)):
+            for track, offset in (("x", -0.01), ("y", 0.01)):
+                rows.append({"model": model, "size": 3200, "trial": trial, "track": track, "perplexity": b + d + offset})
+                rows.append({"model": model, "size": 400, "trial": trial, "track": track, "perplexity": 9.0})
+    return pd.DataFrame(rows)
+
+
+def test_a_gap_within_the_trial_spread_is_indistinguishable():
+    curve = learning_curve_table({"close": [0.0006, -0.0004, 0.0016], "far": [0.05, 0.06, 0.055]})
+    gaps = perplexity_gaps(curve, 3200)
+    assert list(gaps.index) == ["best", "close", "far"]
+    assert gaps.loc["close", "gap"] == pytest.approx(0.0006)
+    assert gaps.loc["close", "spread"] == pytest.approx(np.std([0.0006, -0.0004, 0.0016], ddof=1))  # 0.001
+    assert gaps.loc["far", "gap"] == pytest.approx(0.055) and gaps.loc["far", "spread"] == pytest.approx(0.005)
+    assert gaps["indistinguishable"].tolist() == [True, True, False]
+    verdict = perplexity_verdict(gaps)
+    assert verdict.startswith("best and close are indistinguishable") and "0.0006 is within" in verdict
+    assert "far" not in verdict
+    # the same gap in every trial (spread 0.0002 < gap 0.0006) is a real difference
+    steady = perplexity_verdict(perplexity_gaps(learning_curve_table({"steady": [0.0004, 0.0006, 0.0008]}), 3200))
+    assert steady == ("best predicts held-out judgments best (2.500); the runner-up steady (2.501) is 0.0006 behind, "
+                      "beyond the spread of the per-trial differences (0.0002 over 3 trials)")
+    one = perplexity_verdict(perplexity_gaps(learning_curve_table({"far": [0.05, 0.06, 0.055]}).query("trial == 0"),
+                                             3200))
+    assert "one trial gives no spread" in one
+
+
+def test_numbers_are_written_one_way():
+    assert [number(2.47951, "decimal"), number(0.14775, "percent"), number(1.15920, "score"), number(-0.0755868),
+            number(12345.6), number(20000), number(float("nan")), number(3.5e-4, "p"), number(1e-7, "p")] == \
+        ["2.480", "14.8%", "1.16", "-0.0756", "12,346", "20,000", "–", "0.00035", "< 0.0001"]
+
+
+def test_report_tables_use_one_precision(campaign, tmp_path):
+    out = tmp_path / "r.md"
+    result = CliRunner().invoke(cli, ["report", str(campaign), "-o", str(out), "--model", MODELS, "--bootstrap", "30",
+                                      "--trials", "2", "--quiet"])
+    assert result.exit_code == 0, result.output
+    md = out.read_text()
+    lines = md.splitlines()
+    perplexity = lines[lines.index("| model | 400 | 1600 | 3200 |") + 2]
+    assert all(len(cell.split(".")[1]) == 3 for cell in perplexity.strip("| ").split(" | ")[1:])
+    data = lines[lines.index("| track | systems | judges | items | comparisons | ties | tie rate | pairs skipped |") + 2]
+    assert data.split(" | ")[6].endswith("%")  # the tie rate as a percentage
+    kappa_row = next(line for line in lines if line.startswith("| simulated / rankings / inter"))
+    assert all(len(c.split(".")[1]) == 3 for c in kappa_row.strip("| ").split(" | ")[1:4])  # P(A), P(E), kappa
+
+
+def test_report_commands_carry_the_reading_options(campaign, tmp_path):
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(cli, ["report", str(campaign), "--format", "pairwise", "--track", "simulated", "-o",
+                                      str(out), "--model", "bt,davidson", "--bootstrap", "30", "--trials", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert table(report, "comparisons")["command"] == f"humeval info {campaign} --format pairwise --track simulated"
+    assert table(report, "bootstrap resamples")["command"].endswith("--format pairwise --track simulated")
+    assert "one trial gives no spread" in report["summary"][0]

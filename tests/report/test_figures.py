@@ -24,5 +24,16 @@ def test_abilities_and_heatmap(tmp_path):
     assert labels[-1] == model.ranking().index[0]  # best on top
     fig = plot_preference_heatmap(model, tmp_path / "h.png")
     image = fig.axes[0].get_images()[0].get_array()
-    assert image.shape == (5, 5) and np.allclose(np.diag(image), 0) and np.allclose(image, -image.T)
-    assert image[0, -1] > 0  # the best system is favoured over the worst
+    order = np.argsort(-model.scores_.to_numpy(), kind="stable")
+    p = model.proba_matrix()[np.ix_(order, order)]
+    assert image.shape == (5, 5) and image.mask.tolist() == np.eye(5, dtype=bool).tolist()  # the diagonal masked
+    off = ~np.eye(5, dtype=bool)
+    assert np.allclose(image.data[off], p[:, :, 1][off])  # P(row preferred), what the colour bar names
+    assert np.allclose((image + image.T)[off], (1 - p[:, :, 0])[off])  # the two cells add up to 1 − P(tie)
+    assert image[0, -1] > 0.5 > image[-1, 0]  # the best system is preferred to the worst
+    texts = {(t.get_position(), t.get_text()) for t in fig.axes[0].texts}
+    assert len(texts) == 20 and ((4, 0), f"{image[0, -1]:.2f}".lstrip("0")) in texts  # values written in the cells
+    assert fig.axes[1].get_ylabel() == "P(s1 preferred to s2)"
+    many = plot_preference_heatmap(IRTGaussian(iterations=20, burn_in=5, random_state=0).fit(
+        simulate_competition(n_systems=25, n_judgments=3000, design="pairs", random_state=0).comparisons))
+    assert not many.axes[0].texts  # beyond 20 systems the cells stay unlabelled

@@ -511,8 +511,8 @@ def l2_option(f):
     return click.option(
         "--l2", "--prior", "l2", type=Real(min=0), default=None, metavar="λ",
         help="Precision λ of the Gaussian prior on the abilities of bt, davidson, rao-kupper and crowd-bt "
-             "(penalty λ/2·Σ(θ − mean θ)²; default 0.01 (crowd-bt: 1), weak: a system that never lost, or a group never compared "
-             "with the rest, gets a finite, wide score). 0 = maximum likelihood, which refuses such data.")(f)
+             "(penalty λ/2·Σ(θ − mean θ)²; default 1, the N(0, 1) prior of Hopkins & May's IRT: a system that never "
+             "lost, or a group never compared with the rest, gets a finite, wide score). 0 = maximum likelihood, which refuses such data.")(f)
 
 
 def group_note(model) -> str:

@@ -50,7 +50,7 @@ def complete(file, fmt, encoding, columns, outcomes, tracks, criterion, holdout,
 
     \b
     Example:
-      humeval complete sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv.tar.gz --decisions --plot d.png
+      humeval complete sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv.tar.gz --trials 1 --decisions --plot d.png
     """
     from humeval.completion import (
         AdditiveBaseline,

@@ -167,7 +167,9 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
          random_judges, random_state, report_file, no_report, jobs, l2, quiet, as_json):
     """A tour: simulate a WMT-style campaign (5-way rankings, a few judges answering at random) or
     read FILE, print the headline tables (the data, a ranking beside the truth, the judges
-    humeval flags) and write the full campaign report (see `humeval report`).
+    humeval flags) and write the full campaign report (see `humeval report`). The simulated
+    judgments are written beside the report (REPORT.judgments.csv), so the commands the report
+    names run on them.
 
     \b
     Example:
@@ -185,18 +187,23 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
         check_simulation(design, systems)
     if not no_report:
         check_output(report_file, REPORT_SUFFIXES, "--report")
-    truth = None
+    truth, source = None, file
     if file:
         data = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
     else:
         from humeval.data.judgments import Judgments, ReadReport
         sim = simulate_competition(n_systems=systems, n_items=items, n_judges=judges, n_judgments=judgments,
                                    design=design, random_judges=random_judges, random_state=random_state)
-        report = ReadReport("simulated campaign", f"simulation ({design}, seed {random_state})",
-                            rows=judgments)
-        report.notes.append(f"{len(sim.truth.random_judges)} of {judges} judges answer at random: "
-                            f"{', '.join(sim.truth.random_judges) or 'none'}")
-        data = Judgments(report, rankings=sim.rankings, comparisons=sim.comparisons)
+        note = (f"simulated ({design}, seed {random_state}); {len(sim.truth.random_judges)} of {judges} judges answer "
+                f"at random: {', '.join(sim.truth.random_judges) or 'none'}")
+        if no_report:
+            data = Judgments(ReadReport("simulated campaign", f"simulation ({design}, seed {random_state})",
+                                        rows=judgments), rankings=sim.rankings, comparisons=sim.comparisons)
+        else:  # written beside the report and read back, so the report's commands print its numbers
+            source = str(Path(report_file).with_suffix(".judgments.csv"))
+            write(pairwise_frame(sim.comparisons), source)
+            data = load(source, quiet=True)
+        data.report.notes.append(note)
         truth = sim.truth.abilities
     summary = describe(data)
     from humeval.ranking import IRTGaussian
@@ -218,16 +225,18 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
         flagged_judges = flagged(quality)
     written = None
     if not no_report and (data.comparisons is not None or data.ratings is not None):
-        from humeval.cli.report import write_report
+        from humeval.cli.report import read_arguments, write_report
+        from humeval.report.campaign import DEFAULT_MODELS
         fmt_out = {".md": "md", ".json": "json"}.get(Path(report_file).suffix.lower(), "html")
-        write_report([(file or "simulated campaign", data)], report_file, fmt_out,
-                     ("bt", "davidson", "rao-kupper", "trueskill", "irt-gaussian", "independent-students:geometric",
-                      "independent-pairs"), 1000, 2, jobs, random_state, quiet=quiet or as_json, l2=l2)
+        write_report([(source, data)], report_file, fmt_out, DEFAULT_MODELS, 1000, 2, jobs, random_state,
+                     quiet=quiet or as_json, l2=l2, read_args=read_arguments(fmt, encoding, columns, outcomes),
+                     tracks=tracks)
         written = str(report_file)
     if as_json:
         click.echo(json.dumps({"source": data.report.path, **{k: jsonable(v) for k, v in summary.items()},
                                "standings": {k: jsonable(v) for k, v in standings.items()},
-                               "flagged_judges": flagged_judges, "report": written}, indent=2))
+                               "flagged_judges": flagged_judges, "report": written,
+                               "judgments_file": source if written and not file else None}, indent=2))
         return
     if quiet:
         return
@@ -258,5 +267,8 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
     if written:
         out.print(f"\nThe full report (which model to trust, rankings with intervals and clusters, heatmaps, "
                   f"agreement): {Path(written).resolve()}")
+        if not file:
+            out.print(f"The simulated judgments it was computed from: {Path(source).resolve()} (the report's "
+                      "commands read it)")
     elif standings:
         out.print("\nNext: `humeval compare-models FILE` tells which model predicts held-out judgments best.")

@@ -125,7 +125,7 @@ def grm_study(file, fmt, encoding, columns, outcomes, tracks, baselines, budgets
 
     \b
     Example:
-      humeval grm study sample-fr-en-train.csv --trials 3 --plot grm-study.png
+      humeval grm study sample-fr-en-train.csv --budgets 400,800 --trials 1 --noise 0.2 --gold-resamples 200 --plot grm-study.png
     """
     from rich.progress import Progress
 

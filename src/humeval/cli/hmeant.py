@@ -9,7 +9,8 @@ import click
 import numpy as np
 import pandas as pd
 
-from humeval.cli.common import TABLE_OUT, anonymize_options, common_options, jsonable, out, pseudonym_salt, render
+from humeval.cli.common import (TABLE_OUT, SEED, anonymize_options, common_options, count, jsonable, needs, out,
+                                pseudonym_salt, render)
 from humeval.data.export import write
 from humeval.errors import InputError
 
@@ -29,8 +30,8 @@ def read_annotations(paths):
             raise InputError(path, None, "neither an HMEANT JSON file nor an hmeant-wmt13 directory",
                              "give a .json file in humeval's HMEANT format or the directory of the tab-separated tables")
         merged.annotations += part.annotations
-        for reason, count in part.skipped.items():
-            merged.skip(reason, count)
+        for reason, n in part.skipped.items():
+            merged.skip(reason, n)
     if not merged.outputs():
         raise InputError(merged.source, None, "no annotations of MT outputs", "HMEANT needs output annotations aligned to references")
     return merged
@@ -116,12 +117,16 @@ def tau_table(candidates: dict[str, pd.Series], target: pd.Series) -> pd.DataFra
               help="Role weights: frequency (relative frequency in the references), uniform, or a JSON file.")
 @click.option("--tune", "human_file", type=click.Path(dir_okay=False),
               help="Human adequacy scores (columns item, system, score): tune the weights to them and compare.")
+@click.option("--cv", "folds", type=count(2),
+              help="With --tune: also K-fold cross-validation by item — weights tuned on K−1 folds, Kendall τ on "
+                   "the held-out fold, beside relative-frequency and uniform weights.")
+@click.option("--random-state", default=0, show_default=True, type=SEED, help="Seed for the --cv folds.")
 @click.option("--metrics/--no-metrics", default=False, show_default=True,
               help="Also score the outputs with BLEU, chrF, TER and METEOR (needs the texts) and compare.")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write HMEANT per (item, system, annotator).")
 @anonymize_options
 @common_options
-def hmeant_command(files, weight_spec, human_file, metrics, out_file, anon, salt, quiet, as_json):
+def hmeant_command(files, weight_spec, human_file, folds, random_state, metrics, out_file, anon, salt, quiet, as_json):
     """HMEANT of every annotated output, per system and language, with the role weights used and
     the two annotators' agreement (Lo & Wu 2011, 2012; Birch et al. 2013).
 
@@ -129,8 +134,8 @@ def hmeant_command(files, weight_spec, human_file, metrics, out_file, anon, salt
 
     \b
     Example:
-      humeval hmeant hmeant-wmt13/ --weights frequency --metrics
-      humeval hmeant annotations.json --tune adequacy.csv
+      humeval hmeant hmeant-wmt13/ --weights frequency
+      humeval hmeant annotations.json --tune adequacy.csv --cv 5
       humeval hmeant hmeant-wmt13/ --out hmeant.csv --anonymize --salt "$SECRET"
     """
     from humeval.metrics.hmeant import (
@@ -143,6 +148,9 @@ def hmeant_command(files, weight_spec, human_file, metrics, out_file, anon, salt
         uniform_weights,
         weights_table,
     )
+    needs(click.get_current_context(), {"folds": "--cv", "random_state": "--random-state"}, human_file is not None,
+          "without --tune FILE: cross-validation scores weights against human adequacy judgments (the WMT13 "
+          "HMEANT data has none; see the README for the comparison on simulated judgments)")
     salt = pseudonym_salt(anon, salt)
     annotations = read_annotations(files)
     if salt is not None:
@@ -183,6 +191,12 @@ def hmeant_command(files, weight_spec, human_file, metrics, out_file, anon, salt
                       "HMEANT (uniform weights)": hmeant(stats, uniform_weights(stats.types)).groupby(["item", "system"])["hmeant"].mean()}
         candidates.update({c: automatic[c] for c in automatic.columns})
         result["table 3"] = tau_table(candidates, human)
+        if folds:
+            from humeval.metrics.hmeant.crossval import cross_validate
+            try:
+                result["cross-validation"] = cross_validate(annotations, human, k=folds, random_state=random_state)
+            except ValueError as error:
+                raise click.BadParameter(str(error), param_hint="--cv") from None
     else:
         notes.append("no human adequacy judgments given (--tune FILE): supervised weights and correlations with "
                      "humans need them; none are invented")
@@ -205,7 +219,10 @@ def hmeant_command(files, weight_spec, human_file, metrics, out_file, anon, salt
     if "table 1" in result:
         out.print(render(result["table 1"], "Table 1: relative frequency vs optimised weight (normalised)", "role"))
         out.print(render(result["table 3"], f"Table 3: sentence-level Kendall τ with {Path(human_file).name}", "metric"))
-    for reason, count in skipped.items():
-        out.print(f"  skipped {count:,} {reason}")
+    if "cross-validation" in result:
+        out.print(render(result["cross-validation"], f"Kendall τ on held-out items ({folds}-fold cross-validation; "
+                                                     "mean weighted by pairs)", "fold"))
+    for reason, n in skipped.items():
+        out.print(f"  skipped {n:,} {reason}")
     for note in notes:
         out.print(f"  note: {note}")

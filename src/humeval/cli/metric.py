@@ -12,11 +12,13 @@ import pandas as pd
 from humeval.cli.common import (
     CONFIDENCE,
     SEED,
+    SHARE,
     TABLE_OUT,
     Grid,
     Names,
     Resamples,
     common_options,
+    comparisons_of,
     err,
     explicit,
     jsonable,
@@ -202,50 +204,185 @@ def metric_hter(file, fmt, encoding, columns, outcomes, tracks, out_file, quiet,
         out.print(f"  {result.attrs['signature']}; {result.attrs['skipped']:,} rows without an output or a post-edit left out")
 
 
+AVERAGE_BY = ("none", "item", "system")
+STATISTICS = ("pearson", "spearman", "kendall", "acc_eq", "tau_eq")
+
+
 @metric.command("correlate")
-@click.argument("metric_files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--human", "human_file", required=True, type=click.Path(dir_okay=False),
+@click.argument("metric_files", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--human", "human_file", type=click.Path(dir_okay=False),
               help="Human scores: a WMT DA file (system or segment level).")
 @click.option("--details", type=click.Path(dir_okay=False), help="Segment ids → document and segment (seg level).")
+@click.option("--mtme", "mtme_dir", type=click.Path(file_okay=False, exists=True),
+              help="Instead of files: an mt-metrics-eval test-set directory (sources/, references/, system-outputs/, "
+                   "human-scores/, metric-scores/), or a folder of such test sets (then --lp TESTSET/LP).")
+@click.option("--lp", help="Language pair in --mtme, e.g. de-en or wmt20/de-en.")
+@click.option("--human-name", help="Human scores in --mtme: mqm, esa, wmt-z, wmt-raw, … (default: the first of these present).")
+@click.option("--level", type=click.Choice(["seg", "sys"]), default="seg", show_default=True,
+              help="Level of the --mtme scores to correlate.")
 @click.option("--refset", help="Reference set to use when a file has several (default: the file's first).")
 @click.option("--exclude", "exclude_systems", multiple=True, help="Leave out this system (repeatable), e.g. human ones.")
+@click.option("--average-by", type=click.Choice(AVERAGE_BY), default="none", show_default=True,
+              help="Segment level: one statistic over all (segment, system) scores, or per item (across systems) "
+                   "or per system (across items) and averaged, as mt-metrics-eval.")
+@click.option("--significance", type=click.Choice(["permutation", "bootstrap"]),
+              help="Test every pair of metrics on --statistic and add WMT's clusters (rank) and wins.")
+@click.option("--statistic", type=click.Choice(STATISTICS), default="pearson", show_default=True,
+              help="Statistic the table is sorted and --significance is tested on (acc_eq/tau_eq: tie-calibrated).")
+@click.option("--resamples", "n_resamples", type=Resamples(off=False), default=1000, show_default=True,
+              help="Resamples of --significance.")
+@click.option("--alpha", type=SHARE, default=0.05, show_default=True, help="Significance level of the clusters.")
+@click.option("--acc-eq/--no-acc-eq", "tie_accuracy", default=True, show_default=True,
+              help="Add pairwise accuracy with tie calibration (acc_eq and its threshold ε).")
+@click.option("--spa", is_flag=True,
+              help="Segment level: soft pairwise accuracy of the systems (Thompson et al. 2024; --resamples permutations).")
 @click.option("--bootstrap", "n_boot", type=Resamples(), default=0, show_default=True,
               help="Resamples for percentile intervals of Pearson's r (0: none).")
 @click.option("--confidence", type=CONFIDENCE, default=0.95, show_default=True,
               help="Coverage of the intervals (needs --bootstrap).")
 @click.option("--williams/--no-williams", default=True, show_default=True,
-              help="Williams' test: is the top metric's Pearson r higher than each other's?")
+              help="Williams' test: is the top metric's Pearson r higher than each other's? (--average-by none)")
 @click.option("--random-state", type=SEED, default=0, show_default=True)
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write the table.")
+@click.option("--pvalues", "pvalues_file", type=TABLE_OUT, help="Write the metric-pair p-values of --significance.")
 @common_options
-def metric_correlate(metric_files, human_file, details, refset, exclude_systems, n_boot, confidence, williams,
-                     random_state, out_file, quiet, as_json):
-    """How well each metric (METRIC_FILES, in the WMT metrics-task layout) agrees with the human
-    scores: Pearson, Kendall τ and, at system level, pairwise accuracy; segment level: Pearson and
-    Kendall over (segment, system) scores. --bootstrap adds percentile intervals of r (resampling
-    systems or segments); Williams' test (Graham & Baldwin 2014) gives the one-sided p-value that
-    the top metric correlates better than each other one.
+def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name, level, refset, exclude_systems,
+                     average_by, significance, statistic, n_resamples, alpha, tie_accuracy, spa, n_boot, confidence,
+                     williams, random_state, out_file, pvalues_file, quiet, as_json):
+    """How well each metric agrees with the human scores, as the WMT metrics tasks report it:
+    Pearson, Kendall τ and pairwise accuracy with tie calibration (acc_eq, Deutsch et al. 2023),
+    at segment level optionally averaged by item or system (--average-by, as mt-metrics-eval);
+    at system level also pairwise accuracy (Kocmi et al. 2021). --significance tests every pair of
+    metrics (permutation as mt-metrics-eval's PERM-BOTH, or bootstrap) and groups them into
+    significance clusters; --bootstrap adds percentile intervals of r; Williams' test (Graham &
+    Baldwin 2014) gives the one-sided p-value that the top metric correlates better than each other one.
+    Input: METRIC_FILES in the WMT metrics-task layout with --human, or --mtme DIR --lp LP.
 
     \b
     Example:
       humeval metric correlate sys-level/*.tsv --human manual-evaluation/ad-sys-scores-de-en.csv
       humeval metric correlate seg-level/*.tsv --human manual-evaluation/ad-seg-scores-de-en.csv \\
-          --details input/de-en.details.txt
+          --details input/de-en.details.txt --average-by item --significance permutation
+      humeval metric correlate --mtme mt-metrics-eval-v2/wmt22 --lp en-de --human-name mqm --average-by item
     """
-    from humeval.metaeval.table import correlation_table
-    needs(click.get_current_context(), {"confidence": "--confidence", "random_state": "--random-state"}, n_boot > 0,
-          "without --bootstrap")
-    level, table, skipped = correlation_table(metric_files, human_file, details, refset, exclude_systems, n_boot,
-                                              confidence, williams, random_state)
+    from humeval.metaeval.table import correlation_table, mtme_table
+    ctx = click.get_current_context()
+    needs(ctx, {"confidence": "--confidence"}, n_boot > 0, "without --bootstrap")
+    needs(ctx, {"alpha": "--alpha"}, significance is not None, "without --significance")
+    needs(ctx, {"n_resamples": "--resamples"}, significance is not None or spa, "without --significance or --spa")
+    needs(ctx, {"random_state": "--random-state"}, n_boot > 0 or significance is not None or spa,
+          "without --bootstrap, --significance or --spa")
+    if mtme_dir:
+        if metric_files or human_file or details:
+            raise click.UsageError("give either --mtme DIR or METRIC_FILES with --human, not both")
+        if not lp:
+            raise click.BadParameter("--mtme needs the language pair", param_hint="--lp")
+    else:
+        needs(ctx, {"lp": "--lp", "human_name": "--human-name", "level": "--level"}, False, "without --mtme")
+        if not metric_files or not human_file:
+            raise click.UsageError("give METRIC_FILES and --human FILE (or --mtme DIR --lp LP)")
+    options = {"average_by": average_by, "significance": significance, "statistic": statistic,
+               "n_resamples": n_resamples, "alpha": alpha, "tie_accuracy": tie_accuracy, "spa": spa, "n_boot": n_boot,
+               "confidence": confidence, "williams": williams, "random_state": random_state}
+    if mtme_dir:
+        level, table, notes = mtme_table(mtme_dir, lp, human_name, level, refset, exclude_systems, **options)
+        skipped, source = [], f"{mtme_dir} {lp}"
+    else:
+        level, table, skipped = correlation_table(metric_files, human_file, details, refset, exclude_systems, **options)
+        notes, source = table.attrs.get("notes", []), Path(human_file).name
+    pvalues = table.attrs.get("pvalues")
     if out_file:
         write(table.reset_index(), out_file)
+    if pvalues_file and pvalues is not None:
+        write(pvalues.reset_index(), pvalues_file)
     if as_json:
-        click.echo(json.dumps({"level": level, "metrics": jsonable(table), "skipped": skipped}, indent=2))
+        payload = {"level": level, "average_by": average_by, "metrics": jsonable(table), "skipped": skipped,
+                   "notes": notes}
+        if pvalues is not None:
+            payload["pvalues"] = jsonable(pvalues)
+        click.echo(json.dumps(payload, indent=2))
     elif not quiet:
-        out.print(render(table, f"{level}-level agreement with {Path(human_file).name}", "metric"))
+        out.print(render(table, f"{level}-level agreement with {source}"
+                         + (f" (averaged by {average_by})" if average_by != "none" else ""), "metric"))
+        for note in notes:
+            out.print(f"  {note}")
         if skipped:
             out.print(f"  skipped {len(skipped)} files of the other level: {', '.join(skipped[:5])}"
                       + (" …" if len(skipped) > 5 else ""))
+
+
+@metric.command("compare")
+@click.option("--baseline", required=True,
+              help="The baseline: a file of hypotheses (with --ref), or a system name (with --scores or --ratings).")
+@click.option("--system", "systems", multiple=True,
+              help="A system to test against the baseline: hypotheses file or name (repeatable; default with "
+                   "--scores/--ratings: every other system).")
+@click.option("--ref", "ref_files", multiple=True, type=click.Path(dir_okay=False),
+              help="References, one per line (repeat for several references).")
+@click.option("--metrics", default="bleu,chrf,ter", show_default=True, type=Names(),
+              help="With --ref: any of bleu, chrf, chrf++, ter (recomputed from resampled sufficient statistics).")
+@click.option("--scores", "scores_file", type=click.Path(dir_okay=False),
+              help="Instead of texts: a segment-level metric score file (WMT TSV or mt-metrics-eval .seg.score); "
+                   "the corpus score is the mean.")
+@click.option("--ratings", "ratings_file", type=click.Path(dir_okay=False),
+              help="Instead of texts: a human ratings file (DA, MQM, ESA); the same paired tests on segment scores.")
+@click.option("--test", type=click.Choice(["bs", "ar"]), default="bs", show_default=True,
+              help="Paired bootstrap resampling (bs) or approximate randomisation (ar), as sacrebleu.")
+@click.option("--resamples", "n_resamples", type=Resamples(off=True), default=0, show_default=True,
+              help="Resamples or trials (0: sacrebleu's defaults, 1,000 for bs and 10,000 for ar).")
+@click.option("--alpha", type=SHARE, default=0.05, show_default=True, help="Significance level marked in the table.")
+@click.option("--random-state", type=SEED, default=12345, show_default=True, help="Seed (sacrebleu's default 12345).")
+@click.option("--out", "out_file", type=TABLE_OUT, help="Write the table.")
+@common_options
+def metric_compare(baseline, systems, ref_files, metrics, scores_file, ratings_file, test, n_resamples, alpha,
+                   random_state, out_file, quiet, as_json):
+    """Is each system's score significantly different from the baseline's? sacrebleu's paired
+    tests (--paired-bs / --paired-ar): BLEU, chrF, TER recomputed from resampled segment statistics;
+    any segment-level metric score file (--scores); or human ratings (--ratings: paired bootstrap
+    or sign-flip permutation on segment scores, humeval.ratings.significance, two-sided).
+
+    \b
+    Example:
+      humeval metric compare --baseline base.txt --system new.txt --ref ref.txt --test ar
+      humeval metric compare --scores COMET-22-refA.seg.score --baseline Online-A
+      humeval metric compare --ratings newstest2020-de-en.mqm.tsv --baseline Online-A
+    """
+    from humeval.metaeval.compare import compare_ratings, compare_scores, compare_texts
+    sources = [bool(ref_files), bool(scores_file), bool(ratings_file)]
+    if sum(sources) != 1:
+        raise click.UsageError("give exactly one of --ref (with hypothesis files), --scores or --ratings")
+    needs(click.get_current_context(), {"metrics": "--metrics"}, bool(ref_files), "without --ref")
+    if ref_files:
+        if not systems:
+            raise click.BadParameter("give the hypotheses of at least one system", param_hint="--system")
+        names = [m.strip().lower() for m in metrics.split(",") if m.strip()]
+        unknown = [m for m in names if m not in ("bleu", "chrf", "chrf++", "ter")]
+        if unknown:
+            raise click.BadParameter(f"unknown metrics {unknown}; choose from bleu, chrf, chrf++, ter",
+                                     param_hint="--metrics")
+        hyps = {path: _lines(path) for path in (baseline, *systems)}
+        refs = [_lines(r) for r in ref_files]
+        for path, stream in [*hyps.items(), *zip(ref_files, refs)]:
+            if len(stream) != len(refs[0]):
+                raise InputError(path, min(len(stream), len(refs[0])) + 1,
+                                 f"{len(stream)} lines, but {ref_files[0]} has {len(refs[0])}",
+                                 "the files must be line-aligned")
+        table, notes = compare_texts(hyps, baseline, refs, names, test, n_resamples, random_state)
+    elif scores_file:
+        table, notes = compare_scores(scores_file, baseline, systems, test, n_resamples, random_state)
+    else:
+        judgments = load(ratings_file, quiet=quiet or as_json)
+        table, notes = compare_ratings(judgments, ratings_file, baseline, systems, test, n_resamples, random_state)
+    table["significant"] = table["p"] < alpha
+    if out_file:
+        write(table.reset_index(), out_file)
+    if as_json:
+        click.echo(json.dumps({"comparisons": jsonable(table), "notes": notes}, indent=2))
+    elif not quiet:
+        out.print(render(table, f"Paired {'bootstrap' if test == 'bs' else 'approximate randomisation'} "
+                                f"against {Path(baseline).name}", "system"))
+        for note in notes:
+            out.print(f"  {note}")
 
 
 def _human_scores(path, column: str, n: int, named: bool = False) -> np.ndarray:
@@ -293,13 +430,66 @@ def _grid_axis(text):
     return None if text is None else Grid().convert(text, None, None)
 
 
+def _system_outputs(folder, systems) -> dict[str, list[str]]:
+    """Each system's output lines from the file in ``folder`` named by the system id (with or
+    without an extension); systems without such a file are left out (the caller counts them)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise InputError(folder, None, "is not a folder of system outputs",
+                         "name a folder holding one file per system, named by the system id")
+    files = sorted(p for p in folder.iterdir() if p.is_file())
+    by_name = {**{p.stem: p for p in files}, **{p.name: p for p in files}}
+    found = {s: _lines(by_name[s]) for s in systems if s in by_name}
+    if not found:
+        raise InputError(folder, None, f"no file is named by a system of the rankings "
+                                       f"({', '.join(list(systems)[:5])}{' …' if len(systems) > 5 else ''})",
+                         "name each system's output file by its system id as the rankings file writes it")
+    return found
+
+
+def _consistency_set(name, outputs_dir, ref_file, rankings_file, conflicts, scorer, quiet):
+    """A rank-consistency tuning set: the rankings file's comparisons (of track NAME when it
+    holds several), ties left out, joined to the outputs and the reference."""
+    from humeval import read
+    from humeval.agreement import resolve_conflicts
+    from humeval.metrics.tuning import consistency_set, ranking_segments
+    comparisons = comparisons_of(read(rankings_file), rankings_file)
+    parts = comparisons.by_track()
+    if len(parts) > 1:
+        if name not in parts:
+            raise InputError(rankings_file, None, f"holds {len(parts)} tracks, and the set's name {name!r} is none "
+                                                  "of them", f"name the set by its track: one of {', '.join(parts)}")
+        comparisons = parts[name]
+    resolved = 0
+    if conflicts != "keep":
+        comparisons, resolved = resolve_conflicts(comparisons, across_judges=conflicts == "tie-across-judges")
+    segments = ranking_segments(comparisons, _system_outputs(outputs_dir, comparisons.systems), _lines(ref_file))
+    if resolved:
+        segments.left_out[f"conflicting pairs of judgments made ties ({conflicts})"] = resolved
+    stats = meteor_statistics(scorer, segments.hypotheses, segments.references, name, quiet)
+    try:
+        return consistency_set(name, segments, stats), segments
+    except ValueError as error:
+        raise InputError(rankings_file, None, str(error), "check that the outputs and the rankings name the same "
+                                                          "systems and segments") from None
+
+
 @metric.command("tune")
 @click.option("--data", "specs", multiple=True, required=True, metavar="NAME=HYP,REF,HUMAN[,lower]",
-              help="A tuning set: hypotheses, references and human scores (one per line, or a DA .tsv); "
-                   "',lower' when lower human scores are better (HTER). Repeat for several sets.")
+              help="A tuning set. --objective pearson: hypotheses, references and human scores (one per line, "
+                   "or a DA .tsv); ',lower' when lower human scores are better (HTER). --objective consistency: "
+                   "NAME=OUTPUTS,REF,RANKINGS: a folder of system outputs (one file per system, named by its id), "
+                   "the reference, and a WMT rankings file (NAME picks its track if it holds several). Repeat for "
+                   "several sets.")
 @click.option("--human-column", default="mean", show_default=True, help="Column of tabular human-score files.")
-@click.option("--objective", type=click.Choice(["pearson"]), default="pearson", show_default=True,
-              help="Length-weighted Pearson r (the paper's objective for adequacy and HTER).")
+@click.option("--objective", type=click.Choice(["pearson", "consistency"]), default="pearson", show_default=True,
+              help="Length-weighted Pearson r (the paper's objective for adequacy and HTER), or rank consistency "
+                   "with ranking judgments (the share of non-tied human pairs the metric orders alike; for WMT "
+                   "rankings).")
+@click.option("--conflicts", type=click.Choice(["keep", "tie", "tie-across-judges"]), default="keep",
+              show_default=True,
+              help="With consistency: turn each pair of conflicting judgments of one system pair on one segment "
+                   "into a tie (then discarded) — by one judge, or across judges (Denkowski & Lavie 2010, §3.2).")
 @click.option("--alpha", type=Grid(0, 1), help="Grid for α, start:stop:step or a,b,c (default 0:1:0.1).")
 @click.option("--beta", type=Grid(0), help="Grid for β (default 0:3:0.5).")
 @click.option("--gamma", type=Grid(0, 1), help="Grid for γ (default 0:1:0.1).")
@@ -310,8 +500,8 @@ def _grid_axis(text):
 @meteor_options
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write Table 4 (.csv/.tsv/.parquet/.jsonl).")
 @common_options
-def metric_tune(specs, human_column, objective, alpha, beta, gamma, delta, weight_grid, baselines, out_file, quiet,
-                as_json, **meteor_settings):
+def metric_tune(specs, human_column, objective, conflicts, alpha, beta, gamma, delta, weight_grid, baselines, out_file,
+                quiet, as_json, **meteor_settings):
     """Tune METEOR-NEXT by exhaustive grid search (Denkowski & Lavie 2010, §5.2): align each set
     once, score the whole grid from the stored match counts, and print the optimum per set (the
     paper's Table 3) and every tuned version evaluated on every set (its Table 4).
@@ -319,14 +509,19 @@ def metric_tune(specs, human_column, objective, alpha, beta, gamma, delta, weigh
     \\b
     Example:
       D=mlqe-pe/et-en/post-editing
-      humeval metric tune --tokenize none \\
-          --data "et-en HTER=$D/dev.mt,$D/dev.pe,$D/dev.hter,lower" \\
-          --data "et-en DA=$D/dev.mt,$D/dev.pe,mlqe-pe/et-en/direct-assessments/dev.eten.df.short.tsv"
+      humeval metric tune --tokenize none --data "et-en HTER=$D/dev.mt,$D/dev.pe,$D/dev.hter,lower"
+      humeval metric tune --objective consistency --conflicts tie \\
+          --data "Czech-English=outputs/cz-en/,newstest2010.ref.en,data_RNK.csv"
     """
     import time
 
     from humeval.metrics import bleu, chrf, ter
     from humeval.metrics.tuning import TuningSet, table3, table4, tune
+    ctx = click.get_current_context()
+    if objective == "consistency" and explicit(ctx, "human_column"):
+        raise click.BadParameter("applies to --objective pearson (consistency reads rankings)",
+                                 param_hint="--human-column")
+    needs(ctx, {"conflicts": "--conflicts"}, objective == "consistency", "without --objective consistency")
     scorer = make_meteor(**meteor_settings)
     grid = {k: v for k, v in {"alpha": _grid_axis(alpha), "beta": _grid_axis(beta), "gamma": _grid_axis(gamma),
                               "delta": _grid_axis(delta)}.items() if v is not None}
@@ -334,17 +529,24 @@ def metric_tune(specs, human_column, objective, alpha, beta, gamma, delta, weigh
     for m in ("stem", "synonym", "paraphrase"):
         grid[f"w_{m}"] = (w if w is not None else np.round(np.arange(0, 1.0001, 0.2), 2)) if m in scorer.matchers else [0.0]
     sets, base = [], {"BLEU": {}, "chrF": {}, "TER": {}}
-    timings = {}
+    timings, left_out = {}, {}
     for spec in specs:
         name, (hyp_file, ref_file, human_file), lower = _parse_set(spec)
-        hyps, refs = _lines(hyp_file), _lines(ref_file)
-        if len(refs) != len(hyps):
-            raise InputError(ref_file, None, f"{len(refs)} lines, but {hyp_file} has {len(hyps)}", "the files must be line-aligned")
-        human = _human_scores(human_file, human_column, len(hyps), explicit(click.get_current_context(), "human_column"))
         start = time.perf_counter()
-        stats = meteor_statistics(scorer, hyps, refs, name, quiet or as_json)
+        if objective == "consistency":
+            if lower:
+                raise click.BadParameter(f"{spec!r}: ',lower' applies to --objective pearson", param_hint="--data")
+            data, segments = _consistency_set(name, hyp_file, ref_file, human_file, conflicts, scorer, quiet or as_json)
+            hyps, refs, left_out[name] = segments.hypotheses, segments.references, segments.left_out
+        else:
+            hyps, refs = _lines(hyp_file), _lines(ref_file)
+            if len(refs) != len(hyps):
+                raise InputError(ref_file, None, f"{len(refs)} lines, but {hyp_file} has {len(hyps)}", "the files must be line-aligned")
+            human = _human_scores(human_file, human_column, len(hyps), explicit(ctx, "human_column"))
+            stats = meteor_statistics(scorer, hyps, refs, name, quiet or as_json)
+            data = TuningSet(name, stats, human=human, higher_is_better=not lower)
         timings[name] = {"align s": time.perf_counter() - start}
-        sets.append(TuningSet(name, stats, human=human, higher_is_better=not lower))
+        sets.append(data)
         if baselines:
             base["BLEU"][name] = bleu(hyps, [refs]).segment
             base["chrF"][name] = chrf(hyps, [refs]).segment
@@ -359,13 +561,19 @@ def metric_tune(specs, human_column, objective, alpha, beta, gamma, delta, weigh
     if out_file:
         write(t4.reset_index(), out_file)
     points = results[0].points
+    what = ("rank consistency (share of non-tied human pairs the metric orders alike; metric ties fail)"
+            if objective == "consistency" else "length-weighted Pearson r, with −human for ',lower' sets")
     if as_json:
         click.echo(json.dumps({"table3": jsonable(t3), "table4": jsonable(t4), "grid_points": points,
-                               "timings": timings, "signature": scorer.signature()}, indent=2))
+                               "timings": timings, "signature": scorer.signature(), "objective": objective,
+                               **({"left_out": left_out} if left_out else {})}, indent=2))
     elif not quiet:
-        out.print(render(t3, f"Optimal parameters per tuning set ({points:,} grid points; objective: "
-                             f"length-weighted Pearson r, with −human for ',lower' sets)", "tuning data"))
+        out.print(render(t3, f"Optimal parameters per tuning set ({points:,} grid points; objective: {what})",
+                         "tuning data"))
         out.print(render(t4, "Objective of each metric on each set (rows tuned on, columns evaluated on; "
                              "diagonal = oracle; TER negated)", "metric"))
         for name, t in timings.items():
             out.print(f"  {name}: aligned in {t['align s']:.1f} s, grid searched in {t['grid s']:.2f} s")
+            if left_out.get(name):
+                out.print(f"    {len(sets[[s.name for s in sets].index(name)].pairs):,} human pairs; left out: "
+                          + "; ".join(f"{v:,} {k}" for k, v in left_out[name].items()))

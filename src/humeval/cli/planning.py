@@ -62,7 +62,7 @@ def plan_command(file, fmt, encoding, columns, outcomes, tracks, budgets, model_
 
     \b
     Example:
-      humeval plan pilot.csv --budget 1000,2000,4000,8000,16000 --plot plan.png --jobs 2
+      humeval plan pilot.csv --budget 1000,4000 --simulations 50 --plot plan.png
     """
     from rich.progress import Progress
 
@@ -147,8 +147,8 @@ def active_study_command(file, fmt, encoding, columns, outcomes, tracks, strateg
 
     \b
     Example:
-      humeval active-study --systems 20 --budget 4000 --trials 20 --plot active.png
-      humeval active-study data_RNK.csv --track Czech-English --budget 3000
+      humeval active-study --systems 20 --budget 2000 --trials 3 --plot active.png
+      humeval active-study data_RNK.csv --track Czech-English --budget 2000 --trials 3
     """
     from rich.progress import Progress
 

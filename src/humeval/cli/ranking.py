@@ -59,6 +59,9 @@ from humeval.errors import DisconnectedError
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
               help="Processes for bootstrap refits (0 = all cores).")
 @click.option("--random-state", default=0, show_default=True, type=SEED, help="Seed for sampled models and resampling.")
+@click.option("--chains", default=1, show_default=True, type=count(1),
+              help="Gibbs chains for irt-gaussian/irt-categorical (spawned seeds, draws pooled); above 1, "
+                   "the fit prints max split-R̂ and min bulk ESS.")
 @click.option("--keep-shared-outputs", is_flag=True,
               help="Systems that shared one displayed output tie with each other (as WMT15-16 counted them) "
                    "instead of not being compared.")
@@ -68,7 +71,7 @@ from humeval.errors import DisconnectedError
 @ratings_options
 @common_options
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
-         plot, heatmap, jobs, random_state, l2, keep_shared_outputs, drop_file, anon, salt,
+         plot, heatmap, jobs, random_state, l2, chains, keep_shared_outputs, drop_file, anon, salt,
          quiet, as_json, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
@@ -83,7 +86,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     Example:
       humeval rank data_RNK.csv --track Czech-English --model irt-gaussian --plot cz.png
       humeval rank sample-fr-en-train.csv -m trueskill --bootstrap 1000 --clusters --out wmt.csv
-      humeval rank data_RNK.csv --model all
+      humeval rank data_RNK.csv --track Czech-English --model all
     """
     from rich.progress import Progress
 
@@ -101,6 +104,11 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                                     random_state, quiet, as_json, **ratings_kw)
     if not models:
         models = models_named(model_names, random_state, l2)  # a ratings model name on comparisons: the error
+    for model in models.values():
+        if hasattr(model, "chains"):
+            model.chains = chains
+    if chains > 1 and not any(hasattr(m, "chains") for m in models.values()):
+        raise click.BadParameter("applies to the Gibbs models irt-gaussian and irt-categorical", param_hint="--chains")
     if keep_shared_outputs:
         if judgments.rankings is None:
             raise click.BadParameter("applies to rankings; this file holds none", param_hint="--keep-shared-outputs")
@@ -150,6 +158,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         if "note" in flags:
             notes[track].append("note: scores of systems that never lost or never won rest on the prior (Bradley–"
                                 "Terry family) or on the model's assumptions; their intervals are wide")
+        if chains > 1:
+            notes[track] += [f"{name}: {m.convergence()}" for name, m in fitted.items() if hasattr(m, "convergence")]
         if heatmap and hasattr(first, "predict_proba"):
             plot_preference_heatmap(first, suffix(heatmap), title=f"{track}: {first!r}")
         if hasattr(first, "judges"):  # Crowd-BT: say who looks adversarial or random
@@ -228,8 +238,8 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
 
     \b
     Example:
-      humeval compare-models data_RNK.csv --trials 5 --plot curves.png --jobs 2
-      humeval compare-models data_RNK-public.csv --expert data_RNK.csv --plot fig5.png
+      humeval compare-models data_RNK.csv --track Czech-English --trials 2 --plot curves.png
+      humeval compare-models data_RNK-public.csv --expert data_RNK.csv --track Czech-English --trials 2 --plot fig5.png
     """
     from rich.progress import Progress
 

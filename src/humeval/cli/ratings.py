@@ -13,7 +13,7 @@ import pandas as pd
 from humeval.cli.common import InputError, Interval, err, jsonable, out, render
 from humeval.data.export import write
 
-NOT_YET = ("mixed", "ordinal")
+NOT_YET = ("mixed", "ordinal")  # the fitted ratings models (name kept: cli/ranking.py imports it)
 
 
 def ratings_options(f):
@@ -21,7 +21,7 @@ def ratings_options(f):
     for option in reversed([
         click.option("--significance", type=click.Choice(["wilcoxon", "signed-rank", "paired-bootstrap",
                                                          "permutation"]), default="wilcoxon", show_default=True,
-                     help="Ratings files (--model z-mean|raw|mqm|esa; default z-mean, mqm for MQM): pairwise "
+                     help="Ratings files (--model z-mean|raw|mqm|esa|mixed|ordinal; default z-mean, mqm for MQM): pairwise "
                           "test; wilcoxon = WMT's one-sided rank-sum; the others are paired on the segments both "
                           "systems were rated on."),
         click.option("--correction", type=click.Choice(["none", "holm", "bh"]), default="none", show_default=True,
@@ -33,6 +33,9 @@ def ratings_options(f):
         click.option("--scale", "scale_text", default=None, type=Interval(),
                      help="Ratings: the declared scale; ratings outside it are an error (default: the file's)."),
         click.option("--no-human", is_flag=True, help="Ratings: leave human references (HUMAN*, ref*) out."),
+        click.option("--heldout", is_flag=True,
+                     help="Ratings: also fit raw, z-mean, mixed (and ordinal on a Likert scale) on 80% of the ratings "
+                          "and say which predicts the other 20% best (log-likelihood, RMSE, learning curve)."),
     ]):
         f = option(f)
     return f
@@ -50,28 +53,39 @@ def default_model(ratings) -> str:
 
 def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
                          random_state, quiet, as_json, significance="wilcoxon", correction="none",
-                         resample="segment", test_resamples=1000, scale_text=None, no_human=False):
+                         resample="segment", test_resamples=1000, scale_text=None, no_human=False,
+                         heldout=False):
     """Rank each track of a ratings file and print/write the WMT-style table."""
     from humeval.ratings import MODELS, rank_tracks
     from humeval.ratings.plot import plot_scores, plot_significance_heatmap
     ratings = judgments.ratings
     given = click.get_current_context().get_parameter_source("model_names") != click.core.ParameterSource.DEFAULT
     model = model_names if given else default_model(ratings)
-    if model in NOT_YET:
-        raise click.BadParameter(f"{model} is not available yet for ratings; use one of {', '.join(MODELS)}",
-                                 param_hint="--model")
-    if model not in MODELS:
-        raise click.BadParameter(f"{model!r} ranks comparisons; for ratings choose one of {', '.join(MODELS)}",
+    choices = ", ".join(MODELS + NOT_YET)
+    if model not in MODELS + NOT_YET:
+        raise click.BadParameter(f"{model!r} ranks comparisons; for ratings choose one of {choices}",
                                  param_hint="--model")
     try:
-        results = rank_tracks(ratings, model=model, test=significance, correction=correction, n_boot=n_boot,
-                              resample=resample, confidence=confidence, n_resamples=test_resamples,
-                              human=not no_human, scale=scale_text, random_state=random_state,
-                              source=file)
+        if model in NOT_YET:
+            from humeval.ratings.fitted import rank_fitted
+            results = rank_tracks(ratings, ranker=rank_fitted, model=model, correction=correction,
+                                  confidence=confidence, human=not no_human, scale=scale_text, source=file)
+            ignored = [o for o, used in (("--bootstrap", n_boot), ("--significance", significance != "wilcoxon"),
+                                         ("--resample", resample != "segment")) if used]
+            if ignored:
+                for result in results.values():
+                    result.notes.append(f"{', '.join(ignored)} not used by the {model} model: its intervals and "
+                                        "tests come from its standard errors")
+        else:
+            results = rank_tracks(ratings, model=model, test=significance, correction=correction, n_boot=n_boot,
+                                  resample=resample, confidence=confidence, n_resamples=test_resamples,
+                                  human=not no_human, scale=scale_text, random_state=random_state,
+                                  source=file)
     except ValueError as error:
         if isinstance(error, InputError):
             raise
         raise InputError(file, None, str(error), "see the message") from None
+    held = heldout_tracks(ratings, random_state, file) if heldout else {}
     for track, result in results.items():
         suffix = (lambda p: Path(p).with_stem(f"{Path(p).stem}.{_safe(track)}")) if len(results) > 1 else Path
         title = f"{track}: {result.model}, {result.test}"
@@ -85,10 +99,36 @@ def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_f
     if as_json:
         click.echo(json.dumps({t: {"model": r.model, "test": r.test, "table": jsonable(r.table),
                                    "pvalues": jsonable(r.pvalues), "skipped": r.skipped, "notes": r.notes}
+                               | ({"heldout": {"best": held[t].best, "measure": held[t].measure,
+                                               "table": jsonable(held[t].table),
+                                               "curve": jsonable(held[t].curve)}} if t in held else {})
                                for t, r in results.items()}, indent=2))
     elif not quiet:
         for track, result in results.items():
             print_ranking(track, result)
+            if track in held:
+                print_heldout(track, held[track])
+
+
+def heldout_tracks(ratings, random_state, file) -> dict:
+    """``compare_models`` per track (and criterion), named as ``rank_tracks`` names them."""
+    from humeval.ratings import compare_models, rank_tracks
+    try:
+        return rank_tracks(ratings, ranker=lambda part: compare_models(part, random_state=random_state, source=file))
+    except ValueError as error:
+        if isinstance(error, InputError):
+            raise
+        raise InputError(file, None, str(error), "see the message") from None
+
+
+def print_heldout(track: str, held) -> None:
+    """Which model predicts held-out ratings best, with the learning curve (like compare-models)."""
+    table = held.table.join(held.curve.rename(columns=lambda size: f"n={size:,}"))
+    out.print(render(table, f"{track}: held-out ratings ({held.n_test:,}), {held.measure} per rating"))
+    for note in held.notes:
+        out.print(f"  {note}")
+    out.print(f"  [bold]{held.best}[/] predicts the held-out ratings best")
+    out.print()
 
 
 def print_ranking(track: str, result) -> None:

@@ -29,9 +29,16 @@ from humeval.cli.common import (
 from humeval.errors import InputError
 
 
+def read_arguments(fmt=None, encoding=None, columns=None, outcomes=None) -> list[str]:
+    """The reading options as command-line words, for the commands a report names."""
+    return [word for option, value in (("--format", fmt), ("--encoding", encoding), ("--columns", columns),
+                                       ("--outcomes", outcomes)) if value for word in (option, value)]
+
+
 def write_report(judgment_sets, output, fmt, models, n_boot, trials, jobs, random_state, metric_table=None,
-                 quiet=False, l2=None):
-    """Build the report of every (path, judgments) pair, merge them, write ``output``; return it."""
+                 quiet=False, l2=None, read_args=(), tracks=()):
+    """Build the report of every (path, judgments) pair, merge them, write ``output``; return it.
+    ``read_args``, ``tracks``: the reading options, repeated in every table's command."""
     from rich.progress import Progress
 
     from humeval.report import RENDERERS, Report, build_report
@@ -42,7 +49,7 @@ def write_report(judgment_sets, output, fmt, models, n_boot, trials, jobs, rando
             reports.append(build_report(judgments, str(path), models, n_boot, trials, random_state, jobs,
                                         metric_table if path == judgment_sets[-1][0] else None,
                                         progress=lambda step, p=path: bar.update(task, description=f"{Path(p).name}: {step}"),
-                                        l2=l2))
+                                        l2=l2, read_args=read_args, tracks=tracks))
     if len(reports) == 1:
         report = reports[0]
     else:
@@ -106,9 +113,9 @@ def report(files, fmt, encoding, columns, outcomes, tracks, output, report_forma
 
     \b
     Example:
-      humeval report data_RNK.csv -o wmt10.html
-      humeval report mqm.tsv -o mqm.md
-      humeval report data_RNK.csv -o shared.html --anonymize --salt "$SECRET" --drop-judges drop.txt
+      humeval report data_RNK.csv --track Czech-English -o cz-en.html
+      humeval report mqm_ted_ende.tsv -o mqm.md
+      humeval report data_RNK.csv --track Czech-English -o shared.html --anonymize --salt "$SECRET"
     """
     from humeval.metaeval.table import correlation_table
     from humeval.report import Table
@@ -140,7 +147,8 @@ def report(files, fmt, encoding, columns, outcomes, tracks, output, report_forma
     sets = [(path, load(path, fmt, encoding, columns, outcomes, tracks, quiet, salt, drop_file)) for path in files]
     if not any(j.comparisons is not None or j.ratings is not None for _, j in sets):
         raise InputError(files[0], None, "holds no rankings, comparisons or ratings", "report needs judgments")
-    result = write_report(sets, output, fmt_out, models, n_boot, trials, jobs, random_state, metric_table, quiet, l2)
+    result = write_report(sets, output, fmt_out, models, n_boot, trials, jobs, random_state, metric_table, quiet, l2,
+                          read_arguments(fmt, encoding, columns, outcomes), tracks)
     if as_json:
         click.echo(json.dumps({"output": str(output), "format": fmt_out, "summary": result.summary}, indent=2))
     elif not quiet:

@@ -7,50 +7,133 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from humeval.data.readers.mtme import read_mtme
+from humeval.data.readers.wmt_metrics import read_da_scores, read_metric_scores
 from humeval.errors import InputError
 from humeval.metaeval.correlation import bootstrap_interval, kendall, pairwise_accuracy, pearson, williams_test
-from humeval.data.readers.wmt_metrics import read_da_scores, read_metric_scores
+from humeval.metaeval.grouped import correlation, to_matrix
+from humeval.metaeval.significance import compare_metrics
+from humeval.metaeval.ties import soft_pairwise_accuracy, tie_calibrated_accuracy
 
 
 def correlation_table(metric_files, human_file, details=None, refset=None, exclude_systems=(), n_boot: int = 0,
-                      confidence: float = 0.95, williams: bool = True, random_state=0):
-    """(level, table, skipped files): per metric file of the human scores' level, Pearson, Kendall
-    τ-b and (system level) pairwise accuracy with the human scores; ``n_boot`` > 0 adds percentile
-    intervals of r; ``williams`` adds the one-sided p-value of Williams' test that the top metric
-    correlates better than each other one (Graham & Baldwin 2014)."""
+                      confidence: float = 0.95, williams: bool = True, random_state=0, **options):
+    """(level, table, skipped files) for WMT metrics-task files: see ``agreement_table`` for the
+    columns and ``options`` (average_by, significance, statistic, n_resamples, alpha, tie_accuracy)."""
     level, human = read_da_scores(human_file, details)
-    rows, skipped, kept = [], [], {}
+    skipped, kept = [], {}
     for path in metric_files:
         name, metric_level, scores = read_metric_scores(path, refset)
         if metric_level != level:
             skipped.append(f"{Path(path).name} ({metric_level} level)")
             continue
-        keys = scores.index.get_level_values("system") if level == "seg" else scores.index
-        scores = scores[~keys.isin(exclude_systems)]
-        common = scores.index.intersection(human.index)
-        m, h = scores[common], human[common]
-        row = {"metric": name, "n": len(common), "pearson": pearson(m, h), "kendall": kendall(m, h)}
-        if level == "sys":
-            row["pairwise accuracy"] = pairwise_accuracy(m, h)
-        if n_boot:
-            low, high = bootstrap_interval(pearson, m.to_numpy(), h.to_numpy(), n=n_boot, confidence=confidence,
-                                           random_state=random_state)
-            row[f"r {confidence:.0%} low"], row[f"r {confidence:.0%} high"] = low, high
-        rows.append(row)
         kept[name] = scores
-    if not rows:
+    if not kept:
         raise InputError(human_file, None, f"no {level}-level metric files among {len(metric_files)}",
                          "give metric files of the same level as the human scores")
-    table = pd.DataFrame(rows).set_index("metric").sort_values("pearson", ascending=False)
-    if williams and len(table) > 1:
+    table, notes = agreement_table(level, human, kept, exclude_systems, n_boot, confidence, williams, random_state,
+                                   source=human_file, **options)
+    table.attrs["notes"] = notes
+    return level, table, skipped
+
+
+def mtme_table(root, lp, human_name=None, level="seg", refset=None, exclude_systems=(), **options):
+    """(level, table, notes) for one language pair of an mt-metrics-eval directory: the human
+    scores ``human_name`` (default: the first of mqm, esa, wmt-z, wmt-raw, … present) against
+    every metric of that level, one reference per metric (``refset``, else its first)."""
+    data = read_mtme(root, lp)
+    have = sorted(name for name, lvl in data.human if lvl == level)
+    if not have:
+        raise InputError(data.root / "human-scores", None, f"no {level}-level human scores for {data.lp}",
+                         f"levels present: {', '.join(sorted({lvl for _, lvl in data.human})) or 'none'}")
+    preferred = [n for n in ("mqm", "esa", "wmt-z", "wmt-raw") if n in have]
+    human_name = human_name or (preferred or have)[0]
+    if (human_name, level) not in data.human:
+        raise InputError(data.root / "human-scores", None, f"no {data.lp}.{human_name}.{level}.score",
+                         f"human scores here: {', '.join(have)}")
+    kept = {}
+    for (metric, ref, lvl), scores in sorted(data.metrics.items(), key=lambda kv: (kv[0][0], kv[0][1] == "src", kv[0][1])):
+        if lvl == level and metric not in kept and (refset is None or ref in (refset, "src", "")):
+            kept[metric] = scores
+    if not kept:
+        raise InputError(data.root / "metric-scores" / data.lp, None, f"no {level}-level metric scores",
+                         "mt-metrics-eval names them METRIC-REF.LEVEL.score")
+    table, notes = agreement_table(level, data.human[(human_name, level)], kept, exclude_systems,
+                                   source=data.root, **options)
+    return level, table, [f"human scores: {data.lp}.{human_name}.{level}.score"] + notes
+
+
+def agreement_table(level, human, kept: dict, exclude_systems=(), n_boot: int = 0, confidence: float = 0.95,
+                    williams: bool = True, random_state=0, average_by: str = "none", significance: str | None = None,
+                    statistic: str = "pearson", n_resamples: int = 1000, alpha: float = 0.05,
+                    tie_accuracy: bool = True, spa: bool = False, source="human scores"):
+    """(table, notes): per metric, Pearson, Kendall τ-b (averaged by ``average_by``), at system level
+    pairwise accuracy, with ``tie_accuracy`` acc_eq at the optimal tie threshold ε; ``n_boot`` > 0
+    adds percentile intervals of r (unaveraged); ``williams`` the one-sided p-value of Williams' test
+    that the top metric correlates better than each other one (Graham & Baldwin 2014; unaveraged
+    Pearson only); ``significance`` (permutation or bootstrap) every pair of metrics tested on
+    ``statistic`` and WMT's clusters (rank) and wins (``humeval.metaeval.significance``); ``spa``
+    (segment level) soft pairwise accuracy of the systems (Thompson et al. 2024, ``n_resamples``
+    permutations)."""
+    if level == "sys" and spa:
+        raise InputError(source, None, "soft pairwise accuracy needs segment-level scores",
+                         "use segment-level human and metric scores (it tests every system pair on them)")
+    if level == "sys" and average_by != "none":
+        raise InputError(source, None, f"average_by={average_by} needs segment-level scores",
+                         "use segment-level human and metric scores, or average_by none")
+    notes = []
+    exclude = set(exclude_systems)
+    if level == "seg":
+        human = human[~human.index.get_level_values("system").isin(exclude)]
+        matrices, systems, _ = to_matrix({"": human, **kept})
+        gold = matrices.pop("")
+    else:
+        human = human[~human.index.isin(exclude)]
+        systems = sorted(set(human.index).union(*[set(v.index) for v in kept.values()]) - exclude)
+        gold = human.reindex(systems).to_numpy(dtype=float)
+        matrices = {k: v.reindex(systems).to_numpy(dtype=float) for k, v in kept.items()}
+    rows = []
+    for name, m in matrices.items():
+        both = ~(np.isnan(gold) | np.isnan(m))
+        row = {"metric": name, "n": int(both.sum()), "pearson": correlation(gold, m, pearson, average_by),
+               "kendall": correlation(gold, m, kendall, average_by)}
+        if level == "sys":
+            row["pairwise accuracy"] = pairwise_accuracy(kept[name].reindex(systems), human.reindex(systems))
+        if tie_accuracy:
+            try:
+                row["acc_eq"], row["ε"] = tie_calibrated_accuracy(gold, m, average_by)
+            except ValueError as e:  # too many pairs without grouping
+                row["acc_eq"], row["ε"] = np.nan, np.nan
+                if str(e) not in notes:
+                    notes.append(f"acc_eq not computed: {e}")
+        if spa and level == "seg":
+            row["spa"] = soft_pairwise_accuracy(gold, m, n_resamples, random_state)
+        if n_boot:
+            g, mm = gold[both], m[both]
+            low, high = bootstrap_interval(pearson, mm, g, n=n_boot, confidence=confidence, random_state=random_state)
+            row[f"r {confidence:.0%} low"], row[f"r {confidence:.0%} high"] = low, high
+        rows.append(row)
+    table = pd.DataFrame(rows).set_index("metric")
+    key = statistic if statistic in table.columns else "pearson"
+    table = table.sort_values(key, ascending=False, kind="stable")
+    if average_by != "none":
+        notes.append(f"statistics computed per {average_by} and averaged (groups without a defined value left out)")
+    if williams and len(table) > 1 and average_by == "none":
         top = table.index[0]
         p_values = []
         for name in table.index:
-            common = kept[top].index.intersection(kept[name].index).intersection(human.index)
-            if name == top or len(common) < 4:
+            ok = ~(np.isnan(gold) | np.isnan(matrices[top]) | np.isnan(matrices[name]))
+            if name == top or ok.sum() < 4:
                 p_values.append(np.nan)
                 continue
-            a, b, h = kept[top][common], kept[name][common], human[common]
-            p_values.append(williams_test(pearson(h, a), pearson(h, b), pearson(a, b), len(common))[1])
+            a, b, h = matrices[top][ok], matrices[name][ok], gold[ok]
+            p_values.append(williams_test(pearson(h, a), pearson(h, b), pearson(a, b), int(ok.sum()))[1])
         table[f"p ({top} > this)"] = p_values
-    return level, table, skipped
+    if significance:
+        result = compare_metrics(gold, matrices, statistic, average_by, significance, n_resamples, alpha, random_state)
+        table = table.loc[result.table.index]
+        table["rank"], table["wins"] = result.table["rank"], result.table["wins"]
+        table.attrs["pvalues"] = result.pvalues
+        notes += [f"rank and wins by {statistic}" + (f" averaged by {average_by}" if average_by != "none" else "")]
+        notes += result.notes
+    return table, notes

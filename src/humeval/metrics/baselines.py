@@ -89,3 +89,19 @@ def hter(post_edits: PostEdits, **options) -> pd.DataFrame:
     result.attrs["skipped"] = int((~usable).sum())
     result.attrs["signature"] = str(metric.get_signature())
     return result
+
+
+def corpus_statistics(name: str, hypotheses, references, **options):
+    """Per-segment sufficient statistics of sacrebleu's ``bleu``, ``chrf``, ``chrf++`` or ``ter``
+    and the function turning summed statistics into the corpus score, as sacrebleu's paired tests
+    use them (``Metric._extract_corpus_statistics`` / ``_compute_score_from_stats``): returns
+    (statistics (segments × k) array, score(summed row) → float, signature)."""
+    from sacrebleu.metrics import BLEU, CHRF, TER
+    makers = {"bleu": lambda: BLEU(**options), "chrf": lambda: CHRF(**options),
+              "chrf++": lambda: CHRF(word_order=2, **options), "ter": lambda: TER(**options)}
+    if name not in makers:
+        raise ValueError(f"no sufficient statistics for {name!r}; choose one of {', '.join(makers)}")
+    metric = makers[name]()
+    refs = _streams(references, len(hypotheses))
+    stats = np.array(metric._extract_corpus_statistics(list(hypotheses), refs), dtype=float)
+    return stats, lambda row: metric._compute_score_from_stats(list(row)).score, str(metric.get_signature())

@@ -15,6 +15,13 @@ fixed at 1, as in the paper's Table 3.
 
 ``tune`` returns the optimum and the whole grid of objective values; ``table3`` and ``table4``
 print the paper's two tables for several tuning sets.
+
+``ranking_segments`` and ``consistency_set`` build a consistency tuning set from WMT ranking
+judgments joined to the systems' outputs: each non-tied comparison of two systems on source
+segment i (1-based, WMT's ``srcIndex``) becomes a pair (winner's output of line i, loser's output
+of line i), each output scored against reference line i. "All tie judgments are discarded prior
+to tuning" (§5.2); comparisons with the reference, with a system that has no output, or with a
+segment beyond the files are counted and left out.
 """
 
 from __future__ import annotations
@@ -25,6 +32,8 @@ from itertools import product
 import numpy as np
 import pandas as pd
 
+from humeval.agreement.rankings import REFERENCE_NAMES
+from humeval.data.tables import Comparisons
 from humeval.metrics.meteor.scorer import (HC, HF, LEN, RC, RF, MatchStats, Params, best_per_segment, fragmentation,
                                           score_statistics)
 
@@ -244,3 +253,71 @@ def table4(results: list[TuneResult], sets: list[TuningSet], baselines: dict[str
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "metric"
     return table
+
+
+@dataclass
+class RankingSegments:
+    """The hypotheses a consistency set scores: one per (segment, system) judged, its reference,
+    the (better, worse) pairs of indices into them, and what was left out (reason → count)."""
+    hypotheses: list[str]
+    references: list[str]
+    keys: list[tuple[str, str]]  # (item label, system) of each hypothesis
+    pairs: np.ndarray
+    left_out: dict[str, int]
+
+
+def ranking_segments(comparisons: Comparisons, outputs: dict[str, list[str]], references: list[str],
+                     exclude=REFERENCE_NAMES) -> RankingSegments:
+    """Join non-tied comparisons to system outputs (``outputs[system][i − 1]`` is the output for
+    item label ``i``) and references (``references[i − 1]``)."""
+    decided = comparisons.take(comparisons.outcome != 0)
+    systems, items = list(comparisons.systems), list(comparisons.items)
+    winner = np.where(decided.outcome == 1, decided.a, decided.b)
+    loser = np.where(decided.outcome == 1, decided.b, decided.a)
+    left_out = {"ties (discarded, as the paper does)": int(np.sum(comparisons.outcome == 0))}
+    index: dict[tuple[str, str], int] = {}
+    hyps, refs, keys, pairs = [], [], [], []
+
+    def line_of(item_code):
+        label = items[item_code] if item_code >= 0 else ""
+        try:
+            line = int(str(label))
+        except ValueError:
+            return None
+        return line if 1 <= line <= len(references) else None
+
+    def segment(item_code, system):
+        key = (items[item_code], systems[system])
+        if key not in index:
+            index[key] = len(hyps)
+            hyps.append(outputs[systems[system]][line_of(item_code) - 1])
+            refs.append(references[line_of(item_code) - 1])
+            keys.append(key)
+        return index[key]
+
+    def skip(reason):
+        left_out[reason] = left_out.get(reason, 0) + 1
+
+    excluded = set(exclude)
+    for item, w, l in zip(decided.item, winner, loser):
+        names = (systems[w], systems[l])
+        if excluded & set(names):
+            skip("comparisons with the reference")
+        elif line_of(item) is None:
+            skip(f"comparisons whose segment is not a line number 1..{len(references)} of the references")
+        elif any(n not in outputs for n in names):
+            skip("comparisons of a system without an output file")
+        elif any(line_of(item) > len(outputs[n]) for n in names):
+            skip("comparisons whose segment is beyond a system's output file")
+        else:
+            pairs.append((segment(item, w), segment(item, l)))
+    return RankingSegments(hyps, refs, keys, np.array(pairs, dtype=np.int64).reshape(-1, 2),
+                           {k: v for k, v in left_out.items() if v})
+
+
+def consistency_set(name: str, segments: RankingSegments, stats: MatchStats) -> TuningSet:
+    """A rank-consistency tuning set from ``ranking_segments`` and the aligned statistics of its
+    hypotheses (``Meteor.statistics(segments.hypotheses, segments.references)``)."""
+    if not len(segments.pairs):
+        raise ValueError(f"{name}: no comparison left to tune on ({segments.left_out or 'no judgments'})")
+    return TuningSet(name, stats, kind="consistency", pairs=segments.pairs)

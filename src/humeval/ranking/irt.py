@@ -26,11 +26,23 @@ kept sweeps made that 14 GB); ``proba_matrix`` builds the averaged table once wh
 
 ``fit(comparisons, progress=None)`` reports each sweep as ``progress(sweep, iterations)`` and
 an interrupted fit leaves the model unfitted (``humeval.ranking.progress``).
+
+Convergence: with ``chains=M`` the sampler runs M chains from spawned seeds (each with its own
+burn-in), pools their kept draws, and reports per system the rank-normalised split-R̂ and the
+bulk effective sample size of the scores (``rhat_``, ``ess_``, ``diagnostics()``; Vehtari,
+Gelman, Simpson, Carpenter & Bürkner 2021, "Rank-normalization, folding, and localization",
+the definitions Stan and ArviZ use). R̂ near 1 (below 1.01 by their advice, 1.1 by Gelman &
+Rubin's older one) says the chains agree; the paper itself ran one chain and gives no diagnostics.
+They are computed on each system's score minus the mean score of all systems in the same sweep:
+the likelihood sees only differences, so the common level is pinned by the prior alone and
+drifts slowly (on simulated data its R̂ stays far above 1 long after the contrasts, which are
+what ranks the systems and predicts preferences, have mixed).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from scipy.special import ndtr, ndtri
 
 from humeval.data.tables import Comparisons
@@ -75,25 +87,48 @@ class _Gibbs(ReportsProgress, PreferenceModel):
     def _fit(self, comparisons: Comparisons) -> None:
         if not 0 <= self.burn_in < self.iterations:
             raise ValueError(f"burn_in ({self.burn_in}) must be below iterations ({self.iterations})")
+        chains = getattr(self, "chains", 1)
+        if int(chains) != chains or chains < 1:
+            raise ValueError(f"chains must be a whole number ≥ 1, not {chains!r}")
         rng = np.random.default_rng(self.random_state)
+        rngs = [rng] if chains == 1 else rng.spawn(int(chains))
         items, author = item_index(comparisons)
-        state = self._init(comparisons.outcome.astype(np.int64), items, author, rng)
+        kept = self.iterations - self.burn_in
         draws = None
-        for sweep in range(self.iterations):
-            self._sweep(state, rng)
-            if sweep >= self.burn_in:
-                draw = self._draw(state)
-                if draws is None:
-                    draws = np.empty((self.iterations - self.burn_in,) + draw.shape)
-                draws[sweep - self.burn_in] = draw
-            self._report(sweep + 1, self.iterations)
+        for chain, chain_rng in enumerate(rngs):
+            state = self._init(comparisons.outcome.astype(np.int64), items, author, chain_rng)
+            for sweep in range(self.iterations):
+                self._sweep(state, chain_rng)
+                if sweep >= self.burn_in:
+                    draw = self._draw(state)
+                    if draws is None:
+                        draws = np.empty((len(rngs) * kept,) + draw.shape)
+                    draws[chain * kept + sweep - self.burn_in] = draw
+                self._report(chain * self.iterations + sweep + 1, len(rngs) * self.iterations)
         self._draws = draws
-        self.samples_ = self._score(draws)  # (kept sweeps, systems)
-        kept = len(self.samples_)
+        self.samples_ = self._score(draws)  # (chains × kept sweeps, systems), chain after chain
         self.scores_ = self._series(self.samples_.mean(axis=0))
-        self.scores_std_ = self._series(self.samples_.std(axis=0, ddof=1) if kept > 1
+        self.scores_std_ = self._series(self.samples_.std(axis=0, ddof=1) if len(self.samples_) > 1
                                         else np.zeros(len(self.systems_)), name="std")
         self.n_items_ = len(author)
+        by_chain = self.samples_.reshape(len(rngs), kept, -1)
+        by_chain = by_chain - by_chain.mean(axis=2, keepdims=True)  # contrasts: see the module doc
+        self.rhat_ = self._series(np.array([split_rhat(by_chain[:, :, s]) for s in range(by_chain.shape[2])]),
+                                  name="rhat")
+        self.ess_ = self._series(np.array([bulk_ess(by_chain[:, :, s]) for s in range(by_chain.shape[2])]),
+                                 name="ess")
+
+    def diagnostics(self) -> pd.DataFrame:
+        """Per system: score, split-R̂ and bulk ESS across the chains of its contrast (score minus
+        the sweep's mean score; NaN with fewer than 4 kept sweeps per chain)."""
+        return pd.DataFrame({"score": self.scores_, "rhat": self.rhat_, "ess": self.ess_})
+
+    def convergence(self) -> str:
+        """One line for a report: the worst R̂ and the smallest ESS, and over how many chains."""
+        chains = getattr(self, "chains", 1)
+        return (f"{chains} chains × {self.iterations - self.burn_in} kept sweeps: max split-R̂ "
+                f"{np.nanmax(self.rhat_):.3f} ({self.rhat_.idxmax()}), min bulk ESS {np.nanmin(self.ess_):.0f} "
+                f"({self.ess_.idxmin()})" + (" — R̂ > 1.01: run longer chains" if np.nanmax(self.rhat_) > 1.01 else ""))
 
     def _proba(self, a, b):
         """The mean over kept sweeps of each sweep's P(π | a, b), computed once per distinct pair
@@ -129,7 +164,8 @@ class IRTGaussian(_Gibbs):
     ``fit(comparisons, progress=None)``: ``progress(sweep, iterations)`` after every sweep."""
 
     def __init__(self, sigma0: float = 1.0, sigma_obs: float = 1.0, sigma_a: float = 0.5,
-                 radius: float = 0.4, iterations: int = 200, burn_in: int = 50, random_state=None):
+                 radius: float = 0.4, iterations: int = 200, burn_in: int = 50, random_state=None,
+                 chains: int = 1):
         self.sigma0 = sigma0
         self.sigma_obs = sigma_obs
         self.sigma_a = sigma_a
@@ -137,6 +173,7 @@ class IRTGaussian(_Gibbs):
         self.iterations = iterations
         self.burn_in = burn_in
         self.random_state = random_state
+        self.chains = chains
 
     def _init(self, outcome, items, author, rng):
         r = self.radius
@@ -188,7 +225,7 @@ class IRTCategorical(_Gibbs):
     """
 
     def __init__(self, levels: int = 8, sigma_obs: float = 1.0, alpha_a: float = 0.5, radius: float = 0.0,
-                 iterations: int = 200, burn_in: int = 50, random_state=None):
+                 iterations: int = 200, burn_in: int = 50, random_state=None, chains: int = 1):
         self.levels = levels
         self.sigma_obs = sigma_obs
         self.alpha_a = alpha_a
@@ -196,6 +233,7 @@ class IRTCategorical(_Gibbs):
         self.iterations = iterations
         self.burn_in = burn_in
         self.random_state = random_state
+        self.chains = chains
 
     def _noise(self) -> np.ndarray:
         """M[λ, o] = P(observation o | quality λ), o and λ in 0..Λ−1."""
@@ -258,3 +296,88 @@ def _categorical(rng, weight: np.ndarray) -> np.ndarray:
     cumulative = np.cumsum(weight, axis=1)
     u = rng.random(len(weight)) * cumulative[:, -1]
     return np.minimum((cumulative < u[:, None]).sum(axis=1), weight.shape[1] - 1)
+
+
+def _split(chains: np.ndarray) -> np.ndarray:
+    """(M, N) draws → (2M, ⌊N/2⌋): each chain cut in halves (the middle draw of an odd N dropped)."""
+    half = chains.shape[1] // 2
+    return np.concatenate([chains[:, :half], chains[:, chains.shape[1] - half:]])
+
+
+def _rank_normal(x: np.ndarray) -> np.ndarray:
+    """Rank normalisation: z = Φ⁻¹((r − 3/8) / (S + 1/4)), r the average rank among all S draws."""
+    from scipy.stats import rankdata
+    return ndtri((rankdata(x, method="average").reshape(x.shape) - 0.375) / (x.size + 0.25))
+
+
+def _rhat(x: np.ndarray) -> float:
+    """Gelman–Rubin R̂ of (M, N) chains: √(var⁺ / W), var⁺ = (N−1)/N · W + B/N, W the mean
+    within-chain variance, B/N the variance of the chain means."""
+    n = x.shape[1]
+    within = np.mean(np.var(x, axis=1, ddof=1))
+    between = np.var(np.mean(x, axis=1), ddof=1)
+    if within == 0:
+        return float("nan")
+    return float(np.sqrt(((n - 1) / n * within + between) / within))
+
+
+def split_rhat(chains) -> float:
+    """Rank-normalised split-R̂ of one quantity, ``chains`` shaped (chains, draws): the larger of
+    R̂ of the rank-normalised split chains (bulk) and of the rank-normalised |x − median|
+    (tails), Vehtari et al. (2021), eqs. 4 and 6. NaN below 4 draws per chain or if constant."""
+    x = np.atleast_2d(np.asarray(chains, dtype=float))
+    if x.shape[1] < 4 or np.ptp(x) == 0:
+        return float("nan")
+    x = _split(x)
+    return max(_rhat(_rank_normal(x)), _rhat(_rank_normal(np.abs(x - np.median(x)))))
+
+
+def _autocovariance(x: np.ndarray) -> np.ndarray:
+    """Per row, the biased autocovariance at lags 0..N−1 (divided by N), by FFT."""
+    n = x.shape[1]
+    centred = x - x.mean(axis=1, keepdims=True)
+    size = 2 ** int(np.ceil(np.log2(2 * n)))
+    f = np.fft.rfft(centred, size, axis=1)
+    return np.fft.irfft(f * np.conj(f), size, axis=1)[:, :n] / n
+
+
+def ess(chains) -> float:
+    """Effective sample size of (M, N) chains (Vehtari et al. 2021, eq. 10; Stan's estimator):
+    ρ̂_t = 1 − (W − mean_m(s²_m ρ̂_{t,m})) / var⁺, summed by Geyer's initial monotone sequence
+    over pairs ρ̂_{2k} + ρ̂_{2k+1} while positive; ESS = MN / τ̂, τ̂ = −1 + 2 Σ ρ̂_t."""
+    x = np.atleast_2d(np.asarray(chains, dtype=float))
+    m, n = x.shape
+    if n < 4 or np.ptp(x) == 0:
+        return float("nan")
+    acov = _autocovariance(x)
+    mean_var = np.mean(acov[:, 0]) * n / (n - 1)
+    var_plus = mean_var * (n - 1) / n + (np.var(x.mean(axis=1), ddof=1) if m > 1 else 0.0)
+    rho = np.zeros(n)
+    rho[0] = 1.0
+    even, odd = 1.0, 1.0 - (mean_var - np.mean(acov[:, 1])) / var_plus
+    rho[1] = odd
+    t = 1
+    while t < n - 3 and even + odd > 0:
+        even = 1.0 - (mean_var - np.mean(acov[:, t + 1])) / var_plus
+        odd = 1.0 - (mean_var - np.mean(acov[:, t + 2])) / var_plus
+        if even + odd >= 0:
+            rho[t + 1], rho[t + 2] = even, odd
+        t += 2
+    last = t - 2
+    if even > 0:
+        rho[last + 1] = even
+    t = 1
+    while t <= last - 2:  # monotone: no pair sum above the previous one
+        if rho[t + 1] + rho[t + 2] > rho[t - 1] + rho[t]:
+            rho[t + 1] = rho[t + 2] = (rho[t - 1] + rho[t]) / 2
+        t += 2
+    tau = max(-1 + 2 * np.sum(rho[:last + 1]) + np.sum(rho[last + 1:last + 2]), 1 / np.log10(m * n))
+    return float(m * n / tau)
+
+
+def bulk_ess(chains) -> float:
+    """Bulk ESS: ``ess`` of the rank-normalised split chains (Vehtari et al. 2021, §4.2)."""
+    x = np.atleast_2d(np.asarray(chains, dtype=float))
+    if x.shape[1] < 4 or np.ptp(x) == 0:
+        return float("nan")
+    return ess(_rank_normal(_split(x)))

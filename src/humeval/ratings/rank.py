@@ -72,16 +72,17 @@ def rank_ratings(ratings: Ratings, model: str = "z-mean", test: str = "wilcoxon"
     return RatingsRanking(table, pv, model, agg.score_name, test, alpha, dict(agg.skipped), notes)
 
 
-def rank_tracks(ratings: Ratings, **options) -> dict[str, RatingsRanking]:
-    """``rank_ratings`` for each track and criterion (named "track" or "track / criterion")."""
+def rank_tracks(ratings: Ratings, ranker=None, **options) -> dict[str, RatingsRanking]:
+    """``rank_ratings`` (or ``ranker``) for each track and criterion (named "track" or "track / criterion")."""
+    ranker = ranker or rank_ratings
     out = {}
     for track, part in ratings.by_track().items():
         criteria = part.criteria
         if len(criteria) <= 1:
-            out[track] = rank_ratings(part, **options)
+            out[track] = ranker(part, **options)
             continue
         for code, name in enumerate(criteria):
             sub = part.take(part.criterion == code).compact()
             if len(sub):
-                out[f"{track} / {name}"] = rank_ratings(sub, **options)
+                out[f"{track} / {name}"] = ranker(sub, **options)
     return out

@@ -14,11 +14,14 @@ correlation table.
 from __future__ import annotations
 
 import io
+import shlex
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from humeval.experiments.perplexity import MIN_TEST
+from humeval.report.render import number
 
 FALLBACK_MODEL = "bt"  # ranks with intervals when none of the compared models has a quick bootstrap
 DEFAULT_MODELS = ("bt", "davidson", "rao-kupper", "trueskill", "irt-gaussian", "independent-students:geometric",
@@ -47,6 +50,7 @@ class Table:
     how: str = ""
     command: str = ""
     index_name: str | None = None
+    formats: dict[str, str] = field(default_factory=dict)  # column (or "*") -> kind of ``render.number``
 
 
 @dataclass
@@ -89,11 +93,65 @@ def report_settings(comparisons) -> dict:
     return {"min_test": MIN_TEST if smallest >= 2 * MIN_TEST else max(1, smallest // 3), "sizes": (400, 1600, 3200)}
 
 
+def command(*words, read_args=(), tracks=()) -> str:
+    """A ``humeval`` command line that a shell runs as written: ``words``, then the reading
+    options ``read_args`` (e.g. ``("--format", "pairwise")``) and ``--track`` per track."""
+    return shlex.join(["humeval", *map(str, words), *read_args, *(a for t in tracks for a in ("--track", t))])
+
+
+def perplexity_gaps(curve: pd.DataFrame, size) -> pd.DataFrame:
+    """How far each model is behind the best at training size ``size``, and whether the gap is
+    larger than the trials' noise.
+
+    Each trial's perplexity is averaged over tracks (every model of a trial sees the same
+    training subset, so differences are paired). Per model: ``perplexity`` (mean over trials),
+    ``gap`` = mean over trials of d_t = perplexity_t(model) − perplexity_t(best), ``spread`` = the
+    sample standard deviation of d_t, and ``indistinguishable`` when gap ≤ spread or the model beat
+    the best in some trial (min d_t ≤ 0); with one trial there is no spread (NaN, not judged).
+    Rows best first."""
+    part = curve[curve["size"] == size]
+    per_trial = part.groupby(["model", "trial"])["perplexity"].mean().unstack("trial")
+    per_trial = per_trial.loc[per_trial.mean(axis=1).sort_values(kind="stable").index]
+    diff = per_trial - per_trial.iloc[0]
+    spread = diff.std(axis=1, ddof=1) if diff.shape[1] > 1 else pd.Series(np.nan, index=diff.index)
+    gap = diff.mean(axis=1)
+    close = (gap <= spread) | (diff.min(axis=1) <= 0) if diff.shape[1] > 1 else gap == 0
+    return pd.DataFrame({"perplexity": per_trial.mean(axis=1), "gap": gap, "spread": spread,
+                         "trials": diff.shape[1], "indistinguishable": close})
+
+
+def perplexity_verdict(gaps: pd.DataFrame) -> str:
+    """One sentence on ``perplexity_gaps``: the best model, and whether the runner-up is
+    distinguishable from it within the trials' spread."""
+    best = gaps.index[0]
+    text = f"{best} predicts held-out judgments best ({number(gaps['perplexity'].iloc[0], 'decimal')})"
+    if len(gaps) < 2:
+        return text
+    second, row = gaps.index[1], gaps.iloc[1]
+    if gaps["trials"].iloc[0] < 2:
+        return (f"{text}; {second} follows at {number(row['perplexity'], 'decimal')} (gap {number(row['gap'])}), "
+                "and one trial gives no spread to judge the gap (use --trials 2 or more)")
+    if row["spread"] == 0:
+        return (f"{text}; {second} follows at {number(row['perplexity'], 'decimal')} (gap {number(row['gap'])}), but "
+                "every trial trained on the same comparisons (the size takes the whole training set), so there is no "
+                "spread to judge the gap")
+    tied = [str(m) for m in gaps.index[1:][gaps["indistinguishable"].iloc[1:].to_numpy()]]
+    if tied:
+        return (f"{best} and {', '.join(tied)} are indistinguishable by held-out perplexity "
+                f"({number(gaps['perplexity'].iloc[0], 'decimal')} vs {number(row['perplexity'], 'decimal')}: the gap "
+                f"{number(row['gap'])} is within the spread of the per-trial differences, "
+                f"{number(row['spread'])} over {int(row['trials'])} trials)")
+    return (f"{text}; the runner-up {second} ({number(row['perplexity'], 'decimal')}) is {number(row['gap'])} behind, "
+            f"beyond the spread of the per-trial differences ({number(row['spread'])} over {int(row['trials'])} trials)")
+
+
 def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000, trials: int = 2,
                  random_state: int = 0, jobs: int = 1, metric_table: Table | None = None, progress=None,
-                 l2: float | None = None) -> Report:
-    """Compute every section for one judgments file. ``progress(step: str)`` reports each step;
-    ``l2`` is the prior precision of the models that have one (``make_model``; None: default)."""
+                 l2: float | None = None, read_args=(), tracks=()) -> Report:
+    """Compute every section for one judgments file. ``progress(step: str)`` reports each step.
+    ``read_args`` and ``tracks`` are the reading options the file was read with: every table's
+    command repeats them, so it prints the same numbers. ``l2`` is the prior precision of the models
+    that have one (``make_model``; None: their default)."""
     from humeval.agreement import agreement_table, flagged, judge_quality
     from humeval.data.describe import describe
     step = progress or (lambda _: None)
@@ -105,14 +163,14 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
     data = Section("The data")
     for kind, frame in describe(judgments).items():
         data.tables.append(Table(kind.replace("_", " "), frame, "Counted from the file as read; skipped rows are "
-                                 "listed below.", f"humeval info {path}", "track"))
+                                 "listed below.", command("info", path, read_args=read_args, tracks=tracks), "track"))
     data.notes += [f"note: {n}" for n in judgments.report.notes]
     data.notes += [f"skipped {count:,} {reason}" for reason, count in judgments.report.skipped.items()]
     sections.append(data)
 
     if judgments.comparisons is not None:
         sections += _ranking_sections(judgments.comparisons, path, models, n_boot, trials, random_state, jobs, step,
-                                      summary, methods, l2)
+                                      summary, methods, l2, read_args, tracks)
     step("agreement")
     agreement = agreement_table(judgments)
     if len(agreement):
@@ -124,7 +182,8 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
                                    "from the observed label shares; kappa = (P(A) − P(E)) / (1 − P(E)) "
                                    "(Cohen 1960; Denkowski & Lavie 2010). Methods: "
                                    + "; ".join(sorted(set(agreement["method"]))) + ".",
-                                   f"humeval agreement {path}", "track / judgments / pairs of"))
+                                   command("agreement", path, read_args=read_args, tracks=tracks),
+                                   "track / judgments / pairs of"))
         table = judgments.comparisons if judgments.comparisons is not None else judgments.ratings
         quality = judge_quality(table)
         drop = flagged(quality)
@@ -132,13 +191,13 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
                                    "Per judge: agreement with the other judges on shared items, with the "
                                    "leave-one-out majority, and self-consistency; flag 'chance' = agreement not above "
                                    "chance, 'outlier' = kappa far below the median judge's.",
-                                   f"humeval judges {path}", "judge"))
+                                   command("judges", path, read_args=read_args, tracks=tracks), "judge"))
         judges.notes.append(f"{len(drop)} judges flagged" + (": " + ", ".join(map(str, drop[:20])) if drop else "")
                             + (" …" if len(drop) > 20 else ""))
         summary.append(f"{len(drop)} of {len(quality)} judges flagged as unreliable.")
         sections.append(judges)
     if judgments.ratings is not None:
-        sections.append(_completion_section(judgments.ratings, path, random_state, step))
+        sections.append(_completion_section(judgments.ratings, path, random_state, step, read_args, tracks))
     if metric_table is not None:
         sections.append(Section("Automatic metrics against the human scores", [metric_table]))
     methods.append("Agreement: kappa over pairs of judgments of the same item by two judges (inter) or the same "
@@ -156,14 +215,14 @@ def quick_bootstrap(name: str) -> bool:
 
 
 def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, jobs, step, summary, methods,
-                      l2=None):
+                      l2=None, read_args=(), tracks=()):
     from humeval.experiments import bootstrap, mean_curve, track_curves, wmt_view
     from humeval.ranking import make_model
     from humeval.report.figures import plot_bootstrap, plot_learning_curve, plot_preference_heatmap
     settings = report_settings(comparisons)
     sizes = settings["sizes"]
     model_list = ",".join(models)
-    prior = "" if l2 is None else f" --l2 {l2:g}"
+    prior = () if l2 is None else ("--l2", f"{l2:g}")
     step("learning curves (held-out perplexity)")
     curve = track_curves(comparisons, {n: make_model(n, random_state, l2) for n in models}, sizes, trials, random_state,
                          jobs, min_test=settings["min_test"])
@@ -178,18 +237,21 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         f"Hopkins & May's split: per track, the test set is the comparisons of the least-judged segments (at least "
         f"{settings['min_test']:,}); each model is trained on {trials} random subsets of each size of the rest, and "
         "the perplexity 2^(−mean log₂ p(outcome)) on the test set is averaged over trials and tracks.",
-        f"humeval compare-models {path} --model {model_list} --sizes {','.join(map(str, sizes))} --trials {trials} "
-        f"--min-test {settings['min_test']}{prior} --random-state {random_state}", "model"))
+        command("compare-models", path, "--model", model_list, "--sizes", ",".join(map(str, sizes)), "--trials", trials,
+                "--min-test", settings["min_test"], *prior, "--random-state", random_state, read_args=read_args, tracks=tracks),
+        "model", {"*": "decimal"}))
     section.figures.append(Figure("Learning curves", _png(plot_learning_curve(curve, title="Held-out perplexity")),
                                   "held-out perplexity against training size, one line per model"))
-    if chosen == best:
-        reason = f"{best} predicts held-out judgments best ({table.iloc[0, -1]:.3f})"
-    else:
-        instead = (f"the ranking below uses {chosen} ({table.loc[chosen].iloc[-1]:.3f}), the best model with a quick "
-                   "bootstrap" if chosen in table.index else
-                   f"none of the compared models has a quick bootstrap, so the ranking below uses {chosen} (not compared)")
-        reason = (f"{best} predicts held-out judgments best ({table.iloc[0, -1]:.3f}) but its bootstrap is slow; "
-                  f"{instead} (humeval rank {path} --model {best} --bootstrap {n_boot} gives {best}'s intervals)")
+    reason = perplexity_verdict(perplexity_gaps(curve, sizes[-1]))
+    if chosen != best:
+        how = command("rank", path, "--model", best, "--bootstrap", n_boot, *prior, read_args=read_args, tracks=tracks)
+        if chosen in table.index:
+            reason += (f"; {best}'s bootstrap is slow, so the ranking below uses {chosen} "
+                       f"({number(table.loc[chosen].iloc[-1], 'decimal')}), the best model with a quick bootstrap "
+                       f"({how} gives {best}'s intervals)")
+        else:
+            reason += (f"; none of the compared models has a quick bootstrap, so the ranking below uses {chosen} "
+                       f"(not compared; {how} gives {best}'s intervals)")
     section.notes.append(reason)
     summary.append(f"Recommended model: {chosen} — {reason}.")
     sections = [section]
@@ -210,13 +272,13 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         full = result.table()
         view = wmt_view(full)
         s = Section(f"{track}: ranking")
-        s.tables.append(Table(f"{track}: {chosen} with {n_boot} bootstrap resamples ({len(part):,} comparisons)", view,
+        s.tables.append(Table(f"{track}: {chosen} with {n_boot:,} bootstrap resamples ({len(part):,} comparisons)", view,
                               f"score = {chosen}'s fit on all comparisons ({result.scale or 'its own scale'}); lower/upper "
                               f"= {result.confidence:.0%} percentile interval; rank = trimmed rank range; simultaneous = "
                               "valid for all systems at once; cluster = WMT-style groups of systems whose rank ranges "
                               "overlap.",
-                              f"humeval rank {path} --track '{track}' --model {chosen} --bootstrap {n_boot}{prior} "
-                              f"--random-state {random_state}", "system"))
+                              command("rank", path, "--model", chosen, "--bootstrap", n_boot, *prior, "--random-state",
+                                      random_state, read_args=read_args, tracks=[track]), "system"))
         others = pd.DataFrame({name: make_model(name, random_state, l2).fit(part).ranking()["rank"]
                                for name in (*models, *HEURISTIC_RANKERS)})
         others = others.reindex(view.index)
@@ -224,14 +286,16 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         s.tables.append(Table(f"{track}: rank by every model", others,
                               "Each model fitted on all comparisons of the track (heuristics: expected wins, Bojar's "
                               "share of non-tied wins); rows in the order of the table above.",
-                              f"humeval rank {path} --track '{track}' --model {','.join((*models, *HEURISTIC_RANKERS))}"
-                              f"{prior} --random-state {random_state}", "system"))
+                              command("rank", path, "--model", ",".join((*models, *HEURISTIC_RANKERS)), *prior,
+                                      "--random-state", random_state, read_args=read_args, tracks=[track]), "system"))
         s.figures.append(Figure(f"{track}: scores with intervals",
                                 _png(plot_bootstrap(full, title=f"{track}: {chosen}", scale=result.scale)),
                                 "scores with bootstrap intervals, one row per system"))
         if hasattr(model, "predict_proba"):
-            s.figures.append(Figure(f"{track}: preference heatmap", _png(plot_preference_heatmap(model, title=track)),
-                                    "probability that the row system beats the column system"))
+            s.figures.append(Figure(f"{track}: preference heatmap: P(row system preferred to column system) under "
+                                    f"{chosen}; the rest of each cell's probability is ties and losses",
+                                    _png(plot_preference_heatmap(model, title=f"{track}: {chosen}")),
+                                    "probability that the row system is preferred to the column system"))
         clusters = int(full["cluster"].max()) if len(full) else 0
         ranks[track] = f"{track}: {full.index[0]} first of {len(full)}, {clusters} clusters"
         sections.append(s)
@@ -239,7 +303,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
     return sections
 
 
-def _completion_section(ratings, path, random_state, step) -> Section:
+def _completion_section(ratings, path, random_state, step, read_args=(), tracks=()) -> Section:
     from humeval.completion import AdditiveBaseline, GlobalMean, ItemMean, JudgeMean, SoftImpute, completion_error
     s = Section("Ratings: completing missing ratings")
     if (ratings.judge < 0).any():
@@ -254,6 +318,6 @@ def _completion_section(ratings, path, random_state, step) -> Section:
         s.tables.append(Table(f"{criterion}: error on 10 % hidden ratings (mean of 3 trials)", errors,
                               "Each method fills the judge × (item, system) matrix from the rest; RMSE and MAE on the "
                               "hidden ratings (Wisniewski 2013).",
-                              f"humeval complete {path}" + (f" --criterion '{criterion}'" if len(ratings.criteria) > 1 else "")
-                              + f" --random-state {random_state}", "method"))
+                              command("complete", path, *(("--criterion", criterion) if len(ratings.criteria) > 1 else ()),
+                                      "--random-state", random_state, read_args=read_args, tracks=tracks), "method"))
     return s

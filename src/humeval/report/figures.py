@@ -58,21 +58,32 @@ def plot_abilities(table: pd.DataFrame, path=None, title: str = "Abilities"):
     return _save(fig, path)
 
 
-def plot_preference_heatmap(model, path=None, title: str = "Preference model"):
-    """Cell (s1, s2) is P(s1 preferred) − P(s2 preferred) under the fitted model: dark when
-    the model favours s1 (Figure 6, right). Systems ordered by score, best first."""
+def plot_preference_heatmap(model, path=None, title: str = "Preference model", values_up_to: int = 20):
+    """Cell (row s1, column s2) is P(s1 preferred to s2) under the fitted model, written in the
+    cell when there are at most ``values_up_to`` systems; the diagonal (a system against itself)
+    is masked. P(s1 preferred) + P(s2 preferred) + P(tie) = 1, so cell (s1, s2) and cell (s2, s1)
+    add up to 1 − P(tie). Systems ordered by score, best first (Hopkins & May 2013, Figure 6,
+    right)."""
     order = np.argsort(-model.scores_.to_numpy(), kind="stable")
     p = model.proba_matrix()[np.ix_(order, order)]
-    net = p[:, :, 1] - p[:, :, 2]
+    preferred = np.ma.masked_array(p[:, :, 1], mask=np.eye(len(order), dtype=bool))
     names = [model.systems_[i] for i in order]
-    fig, ax = plt.subplots(figsize=(0.35 * len(names) + 2.5, 0.35 * len(names) + 2))
-    image = ax.imshow(net, cmap="Greys", vmin=-1, vmax=1)
+    fig, ax = plt.subplots(figsize=(0.45 * len(names) + 2.5, 0.45 * len(names) + 2))
+    cmap = plt.get_cmap("RdBu").with_extremes(bad="0.85")
+    image = ax.imshow(preferred, cmap=cmap, vmin=0, vmax=1)
+    if len(names) <= values_up_to:
+        for i in range(len(names)):
+            for j in range(len(names)):
+                if i != j:
+                    value = preferred[i, j]
+                    ax.text(j, i, f"{value:.2f}".lstrip("0"), ha="center", va="center", fontsize=6,
+                            color="white" if abs(value - 0.5) > 0.3 else "black")
     ax.set_xticks(np.arange(len(names)), names, rotation=90, fontsize=7)
     ax.set_yticks(np.arange(len(names)), names, fontsize=7)
-    ax.set_xlabel("s2")
-    ax.set_ylabel("s1")
+    ax.set_xlabel("column system s2")
+    ax.set_ylabel("row system s1")
     ax.set_title(title)
-    fig.colorbar(image, ax=ax, label="P(s1 preferred) − P(s2 preferred)", shrink=0.8)
+    fig.colorbar(image, ax=ax, label="P(s1 preferred to s2)", shrink=0.8)
     return _save(fig, path)
 
 

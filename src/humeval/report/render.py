@@ -7,11 +7,13 @@ import base64
 import html
 import json
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from humeval.report.campaign import Report, Table
+if TYPE_CHECKING:  # campaign imports ``number`` from here
+    from humeval.report.campaign import Report, Table
 
 CSS = """
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d1d1f; max-width: 1100px;
@@ -30,23 +32,55 @@ nav ul { columns: 2; font-size: 14px; } .summary { background: #f6f8fa; padding:
 """
 
 
-def _cell(value) -> str:
-    if isinstance(value, (float, np.floating)):
-        if math.isnan(value):
-            return "–"
-        if value == int(value) and abs(value) < 1e15:
-            return f"{int(value):,}"
-        return f"{value:.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return f"{int(value):,}"
-    return str(value)
+# How each kind of number is written everywhere in the report, tables and sentences alike:
+# counts with thousands separators; perplexities and coefficients (kappa, P(A), correlations)
+# to 3 decimals; shares of a whole as percentages with one decimal; scores and errors on a
+# model's own scale to 3 significant digits; p-values to 2 significant digits.
+KINDS = ("count", "decimal", "percent", "score", "p")
+DECIMAL_COLUMNS = {"P(A)", "P(E)", "kappa", "agreement", "consensus", "self-consistency", "pearson", "spearman",
+                   "kendall", "r", "tau", "τ", "accuracy", "perplexity"}
+
+
+def number(value, kind: str = "score") -> str:
+    """``value`` written as ``kind`` (one of ``KINDS``); NaN is "–", text is left as it is."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return str(value)
+    if isinstance(value, (float, np.floating)) and math.isnan(value):
+        return "–"
+    if kind == "count" or (kind == "score" and isinstance(value, (int, np.integer))):
+        return f"{round(value):,}"
+    if kind == "decimal":
+        return f"{value:.3f}"
+    if kind == "percent":
+        return f"{value:.1%}"
+    if kind == "p":
+        return f"{value:.2g}" if value >= 1e-4 else "< 0.0001"
+    if abs(value) >= 1000 or (value == int(value) and value != 0):
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+def column_kind(name, values: pd.Series) -> str:
+    """The kind of number a column holds, from its dtype and name (see ``number``)."""
+    name = str(name)
+    if pd.api.types.is_integer_dtype(values) or pd.api.types.is_bool_dtype(values):
+        return "count"
+    if "rate" in name or "share" in name:
+        return "percent"
+    if name == "p" or name.startswith(("p ", "p-", "p(", "p_")):
+        return "p"
+    if name in DECIMAL_COLUMNS or name.split(" ")[0] in DECIMAL_COLUMNS:
+        return "decimal"
+    return "score"
 
 
 def _rows(table: Table):
     df = table.frame
     index_name = table.index_name or df.index.name or ""
     header = [str(index_name)] + [str(c) for c in df.columns]
-    rows = [[_cell(i)] + [_cell(v) for v in row] for i, row in zip(df.index, df.itertuples(index=False))]
+    kinds = [table.formats.get(str(c)) or table.formats.get("*") or column_kind(c, df[c]) for c in df.columns]
+    rows = [[number(i, "count")] + [number(v, k) for v, k in zip(row, kinds)]
+            for i, row in zip(df.index, df.itertuples(index=False))]
     return header, rows
 
 

@@ -9,7 +9,8 @@ import tarfile
 from pathlib import Path
 
 from humeval.data.judgments import Judgments, nonempty
-from humeval.data.readers import appraise, esa, mlqe, mqm, pairwise, ratings, wmt_csv, wmt_da, wmt_edits, wmt_legacy
+from humeval.data.readers import (appraise, esa, mlqe, mqm, pairwise, ratings, wmt_acc, wmt_csv, wmt_da, wmt_edits,
+                                  wmt_legacy)
 from humeval.data.readers._arrow import kind_of
 from humeval.data.readers._io import check_encoding, check_header, encoding_of, first_line, head_text, is_blank, shown
 from humeval.data.readers._sniff import NAMES, sniff
@@ -19,6 +20,7 @@ from humeval.data.readers.mlqe import read_mlqe_da, read_mlqe_pe
 from humeval.data.readers.mqm import MQMWeights, read_mqm, read_mqm_avg
 from humeval.data.readers.pairwise import read_pairwise
 from humeval.data.readers.ratings import read_ratings
+from humeval.data.readers.wmt_acc import read_wmt_acc
 from humeval.data.readers.wmt_csv import read_wmt_csv
 from humeval.data.readers.wmt_da import read_wmt_da, read_wmt_da_seg
 from humeval.data.readers.wmt_edits import read_wmt_edits
@@ -39,6 +41,7 @@ READERS = {
     "wmt-da": read_wmt_da,
     "wmt-da-seg": read_wmt_da_seg,
     "esa": read_esa,
+    "wmt-acc": read_wmt_acc,
 }
 FORMATS = tuple(READERS)
 HEAD_BYTES = 1 << 16
@@ -95,7 +98,8 @@ def guess_format(path, encoding: str = "utf-8", columns: dict | None = None) -> 
     if appraise.looks_like(head_text(head, encoding).encode()):
         return "appraise-xml", "the XML content"
     check_header(line, p, encoding_of(head, encoding))
-    for fmt, module in (("wmt-csv", wmt_csv), ("wmt-legacy", wmt_legacy), ("wmt-edits", wmt_edits),
+    for fmt, module in (("wmt-acc", wmt_acc), ("wmt-csv", wmt_csv), ("wmt-legacy", wmt_legacy),
+                        ("wmt-edits", wmt_edits),
                         ("mqm", mqm)):
         if module.looks_like(line):
             return fmt, "the header"

@@ -4,13 +4,16 @@ google-research/mt-metrics-eval):
     sources/SRC-TGT.txt                       one segment per line
     references/SRC-TGT.NAME.txt               line-aligned with the source
     system-outputs/SRC-TGT/NAME.txt           line-aligned with the source
-    human-scores/SRC-TGT.NAME.LEVEL.score     "SYSTEM SCORE" lines ("None" = missing)
+    documents/SRC-TGT.docs                    "DOMAIN DOCID" per source line (optional)
+    human-scores/SRC-TGT.NAME.LEVEL.score     "SYSTEM SCORE" lines ("None" = missing); NAME is
+                                              wmt-raw / wmt-z (DA), mqm, psqm, esa, …
     metric-scores/SRC-TGT/METRIC-REF.LEVEL.score
 
 LEVEL is sys, domain, doc or seg; seg files hold one block per system, one line per segment in
 order. Scores come back as pandas Series in the same shape as ``read_metric_scores``: system
 level indexed by system, segment level by (item, system) with item = the 1-based line number as
-a string. Domain and document levels are listed but not read.
+a string. Domain and document levels are listed but not read. ``root`` may also be the folder
+holding the test sets (``mt-metrics-eval-v2/``), with ``lp`` = "wmt20/de-en" (``locate``).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ class EvalSet:
     human: dict[tuple[str, str], pd.Series] = field(default_factory=dict)  # (name, level) → scores
     metrics: dict[tuple[str, str, str], pd.Series] = field(default_factory=dict)  # (metric, ref, level) → scores
     skipped: list[str] = field(default_factory=list)
+    documents: list[str] = field(default_factory=list)  # document id of each source line, when documents/ has it
 
 
 def _lines(path: Path) -> list[str]:
@@ -81,10 +85,44 @@ def read_scores(path, level: str, n_segments: int) -> pd.Series:
     return pd.Series(scores, index=index, dtype=float).dropna()
 
 
+def testsets(root) -> list[str]:
+    """Test sets (sub-directories with ``sources/``) of an mt-metrics-eval data directory."""
+    root = Path(root)
+    return sorted(p.name for p in root.iterdir() if (p / "sources").is_dir()) if root.is_dir() else []
+
+
+def language_pairs(root) -> list[str]:
+    """Language pairs of a test-set directory (``sources/LP.txt``)."""
+    source = Path(root) / "sources"
+    return sorted(p.stem for p in source.glob("*.txt")) if source.is_dir() else []
+
+
+def locate(root, lp: str) -> tuple[Path, str]:
+    """(test-set directory, language pair) for ``root`` = a test-set directory and ``lp`` = "de-en",
+    or ``root`` = the data directory holding test sets (``mt-metrics-eval-v2``) and ``lp`` =
+    "wmt20/de-en" (or "de-en" when only one test set has that pair)."""
+    root = Path(root)
+    if (root / "sources").is_dir():
+        return root, lp
+    testset, _, pair = lp.rpartition("/")
+    if testset:
+        return root / testset, pair
+    having = [t for t in testsets(root) if lp in language_pairs(root / t)]
+    if len(having) == 1:
+        return root / having[0], lp
+    raise InputError(root, None, f"{len(having) or 'no'} test sets with {lp}" if having or testsets(root)
+                     else "no sources/ here and no test-set directories below",
+                     f"name one as TESTSET/{lp} ({', '.join(having)})" if having else
+                     f"test sets here: {', '.join(testsets(root))}" if testsets(root) else
+                     "give an mt-metrics-eval test-set directory (sources/, references/, system-outputs/, …) "
+                     "or the folder holding them")
+
+
 def read_mtme(root, lp: str) -> EvalSet:
     """Sources, references, system outputs, human and metric scores of ``lp`` under ``root`` (a
-    test-set directory such as ``mt-metrics-eval-v2/wmt20``)."""
-    root = Path(root)
+    test-set directory such as ``mt-metrics-eval-v2/wmt20``, or the folder of test sets with
+    ``lp`` = "wmt20/de-en"; see ``locate``)."""
+    root, lp = locate(root, lp)
     source = root / "sources" / f"{lp}.txt"
     if not source.is_file():
         have = sorted(p.stem for p in (root / "sources").glob("*.txt")) if (root / "sources").is_dir() else []
@@ -95,6 +133,9 @@ def read_mtme(root, lp: str) -> EvalSet:
     references = {p.name[len(lp) + 1:-4]: _aligned(p, n) for p in sorted((root / "references").glob(f"{lp}.*.txt"))}
     outputs = {p.stem: _aligned(p, n) for p in sorted((root / "system-outputs" / lp).glob("*.txt"))}
     result = EvalSet(root, lp, sources, references, outputs)
+    docs = root / "documents" / f"{lp}.docs"
+    if docs.is_file():
+        result.documents = [line.split()[-1] if line.split() else "" for line in _aligned(docs, n)]
     for p in sorted((root / "human-scores").glob(f"{lp}.*.score")):
         name, level = p.name[len(lp) + 1:-len(".score")].rsplit(".", 1)
         if level in ("sys", "seg"):

@@ -1,0 +1,272 @@
+"""Every example in the documentation runs.
+
+The examples are collected, not copied: every ``humeval …`` command in README.md (code blocks,
+and inline code that names a file) and in the "Example:" block of every command's and
+subcommand's ``--help`` (walking the click command tree from ``humeval.cli.cli``). Each runs with
+``CliRunner`` in a temporary directory, its file names mapped to the real files of
+../shared/data (``SHARED_NAMES``, the one mapping table) or to files generated first
+(``GENERATED``). An example whose data is absent is skipped, naming the file; every other must
+exit 0 without the CLI's "bug in humeval" line. Examples are documentation, not benchmarks: each
+should take seconds (the whole walk < 3 minutes on 2 cores with the data present).
+
+``HUMEVAL_SHARED_DATA=DIR`` points the walk at the data when it is not at ../shared/data.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import resource
+import shlex
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from conftest import SHARED
+from humeval.cli import cli
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+DATA = Path(os.environ.get("HUMEVAL_SHARED_DATA", SHARED))
+SECRET = "not-a-secret"  # for $SECRET in examples
+
+# Names used in examples -> path under ../shared/data. A key ending in "/" maps a prefix; the
+# others are whole file names (the examples write files as a user who downloaded them would).
+SHARED_NAMES = {
+    "../shared/data/": "",
+    "data_RNK.csv": "wmt10-rankings/wmt10/data_RNK.csv",
+    "data_RNK-public.csv": "wmt10-rankings/wmt10/data_RNK-public.csv",
+    "data_EDT.tsv": "wmt10-rankings/wmt10/data_EDT.tsv",
+    "sample-fr-en-train.csv": "wmt13-fr-en-sample/sample-fr-en-train.csv",
+    "sample-fr-en-test.csv": "wmt13-fr-en-sample/sample-fr-en-test.csv",
+    "mqm_ted_ende.tsv": "mqm-google/ted/ende/mqm_ted_ende.tsv",
+    "sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv.tar.gz":
+        "mqm-google/generalMT2023/ende/sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv.tar.gz",
+    "dev.mt": "mlqe-pe/et-en/post-editing/dev.mt",
+    "dev.pe": "mlqe-pe/et-en/post-editing/dev.pe",
+    "mlqe-pe/": "mlqe-pe/",
+    "hmeant-wmt13/": "hmeant-wmt13/",
+    "hmeant-wmt13": "hmeant-wmt13",
+    "sys-level/": "wmt20-metrics-de-en/sys-level/",
+    "seg-level/": "wmt20-metrics-de-en/seg-level/",
+    "manual-evaluation/": "wmt20-metrics-de-en/manual-evaluation/",
+    "input/": "wmt20-metrics-de-en/input/",
+    "ad-seg-scores-de-en.csv": "wmt20-metrics-de-en/manual-evaluation/ad-seg-scores-de-en.csv",
+    "mqm_newstest2020_ende.avg_seg_scores.tsv": "mqm-google/newstest2020/ende/mqm_newstest2020_ende.avg_seg_scores.tsv",
+}
+
+
+def _simulated_pilot(directory: Path):
+    CliRunner().invoke(cli, ["simulate", str(directory / "pilot.csv"), "--design", "pairs", "--systems", "8",
+                             "--judgments", "1000", "--quiet"], catch_exceptions=False)
+
+
+def _hmeant_files(directory: Path):
+    """annotations.json: the WMT13 HMEANT annotations in humeval's JSON format; adequacy.csv:
+    made-up "human" scores (HMEANT plus noise) so that ``--tune`` has something to fit."""
+    import numpy as np
+
+    from humeval.data.readers.hmeant import read_wmt13
+    from humeval.metrics.hmeant import hmeant
+    from humeval.metrics.hmeant.model import write_json
+    annotations = read_wmt13(shared("hmeant-wmt13"))
+    write_json(annotations, directory / "annotations.json")
+    scores = hmeant(annotations).groupby(["item", "system"], as_index=False)["hmeant"].mean()
+    noise = np.random.default_rng(0).normal(0, 0.1, len(scores))
+    scores.assign(score=scores.hmeant + noise)[["item", "system", "score"]].to_csv(directory / "adequacy.csv",
+                                                                                 index=False)
+
+
+# Input files the examples name that are made here first: name -> function(directory).
+def _simulated_campaign(directory: Path):
+    """campaign.parquet: the README's simulated campaign with 30 % random judges; drop.txt: the
+    judges `humeval judges` flags in it (what `--drop-judges` examples read)."""
+    for args in (["simulate", "campaign.parquet", "--random-judges", "0.3"],
+                 ["judges", "campaign.parquet", "--drop-list", "drop.txt"]):
+        CliRunner().invoke(cli, [*args[:1], *(str(directory / a) if a.endswith((".parquet", ".txt")) else a
+                                              for a in args[1:]), "--quiet"], catch_exceptions=False)
+
+
+GENERATED = {"campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
+
+# Examples that cannot run here, with the reason. Keep this list short.
+NO_OUTPUTS = ("WMT10's system outputs and reference (outputs/cz-en/, newstest2010.ref.en) are not in the shared data; "
+    "tests/metrics/test_tuning_consistency.py runs the same command on a fixture")
+NOT_RUNNABLE: dict[str, str] = {
+    "humeval metric tune --objective consistency --conflicts tie-across-judges "
+    "--data Czech-English=outputs/cz-en/,newstest2010.ref.en,data_RNK.csv": NO_OUTPUTS,
+    "humeval metric tune --objective consistency --conflicts tie "
+    "--data Czech-English=outputs/cz-en/,newstest2010.ref.en,data_RNK.csv": NO_OUTPUTS,
+}
+
+# Examples that fail because of a known bug being fixed elsewhere (strict=False: a fixed one passes quietly).
+XFAIL_UNTIL_FIXED: dict[str, str] = {}  # example → reason, for a known failure being fixed (none now)
+
+
+# -- collecting ------------------------------------------------------------------------------
+
+def _commands(lines: list[str]) -> list[str]:
+    """The ``humeval`` commands among shell lines: continuations joined, ``NAME=value``
+    assignments expanded, ``$ `` prompts, comments and ``… && `` prefixes dropped, synopsis
+    lines (with ``…`` or ``[``) left out."""
+    joined, current = [], ""
+    for line in lines:
+        line = line.strip()
+        if line.endswith("\\"):
+            current += line[:-1] + " "
+            continue
+        joined.append(current + line)
+        current = ""
+    variables = {"SECRET": SECRET}
+    commands = []
+    for line in joined:
+        line = line.removeprefix("$ ").strip()
+        if re.match(r"^\w+=\S", line):  # P=a/b; A=c/d
+            for name, value in re.findall(r"(\w+)=([^;\s]+)", line):
+                variables[name] = value
+            continue
+        for part in line.split(" && "):
+            part = part.strip()
+            if not part.startswith("humeval ") and part != "humeval":
+                continue
+            if "…" in part or re.search(r"\s\[", part):
+                continue
+            part = re.sub(r"\$\{?(\w+)\}?", lambda m: variables.get(m.group(1), m.group(0)), part)
+            words = shlex.split(part, comments=True)
+            if not any(re.fullmatch(r"[A-Z][A-Z_]{2,}…?", word) for word in words):  # FILE, DA_FILE: syntax
+                commands.append(shlex.join(words))
+    return commands
+
+
+def help_examples() -> dict[str, str]:
+    """Example command -> where it was found (``humeval rank --help``), over the command tree."""
+    found = {}
+
+    def walk(command: click.Command, path: list[str]):
+        text = command.help or ""
+        if "Example:" in text:
+            block = text.split("Example:", 1)[1].replace("\b", "")
+            for example in _commands(block.splitlines()):
+                found.setdefault(example, " ".join(path) + " --help")
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, path + [name])
+
+    walk(cli, ["humeval"])
+    return found
+
+
+def readme_examples(text: str | None = None) -> dict[str, str]:
+    """Example command -> where it was found: fenced code blocks, and inline code that names
+    a file (prose also names commands and options alone, e.g. `humeval complete`)."""
+    text = README.read_text(encoding="utf-8") if text is None else text
+    found = {}
+    blocks = re.findall(r"^```[^\n]*\n(.*?)^```", text, flags=re.S | re.M)
+    for block in blocks:
+        for example in _commands(block.splitlines()):
+            found.setdefault(example, "README.md code block")
+    prose = re.sub(r"^```[^\n]*\n.*?^```", "", text, flags=re.S | re.M)
+    for span in re.findall(r"`(humeval [^`]+)`", prose):
+        span = " ".join(span.split())
+        for example in _commands([span]):
+            if any(re.search(r"\.\w+$|/", word) for word in shlex.split(example)[2:]):
+                found.setdefault(example, "README.md inline")
+    return found
+
+
+def all_examples() -> dict[str, str]:
+    return {**readme_examples(), **{k: v for k, v in help_examples().items()}}
+
+
+# -- running ---------------------------------------------------------------------------------
+
+def shared(relative: str) -> Path:
+    path = DATA / relative
+    if not (glob.glob(str(path)) if "*" in relative else path.exists()):
+        pytest.skip(f"data not available: {path}")
+    return path
+
+
+def resolve(example: str, directory: Path) -> list[str]:
+    """The example's arguments with its file names mapped to real or generated files (skips
+    when a real file is absent)."""
+    args = []
+    for word in shlex.split(example)[1:]:
+        def real(match):
+            name = match.group(0)
+            for key, target in SHARED_NAMES.items():
+                if name == key or (key.endswith("/") and name.startswith(key)):
+                    return str(shared(target + name[len(key):] if key.endswith("/") else target))
+            if name in GENERATED and not (directory / name).exists():
+                GENERATED[name](directory)
+            return name
+        word = re.sub(r"[\w.~/*+-]+", real, word)
+        if "*" in word:  # a shell glob, expanded as the shell would
+            matches = sorted(glob.glob(word))
+            args += matches or [word]
+        else:
+            args.append(word)
+    return args
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process (all threads) and its finished children: an example's cost,
+    whatever else the machine is doing."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _cases():
+    cases = []
+    for example, source in all_examples().items():
+        marks = []
+        if example in XFAIL_UNTIL_FIXED:
+            marks.append(pytest.mark.xfail(strict=False, reason=XFAIL_UNTIL_FIXED[example]))
+        if example in NOT_RUNNABLE:
+            marks.append(pytest.mark.skip(reason=NOT_RUNNABLE[example]))
+        cases.append(pytest.param(example, source, marks=marks, id=example[:90]))
+    return cases
+
+
+@pytest.mark.parametrize("example, source", _cases())
+def test_example_runs(example, source, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SECRET", SECRET)
+    args = resolve(example, tmp_path)
+    start = cpu_seconds()
+    result = CliRunner().invoke(cli, args)
+    seconds = cpu_seconds() - start
+    output = result.output  # stdout and stderr (click ≥ 8.2)
+    assert "bug in humeval" not in output, f"{source}: {example}\n{output[-3000:]}"
+    assert result.exit_code == 0, f"{source}: {example} exited {result.exit_code}\n{output[-3000:]}\n{result.exception!r}"
+    assert seconds < 60, f"{source}: {example} took {seconds:.0f} s of CPU; examples are documentation, make it smaller"
+
+
+def test_the_walk_finds_the_examples():
+    """The collector sees what a reader sees, and the lists above name real examples."""
+    examples = all_examples()
+    assert "humeval demo" in examples
+    assert examples["humeval info data_RNK.csv --track Czech-English"] == "humeval info --help"
+    assert any(e.startswith("humeval metric tune") and "mlqe-pe/et-en/post-editing/dev.mt" in e for e in examples)
+    assert not [e for e in examples if "…" in e or "$" in e or "\\" in e]
+    stale = [e for e in (*NOT_RUNNABLE, *XFAIL_UNTIL_FIXED) if e not in examples]
+    assert not stale, f"listed examples no longer in the documentation: {stale}"
+
+
+def test_collect_parses_shell_lines():
+    text = """intro `humeval complete` and `humeval report FILE… -o r.html`, `humeval info
+data_RNK.csv` inline.
+
+```bash
+P=dir/sub; A=other
+python -m pip install . && humeval demo
+humeval metric tune --tokenize none \\
+  --data "x=$P/dev.mt,$A/dev.pe"      # a comment
+humeval rank FILE [--model bt]
+$ humeval info data_RNK.csv
+ track ┃ systems
+```
+"""
+    assert list(readme_examples(text)) == ["humeval demo", "humeval metric tune --tokenize none --data x=dir/sub/dev.mt,other/dev.pe",
+                                           "humeval info data_RNK.csv"]

@@ -71,3 +71,16 @@ def test_controls_asked_for_on_a_file_without_them_says_so(tmp_path):
 def test_alpha_is_checked():
     result = run("judges", "x.csv", "--alpha", "1.5")
     assert result.exit_code == 2 and "--alpha" in result.output
+
+
+def test_report_on_a_da_campaign_has_the_controls_and_the_ratings_ranking(tmp_path):
+    path, planted = campaign(tmp_path)
+    out = tmp_path / "report.json"
+    result = run("report", path, "-o", out, "--bootstrap", 50, "--quiet")
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    for title in ("Ratings: annotators and their quality controls", "Ratings: which model predicts unseen ratings best",
+                  "de-en: ranking from ratings", "Ratings: completing missing ratings"):
+        assert title in text
+    assert "4 of 20 annotators with degraded-reference pairs fail WMT's quality control." in text
+    assert all(judge in text for judge in planted)

@@ -22,14 +22,10 @@ def test_ratings_sections_tell_the_story_of_a_simulated_campaign():
     qc = controls.tables[1].frame
     assert sorted(qc.index[qc["flag"] == "fail"]) == sorted(map(str, sim.truth.random_judges))
     assert "4 of 20 annotators with degraded-reference pairs fail WMT's quality control." in summary
-    try:
-        import humeval.ratings.heldout  # noqa: F401
-    except ImportError:
-        assert "not computed: the held-out comparison of ratings models" in models.notes[0]
-    else:
-        held = models.tables[0].frame
-        assert {"raw", "z-mean", "mixed"} <= set(held.index) and held["log_score"].is_monotonic_decreasing
-        assert models.notes == [f"simulated: {held.index[0]} predicts unseen ratings best"]
+    held = models.tables[0].frame
+    assert {"raw", "z-mean", "mixed"} <= set(held.index) and held["log_score"].is_monotonic_decreasing
+    assert models.notes == [f"simulated: {held.index[0]} predicts unseen ratings best"]
+    assert models.tables[0].command == "humeval rank sim.csv --heldout --track simulated"
     table = ranking.tables[0].frame
     system_only = sim.ratings.take(kinds == "SYSTEM").compact()
     expected = rank_ratings(system_only, model="z-mean").table
@@ -38,6 +34,8 @@ def test_ratings_sections_tell_the_story_of_a_simulated_campaign():
     assert table["ratings"].sum() == (kinds == "SYSTEM").sum()  # no control row is ranked
     assert all(f.png.startswith(b"\x89PNG") for f in ranking.figures) and len(ranking.figures) == 2
     assert any("head to head" in f.title for f in ranking.figures)
+    assert ranking.tables[0].command == ("humeval rank sim.csv --model z-mean --bootstrap 100 --significance wilcoxon "
+                                         "--random-state 0 --track simulated")
 
 
 def test_a_file_without_controls_says_so_and_still_ranks():

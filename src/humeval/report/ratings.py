@@ -5,8 +5,8 @@ rankings, with WMT's procedure for absolute ratings.
 2. the annotators: WMT's quality control (``humeval.ratings.quality``: one-sided Wilcoxon on
    degraded-reference pairs, p < 0.05 passes; repeat consistency), or a note that the file has
    no control items;
-3. which model predicts unseen ratings best (``model_section``: a hook that shows the held-out
-   comparison of ratings models when ``humeval.ratings.heldout`` is there, and says so when not);
+3. which model predicts unseen ratings best (``humeval.ratings.heldout``: held-out log score and
+   RMSE of raw, z-mean, mixed and ordinal per track);
 4. per track, WMT's ranking: system scores with bootstrap intervals, wins and clusters from the
    pairwise tests (``humeval.ratings.rank_tracks``), the scores plot and the head-to-head heatmap.
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from humeval.report.campaign import Figure, Section, Table, _png
+from humeval.report.campaign import Figure, Section, Table, _png, command
 
 RANKING_TEST = "wilcoxon"
 
@@ -37,16 +37,18 @@ def without_controls(judgments):
 
 
 def ratings_sections(ratings, path: str, n_boot: int = 1000, random_state: int = 0, step=None,
-                     summary: list | None = None, methods: list | None = None) -> list[Section]:
-    """The ratings sections of the campaign report for ``ratings`` as read (controls included)."""
+                     summary: list | None = None, methods: list | None = None, read_args=(), tracks=()) -> list[Section]:
+    """The ratings sections of the campaign report for ``ratings`` as read (controls included);
+    ``read_args`` and ``tracks`` (the reading options) are repeated in every table's command."""
     step = step or (lambda _: None)
     summary = summary if summary is not None else []
     methods = methods if methods is not None else []
     step("ratings: annotator quality control")
-    sections = [annotator_section(ratings, path, summary, methods)]
+    where = {"read_args": tuple(read_args), "tracks": tuple(tracks)}
+    sections = [annotator_section(ratings, path, summary, methods, where)]
     step("ratings: which model predicts unseen ratings")
-    sections.append(model_section(ratings, path, summary, random_state))
-    sections += ranking_sections(ratings, path, n_boot, random_state, step, summary, methods)
+    sections.append(model_section(ratings, path, summary, random_state, where))
+    sections += ranking_sections(ratings, path, n_boot, random_state, step, summary, methods, where)
     return sections
 
 
@@ -60,13 +62,13 @@ def control_counts(ratings) -> pd.DataFrame:
     return table
 
 
-def annotator_section(ratings, path: str, summary: list, methods: list) -> Section:
+def annotator_section(ratings, path: str, summary: list, methods: list, where=None) -> Section:
     from humeval.ratings.quality import annotator_qc
     section = Section("Ratings: annotators and their quality controls")
     section.tables.append(Table("Ratings by kind", control_counts(ratings),
                                 "System outputs and the quality-control items mixed into the annotators' work "
                                 "(BAD_REF: a degraded output; REPEAT: an output shown again; REF: the reference).",
-                                f"humeval info {path}", "track"))
+                                command("info", path, **(where or {})), "track"))
     qc = annotator_qc(ratings)
     if not qc.has_controls:
         section.notes += qc.notes
@@ -79,12 +81,13 @@ def annotator_section(ratings, path: str, summary: list, methods: list) -> Secti
         f"segment); one-sided Wilcoxon signed-rank test of original − degraded > 0 per annotator, pass when p < "
         f"{qc.alpha:g}. Repeat r and |diff|: Pearson correlation and mean absolute difference of first and repeated "
         "scores (Graham et al. 2017).",
-        f"humeval judges {path} --all --drop-list failed.txt", "judge"))
+        command("judges", path, "--all", "--drop-list", "failed.txt", **(where or {})), "judge"))
     section.notes += qc.notes + [f"skipped {n:,} {reason}" for reason, n in qc.skipped.items()]
     failed = qc.failed
     section.notes.append(f"{len(failed)} annotators fail" + (": " + ", ".join(failed[:20]) if failed else "")
                          + (" …" if len(failed) > 20 else "")
-                         + (f"; humeval rank {path} --drop-judges failed.txt ranks without them" if failed else ""))
+                         + (f"; {command('rank', path, '--drop-judges', 'failed.txt', **(where or {}))} ranks without them"
+                            if failed else ""))
     tested = int((qc.table["flag"] != "no pairs").sum())
     summary.append(f"{len(failed)} of {tested} annotators with degraded-reference pairs fail WMT's quality control.")
     methods.append("Annotator quality control (Graham et al. 2017, WMT): one-sided Wilcoxon signed-rank test that an "
@@ -92,21 +95,13 @@ def annotator_section(ratings, path: str, summary: list, methods: list) -> Secti
     return section
 
 
-def model_section(ratings, path: str, summary: list, random_state: int = 0) -> Section:
+def model_section(ratings, path: str, summary: list, random_state: int = 0, where=None) -> Section:
     """Which model predicts unseen ratings best (raw, z-mean, mixed, ordinal), judged on held-out
-    ratings like compare-models judges the pairwise models.
-
-    HOOK: the comparison (``humeval.ratings.heldout.compare_models``, issue 17 item 3) is built on
-    another branch; when it is importable this section shows its table per track, otherwise it
-    says that it is not computed. Nothing else in the report depends on it."""
+    ratings (``humeval.ratings.heldout.compare_models``, one trial per training size) like
+    compare-models judges the pairwise models; one table per track."""
+    from humeval.ratings.heldout import compare_models
     from humeval.ratings.quality import system_ratings
     section = Section("Ratings: which model predicts unseen ratings best")
-    try:
-        from humeval.ratings.heldout import compare_models
-    except ImportError:
-        section.notes.append("not computed: the held-out comparison of ratings models (mixed, ordinal, z-mean) is "
-                             "not in this version; the ranking below uses WMT's default for the file")
-        return section
     for track, part in system_ratings(ratings).by_track().items():
         try:
             result = compare_models(part, trials=1, random_state=random_state, source=path)
@@ -115,14 +110,14 @@ def model_section(ratings, path: str, summary: list, random_state: int = 0) -> S
             continue
         section.tables.append(Table(
             f"{track}: held-out {result.measure} per rating (higher is better) and RMSE", result.table,
-            " ".join(result.notes), f"humeval rank {path} --track '{track}' --heldout", "model"))
+            " ".join(result.notes), command("rank", path, "--heldout", **_track(where, track)), "model"))
         section.notes.append(f"{track}: {result.best} predicts unseen ratings best")
         summary.append(f"{track}: {result.best} predicts held-out ratings best.")
     return section
 
 
 def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, summary: list,
-                     methods: list) -> list[Section]:
+                     methods: list, where=None) -> list[Section]:
     from humeval.cli.ratings import default_model
     from humeval.ratings import rank_tracks
     from humeval.ratings.plot import plot_scores, plot_significance_heatmap
@@ -144,8 +139,8 @@ def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, s
             "Per system: segments and ratings; the score averaged per segment, then per system (z: each annotator's "
             "ratings standardised first); lo/hi: bootstrap percentile interval over segments; wins: systems it beats "
             f"(one-sided p < {result.alpha:g}); cluster: WMT's groups. " + " ".join(result.notes),
-            f"humeval rank {path} --track '{track.split(' / ')[0]}' --model {result.model} --bootstrap {n_boot} "
-            f"--significance {result.test} --random-state {random_state}", "system"))
+            command("rank", path, "--model", result.model, "--bootstrap", n_boot, "--significance", result.test,
+                    "--random-state", random_state, **_track(where, track.split(" / ")[0])), "system"))
         s.notes += [f"skipped {count:,} {reason}" for reason, count in result.skipped.items()]
         title = f"{track}: {result.model}"
         s.figures.append(Figure(f"{track}: scores with intervals", _png(plot_scores(result.table, result.score,
@@ -162,3 +157,8 @@ def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, s
                    "one-sided Wilcoxon rank-sum test for every pair of systems; clusters where every system above "
                    "a line beats every system below it.")
     return sections
+
+
+def _track(where, track: str) -> dict:
+    """The reading options with ``--track`` naming this track only."""
+    return {"read_args": (where or {}).get("read_args", ()), "tracks": (track,) if track != "(no track)" else ()}

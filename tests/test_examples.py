@@ -89,7 +89,21 @@ def _simulated_campaign(directory: Path):
                                               for a in args[1:]), "--quiet"], catch_exceptions=False)
 
 
-GENERATED = {"campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
+def _da_campaign(directory: Path):
+    """ad-latest.csv: a simulated WMT DA per-annotator file with degraded-reference and repeat items,
+    4 of 20 annotators clicking at random; failed.txt: the annotators `humeval judges` fails."""
+    from humeval.simulate.ratings import simulate_ratings
+    df = simulate_ratings(n_systems=4, n_items=15, n_judges=20, n_ratings=4000, bad_ref=0.1, repeat=0.05,
+                          random_judges=0.2, random_state=1).ratings.to_pandas()
+    header = "HITId WorkerId Input.src Input.trg Input.item hit sys_id rid type sid score time"
+    rows = ["\t".join(["H", r.judge, "de", "en", "1", "1", r.system, "r", r.kind, r.item, f"{r.score:.0f}", "9"])
+            for r in df.itertuples()]
+    (directory / "ad-latest.csv").write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    CliRunner().invoke(cli, ["judges", str(directory / "ad-latest.csv"), "--drop-list", str(directory / "failed.txt"),
+                             "--quiet"], catch_exceptions=False)
+
+
+GENERATED = {"ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
 
 # Examples that cannot run here, with the reason. Keep this list short.
 NO_OUTPUTS = ("WMT10's system outputs and reference (outputs/cz-en/, newstest2010.ref.en) are not in the shared data; "

@@ -93,6 +93,16 @@ def z_normalize(ratings: Ratings) -> Ratings:
     return new
 
 
+def degraded_pvalue(original, degraded) -> float:
+    """One-sided Wilcoxon signed-rank p of "degraded scored lower" on paired scores
+    (``scipy.stats.wilcoxon(original − degraded, alternative="greater")``: zero differences
+    dropped, exact for small n); 1.0 when every difference is zero (no evidence of a drop)."""
+    d = np.asarray(original, dtype=np.float64) - np.asarray(degraded, dtype=np.float64)
+    if not np.any(d != 0):
+        return 1.0
+    return float(stats.wilcoxon(d, alternative="greater").pvalue)
+
+
 def quality_control(ratings: Ratings, degraded: dict[str, str], alpha: float = 0.05) -> pd.DataFrame:
     """Graham et al.'s (2013) quality control: can a judge tell a degraded output from its original?
 
@@ -117,10 +127,7 @@ def quality_control(ratings: Ratings, degraded: dict[str, str], alpha: float = 0
     out = []
     for judge, group in pairs.groupby("judge"):
         diff = group.original - group.degraded
-        if len(diff) and np.any(diff != 0):
-            p = float(stats.wilcoxon(diff, alternative="greater").pvalue)
-        else:
-            p = 1.0
+        p = degraded_pvalue(group.original, group.degraded)
         name = ratings.judges[judge] if judge >= 0 else "(unknown judge)"
         out.append({"judge": name, "pairs": len(diff), "mean difference": float(diff.mean()), "p-value": p,
                     "passes": p < alpha})

@@ -375,10 +375,11 @@ def needs(ctx: click.Context, given: dict[str, str], condition: bool, reason: st
 
 
 def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), quiet=False, salt=None,
-         drop_file=None):
+         drop_file=None, controls=False):
     """Read ``path`` with the reading options; pseudonymise people when ``salt`` is not None
-    (--anonymize); leave out the judges listed in ``drop_file`` (--drop-judges)."""
-    options = {}
+    (--anonymize); leave out the judges listed in ``drop_file`` (--drop-judges); with ``controls``,
+    keep quality-control rows (degraded references, repeats) where the format's reader can."""
+    options = {"controls": True} if controls and reads_controls(path, fmt, encoding) else {}
     if encoding:
         options["encoding"] = encoding
     if columns:
@@ -397,6 +398,15 @@ def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), 
     if drop_file:
         result = drop_listed(result, drop_file, quiet)
     return result
+
+
+def reads_controls(path, fmt=None, encoding=None) -> bool:
+    """Whether the reader of ``path``'s format (given or guessed) can keep quality-control rows."""
+    import inspect
+
+    from humeval.data.readers import READERS, guess_format
+    name = fmt or guess_format(path, encoding or "utf-8")[0]
+    return "controls" in inspect.signature(READERS[name]).parameters
 
 
 def read_judge_list(path) -> list[str]:

@@ -8,11 +8,13 @@ from pathlib import Path
 import click
 
 from humeval.cli.common import (
+    SHARE,
     TEXT_OUT,
     InputError,
     anonymize_options,
     common_options,
     count,
+    err,
     jsonable,
     load,
     needs,
@@ -91,33 +93,52 @@ def agreement(files, fmt, encoding, columns, outcomes, tracks, exclude_reference
 @agreement_options
 @click.option("--min-pairs", default=20, show_default=True, type=count(1),
               help="Pairs a judge needs before being judged.")
+@click.option("--controls/--no-controls", default=None,
+              help="Ratings: keep the quality-control rows (degraded references, repeats) and check annotators "
+                   "as WMT does (default: whenever the format's reader can keep them, e.g. wmt-da, esa).")
+@click.option("--alpha", default=0.05, show_default=True, type=SHARE,
+              help="Ratings with controls: an annotator passes when the degraded-reference test gives p < ALPHA.")
 @click.option("--drop-list", type=TEXT_OUT,
               help="Write the flagged judges, one per line (for rank/report/compare-models --drop-judges).")
 @click.option("--all", "show_all", is_flag=True, help="Show every judge, not the 25 least reliable.")
 @anonymize_options
 @common_options
 def judges(file, fmt, encoding, columns, outcomes, tracks, exclude_reference, exclude_systems, drop_ties, expected,
-           min_pairs, drop_list, show_all, anon, salt, quiet, as_json):
+           min_pairs, controls, alpha, drop_list, show_all, anon, salt, quiet, as_json):
     """Judge quality, least reliable first: judgments, agreement with the other judges (P(A) and
     kappa), with the leave-one-out majority, self-consistency, and a flag (chance: agreement not
     above chance; outlier: kappa far below the median judge's).
+
+    Ratings with quality controls (WMT DA's BAD_REF and REPEAT rows, ESA's BAD rows): per
+    annotator, the one-sided Wilcoxon test that degraded outputs get lower scores than their
+    originals (fail: p >= 0.05, as WMT) and the consistency of repeated ratings.
 
     \b
     Example:
       humeval judges data_RNK-public.csv --drop-list drop.txt
       humeval rank data_RNK-public.csv --drop-judges drop.txt
+      humeval judges ad-latest.csv --drop-list failed.txt
     """
     from humeval.agreement import flagged, judge_quality
-    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, pseudonym_salt(anon, salt))
+    keep_controls = controls is not False
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, pseudonym_salt(anon, salt),
+                     controls=keep_controls)
     table = judgments.comparisons if judgments.comparisons is not None else judgments.ratings
     if table is None:
         raise InputError(file, None, "holds no rankings, comparisons or ratings", "judges needs judgments")
     ranking_options_apply(judgments)
+    if judgments.comparisons is None:
+        needs(click.get_current_context(), {"alpha": "--alpha"}, keep_controls, "with --no-controls")
+        done = _rating_controls(file, table, controls, alpha, drop_list, show_all, quiet, as_json)
+        if done:
+            return
+        from humeval.ratings.quality import system_ratings
+        table = system_ratings(table)
     quality = judge_quality(table, _excluded(exclude_reference, exclude_systems), drop_ties, expected,
                             min_pairs=min_pairs)
     drop = flagged(quality)
     if drop_list:
-        Path(drop_list).write_text("".join(f"{j}\n" for j in drop), encoding="utf-8")
+        write_list(drop_list, drop)
     if as_json:
         click.echo(json.dumps({"judges": jsonable(quality), "flagged": drop}, indent=2))
     elif not quiet:
@@ -127,3 +148,39 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, exclude_reference, ex
         counts = quality["flag"].value_counts()
         out.print("  flags: " + ", ".join(f"{n} {f or 'none'}" for f, n in counts.items())
                   + (f"; wrote {len(drop)} flagged judges to {drop_list}" if drop_list else ""))
+
+
+def write_list(path, names) -> None:
+    Path(path).write_text("".join(f"{j}\n" for j in names), encoding="utf-8")
+
+
+def _rating_controls(file, ratings, controls, alpha, drop_list, show_all, quiet, as_json) -> bool:
+    """WMT's annotator quality control when the ratings carry control items; returns False (after
+    saying so) when they do not, so generic judge quality follows."""
+    from humeval.ratings.quality import annotator_qc
+    if controls is False:
+        return False
+    qc = annotator_qc(ratings, alpha)
+    if not qc.has_controls:
+        if not (quiet or as_json):
+            err.print(f"[yellow]{file}: {qc.notes[0]}; showing generic judge quality instead[/]")
+        return False
+    failed = qc.failed
+    if drop_list:
+        write_list(drop_list, failed)
+    if as_json:
+        click.echo(json.dumps({"judges": jsonable(qc.table), "flagged": failed, "skipped": qc.skipped,
+                               "notes": qc.notes}, indent=2))
+        return True
+    if quiet:
+        return True
+    shown = qc.table if show_all else qc.table.head(25)
+    out.print(render(shown, f"{file}: {len(qc.table)} annotators, quality control as WMT runs it (failing first)"
+                     + ("" if show_all or len(qc.table) <= 25 else " (first 25; --all for every annotator)"), "judge"))
+    for reason, n in qc.skipped.items():
+        err.print(f"  [yellow]skipped {n:,} {reason}[/]")
+    for note in qc.notes:
+        out.print(f"  {note}")
+    if drop_list:
+        out.print(f"  wrote {len(failed)} failing annotators to {drop_list}")
+    return True

@@ -42,9 +42,12 @@ def ratings_options(f):
 
 
 def default_model(ratings) -> str:
-    """mqm for MQM files, z-mean when annotators are known, raw otherwise."""
+    """mqm for MQM files, esa for ESA files (WMT24 ranks by the raw ESA mean), z-mean when
+    annotators are known, raw otherwise."""
     if "MQM" in ratings.criteria or ratings.scale.startswith("-MQM"):
         return "mqm"
+    if "ESA" in ratings.criteria:
+        return "esa"
     return "z-mean" if (ratings.judge >= 0).any() else "raw"
 
 

@@ -144,7 +144,7 @@ def report(files, fmt, encoding, columns, outcomes, tracks, output, report_forma
                              f"humeval metric correlate {' '.join(metric_files)} --human {human_file}"
                              + (f" --details {details}" if details else ""), "metric")
     quiet = quiet or as_json
-    sets = [(path, load(path, fmt, encoding, columns, outcomes, tracks, quiet, salt, drop_file)) for path in files]
+    sets = [(path, load(path, fmt, encoding, columns, outcomes, tracks, quiet, salt, drop_file, controls=True)) for path in files]
     if not any(j.comparisons is not None or j.ratings is not None for _, j in sets):
         raise InputError(files[0], None, "holds no rankings, comparisons or ratings", "report needs judgments")
     result = write_report(sets, output, fmt_out, models, n_boot, trials, jobs, random_state, metric_table, quiet, l2,

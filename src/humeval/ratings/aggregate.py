@@ -27,6 +27,7 @@ import pandas as pd
 
 from humeval.data.tables import Ratings
 from humeval.errors import InputError
+from humeval.ratings.quality import ORIGINAL, kind_names
 
 MODELS = ("z-mean", "raw", "mqm", "esa")
 HUMAN = r"^(human|ref)"  # WMT's HUMAN.0, Google's Human-A.0, WMT23's refA
@@ -106,6 +107,8 @@ def aggregate(ratings: Ratings, model: str = "z-mean", human: bool = True, human
       ``copy_of`` on ``item``.
     - An annotator with one rating (or with all ratings equal) has no z: their ratings are left
       out and counted. Ratings without an annotator id are left out of z and counted.
+    - Quality-control rows (``Ratings.kind`` BAD_REF, REPEAT, REF: see ``humeval.ratings.quality``)
+      are counted and left out: only system outputs (SYSTEM, or unmarked) are ranked.
     - A system rated on fewer than ``min_segments`` segments is left out and counted: its mean
       has no spread, so no interval or test.
     """
@@ -121,6 +124,9 @@ def aggregate(ratings: Ratings, model: str = "z-mean", human: bool = True, human
     notes: list[str] = []
     keep = np.isfinite(score) & (ratings.system >= 0) & (ratings.item >= 0)
     _count(skipped, "ratings without a number, system or segment", (~keep).sum())
+    control = ~np.isin(kind_names(ratings), ORIGINAL + ("",))
+    _count(skipped, "quality-control ratings (degraded outputs, repeats, references), not ranked", (keep & control).sum())
+    keep &= ~control
     lo_hi = scale if scale is not None else default_scale(ratings, model)
     if lo_hi is not None:
         check_scale(ratings, score, keep, lo_hi, source)

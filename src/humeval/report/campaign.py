@@ -154,6 +154,8 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
     that have one (``make_model``; None: their default)."""
     from humeval.agreement import agreement_table, flagged, judge_quality
     from humeval.data.describe import describe
+    from humeval.report.ratings import ratings_sections, without_controls
+    read_ratings, judgments = judgments.ratings, without_controls(judgments)  # controls: ratings_sections only
     step = progress or (lambda _: None)
     sections: list[Section] = []
     summary: list[str] = []
@@ -171,6 +173,8 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
     if judgments.comparisons is not None:
         sections += _ranking_sections(judgments.comparisons, path, models, n_boot, trials, random_state, jobs, step,
                                       summary, methods, l2, read_args, tracks)
+    if read_ratings is not None:
+        sections += ratings_sections(read_ratings, path, n_boot, random_state, step, summary, methods, read_args, tracks)
     step("agreement")
     agreement = agreement_table(judgments)
     if len(agreement):

@@ -9,11 +9,13 @@ import tarfile
 from pathlib import Path
 
 from humeval.data.judgments import Judgments, nonempty
-from humeval.data.readers import appraise, mlqe, mqm, pairwise, ratings, wmt_acc, wmt_csv, wmt_da, wmt_edits, wmt_legacy
+from humeval.data.readers import (appraise, esa, mlqe, mqm, pairwise, ratings, wmt_acc, wmt_csv, wmt_da, wmt_edits,
+                                  wmt_legacy)
 from humeval.data.readers._arrow import kind_of
 from humeval.data.readers._io import check_encoding, check_header, encoding_of, first_line, head_text, is_blank, shown
 from humeval.data.readers._sniff import NAMES, sniff
 from humeval.data.readers.appraise import read_appraise
+from humeval.data.readers.esa import read_esa
 from humeval.data.readers.mlqe import read_mlqe_da, read_mlqe_pe
 from humeval.data.readers.mqm import MQMWeights, read_mqm, read_mqm_avg
 from humeval.data.readers.pairwise import read_pairwise
@@ -38,6 +40,7 @@ READERS = {
     "wmt-edits": read_wmt_edits,
     "wmt-da": read_wmt_da,
     "wmt-da-seg": read_wmt_da_seg,
+    "esa": read_esa,
     "wmt-acc": read_wmt_acc,
 }
 FORMATS = tuple(READERS)
@@ -107,6 +110,8 @@ def guess_format(path, encoding: str = "utf-8", columns: dict | None = None) -> 
             return fmt, "the header"
     if mqm.looks_like_avg(line):
         return "mqm-avg", "the header"
+    if esa.looks_like(line):
+        return "esa", "the header" if esa.looks_like_header(line) else "WMT24's 12-field ESA rows"
     other = sniff(line) if not any(c in line for c in ",\t{") else None
     if other:
         raise InputError(p, 1, f"cannot tell the format: the header is one column at commas and tabs but "

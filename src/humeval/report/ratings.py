@@ -1,0 +1,164 @@
+"""The campaign report's sections for ratings (DA, ESA, MQM, Likert): the same story as for
+rankings, with WMT's procedure for absolute ratings.
+
+1. the controls in the data (system outputs, degraded references, repeats, references per track);
+2. the annotators: WMT's quality control (``humeval.ratings.quality``: one-sided Wilcoxon on
+   degraded-reference pairs, p < 0.05 passes; repeat consistency), or a note that the file has
+   no control items;
+3. which model predicts unseen ratings best (``humeval.ratings.heldout``: held-out log score and
+   RMSE of raw, z-mean, mixed and ordinal per track);
+4. per track, WMT's ranking: system scores with bootstrap intervals, wins and clusters from the
+   pairwise tests (``humeval.ratings.rank_tracks``), the scores plot and the head-to-head heatmap.
+
+Completion (Wisniewski 2013) stays in ``campaign._completion_section``. Control rows never reach
+the ranking, the agreement or the completion: ``without_controls`` gives the rest of the report
+the system ratings only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from humeval.report.campaign import Figure, Section, Table, _png, command
+
+RANKING_TEST = "wilcoxon"
+
+
+def without_controls(judgments):
+    """``judgments`` whose ratings hold system outputs only (controls left for ``ratings_sections``)."""
+    from dataclasses import replace
+
+    from humeval.ratings.quality import system_ratings
+    if judgments.ratings is None:
+        return judgments
+    kept = system_ratings(judgments.ratings)
+    return judgments if kept is judgments.ratings else replace(judgments, ratings=kept)
+
+
+def ratings_sections(ratings, path: str, n_boot: int = 1000, random_state: int = 0, step=None,
+                     summary: list | None = None, methods: list | None = None, read_args=(), tracks=()) -> list[Section]:
+    """The ratings sections of the campaign report for ``ratings`` as read (controls included);
+    ``read_args`` and ``tracks`` (the reading options) are repeated in every table's command."""
+    step = step or (lambda _: None)
+    summary = summary if summary is not None else []
+    methods = methods if methods is not None else []
+    step("ratings: annotator quality control")
+    where = {"read_args": tuple(read_args), "tracks": tuple(tracks)}
+    sections = [annotator_section(ratings, path, summary, methods, where)]
+    step("ratings: which model predicts unseen ratings")
+    sections.append(model_section(ratings, path, summary, random_state, where))
+    sections += ranking_sections(ratings, path, n_boot, random_state, step, summary, methods, where)
+    return sections
+
+
+def control_counts(ratings) -> pd.DataFrame:
+    """Ratings per track and kind (SYSTEM, BAD_REF, REPEAT, REF; 'unmarked' where the file does not say)."""
+    from humeval.ratings.quality import kind_names
+    kinds = np.where(kind_names(ratings) == "", "unmarked", kind_names(ratings))
+    tracks = np.array(list(ratings.tracks) + ["(no track)"], dtype=object)[ratings.track]
+    table = pd.crosstab(pd.Series(tracks, name="track"), pd.Series(kinds, name="kind"))
+    table.columns.name = None
+    return table
+
+
+def annotator_section(ratings, path: str, summary: list, methods: list, where=None) -> Section:
+    from humeval.ratings.quality import annotator_qc
+    section = Section("Ratings: annotators and their quality controls")
+    section.tables.append(Table("Ratings by kind", control_counts(ratings),
+                                "System outputs and the quality-control items mixed into the annotators' work "
+                                "(BAD_REF: a degraded output; REPEAT: an output shown again; REF: the reference).",
+                                command("info", path, **(where or {})), "track"))
+    qc = annotator_qc(ratings)
+    if not qc.has_controls:
+        section.notes += qc.notes
+        return section
+    shown = qc.table if len(qc.table) <= 40 else qc.table.head(40)
+    section.tables.append(Table(
+        f"WMT's annotator quality control ({len(qc.table)} annotators, failing first"
+        + ("" if len(qc.table) <= 40 else "; first 40") + ")", shown,
+        "Each degraded output is paired with the same annotator's first rating of the original (same system and "
+        f"segment); one-sided Wilcoxon signed-rank test of original − degraded > 0 per annotator, pass when p < "
+        f"{qc.alpha:g}. Repeat r and |diff|: Pearson correlation and mean absolute difference of first and repeated "
+        "scores (Graham et al. 2017).",
+        command("judges", path, "--all", "--drop-list", "failed.txt", **(where or {})), "judge"))
+    section.notes += qc.notes + [f"skipped {n:,} {reason}" for reason, n in qc.skipped.items()]
+    failed = qc.failed
+    section.notes.append(f"{len(failed)} annotators fail" + (": " + ", ".join(failed[:20]) if failed else "")
+                         + (" …" if len(failed) > 20 else "")
+                         + (f"; {command('rank', path, '--drop-judges', 'failed.txt', **(where or {}))} ranks without them"
+                            if failed else ""))
+    tested = int((qc.table["flag"] != "no pairs").sum())
+    summary.append(f"{len(failed)} of {tested} annotators with degraded-reference pairs fail WMT's quality control.")
+    methods.append("Annotator quality control (Graham et al. 2017, WMT): one-sided Wilcoxon signed-rank test that an "
+                   "annotator scores degraded outputs lower than the originals; p < 0.05 passes.")
+    return section
+
+
+def model_section(ratings, path: str, summary: list, random_state: int = 0, where=None) -> Section:
+    """Which model predicts unseen ratings best (raw, z-mean, mixed, ordinal), judged on held-out
+    ratings (``humeval.ratings.heldout.compare_models``, one trial per training size) like
+    compare-models judges the pairwise models; one table per track."""
+    from humeval.ratings.heldout import compare_models
+    from humeval.ratings.quality import system_ratings
+    section = Section("Ratings: which model predicts unseen ratings best")
+    for track, part in system_ratings(ratings).by_track().items():
+        try:
+            result = compare_models(part, trials=1, random_state=random_state, source=path)
+        except ValueError as error:  # InputError included: too few ratings to hold some out
+            section.notes.append(f"{track}: no comparison ({error})")
+            continue
+        section.tables.append(Table(
+            f"{track}: held-out {result.measure} per rating (higher is better) and RMSE", result.table,
+            " ".join(result.notes), command("rank", path, "--heldout", **_track(where, track)), "model"))
+        section.notes.append(f"{track}: {result.best} predicts unseen ratings best")
+        summary.append(f"{track}: {result.best} predicts held-out ratings best.")
+    return section
+
+
+def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, summary: list,
+                     methods: list, where=None) -> list[Section]:
+    from humeval.cli.ratings import default_model
+    from humeval.ratings import rank_tracks
+    from humeval.ratings.plot import plot_scores, plot_significance_heatmap
+    from humeval.ratings.quality import system_ratings
+    system = system_ratings(ratings)
+    model = default_model(system)
+    step(f"ratings: WMT ranking ({model}, {n_boot} bootstrap resamples)")
+    sections = []
+    try:
+        results = rank_tracks(system, model=model, test=RANKING_TEST, n_boot=n_boot, random_state=random_state,
+                              source=path)
+    except ValueError as error:  # InputError included: no track can be ranked
+        return [Section("Ratings: ranking", notes=[f"no ranking: {error}"])]
+    for track, result in results.items():
+        s = Section(f"{track}: ranking from ratings")
+        n = int(result.table["ratings"].sum())
+        s.tables.append(Table(
+            f"{track}: {result.model} ({n:,} ratings), clusters by {result.test}", result.table,
+            "Per system: segments and ratings; the score averaged per segment, then per system (z: each annotator's "
+            "ratings standardised first); lo/hi: bootstrap percentile interval over segments; wins: systems it beats "
+            f"(one-sided p < {result.alpha:g}); cluster: WMT's groups. " + " ".join(result.notes),
+            command("rank", path, "--model", result.model, "--bootstrap", n_boot, "--significance", result.test,
+                    "--random-state", random_state, **_track(where, track.split(" / ")[0])), "system"))
+        s.notes += [f"skipped {count:,} {reason}" for reason, count in result.skipped.items()]
+        title = f"{track}: {result.model}"
+        s.figures.append(Figure(f"{track}: scores with intervals", _png(plot_scores(result.table, result.score,
+                                                                                    title=title)),
+                                "system scores with bootstrap intervals, clusters marked"))
+        s.figures.append(Figure(f"{track}: head to head", _png(plot_significance_heatmap(result.pvalues, title=title,
+                                                                                        alpha=result.alpha)),
+                                "one-sided p-values, green where the row system is significantly better"))
+        clusters = int(result.table["cluster"].max()) if len(result.table) else 0
+        summary.append(f"{track}: {result.table.index[0]} first of {len(result.table)} by {result.model}, "
+                       f"{clusters} clusters.")
+        sections.append(s)
+    methods.append("Ratings ranking as WMT: segment means, then system means (z-normalised per annotator for DA); "
+                   "one-sided Wilcoxon rank-sum test for every pair of systems; clusters where every system above "
+                   "a line beats every system below it.")
+    return sections
+
+
+def _track(where, track: str) -> dict:
+    """The reading options with ``--track`` naming this track only."""
+    return {"read_args": (where or {}).get("read_args", ()), "tracks": (track,) if track != "(no track)" else ()}

@@ -1,0 +1,58 @@
+"""The campaign report's ratings sections: controls, annotators, model hook, WMT ranking and heatmap."""
+
+import numpy as np
+import pandas as pd
+
+from humeval.data.judgments import Judgments, ReadReport
+from humeval.data.tables import Ratings
+from humeval.ratings import rank_ratings
+from humeval.report.ratings import ratings_sections, without_controls
+from humeval.simulate.ratings import simulate_ratings
+
+
+def test_ratings_sections_tell_the_story_of_a_simulated_campaign():
+    sim = simulate_ratings(n_systems=4, n_items=15, n_judges=20, n_ratings=8000, bad_ref=0.1, repeat=0.05,
+                           random_judges=0.2, random_state=1)
+    summary, methods = [], []
+    sections = ratings_sections(sim.ratings, "sim.csv", n_boot=100, summary=summary, methods=methods)
+    controls, models, ranking = sections
+    counts = controls.tables[0].frame.loc["simulated"]
+    kinds = np.array(sim.ratings.kinds)[sim.ratings.kind]
+    assert counts.to_dict() == {k: int((kinds == k).sum()) for k in ("BAD_REF", "REPEAT", "SYSTEM")}
+    qc = controls.tables[1].frame
+    assert sorted(qc.index[qc["flag"] == "fail"]) == sorted(map(str, sim.truth.random_judges))
+    assert "4 of 20 annotators with degraded-reference pairs fail WMT's quality control." in summary
+    held = models.tables[0].frame
+    assert {"raw", "z-mean", "mixed"} <= set(held.index) and held["log_score"].is_monotonic_decreasing
+    assert models.notes == [f"simulated: {held.index[0]} predicts unseen ratings best"]
+    assert models.tables[0].command == "humeval rank sim.csv --heldout --track simulated"
+    table = ranking.tables[0].frame
+    system_only = sim.ratings.take(kinds == "SYSTEM").compact()
+    expected = rank_ratings(system_only, model="z-mean").table
+    assert table.index.tolist() == expected.index.tolist()
+    assert np.allclose(table["z"], expected["z"]) and table["cluster"].tolist() == expected["cluster"].tolist()
+    assert table["ratings"].sum() == (kinds == "SYSTEM").sum()  # no control row is ranked
+    assert all(f.png.startswith(b"\x89PNG") for f in ranking.figures) and len(ranking.figures) == 2
+    assert any("head to head" in f.title for f in ranking.figures)
+    assert ranking.tables[0].command == ("humeval rank sim.csv --model z-mean --bootstrap 100 --significance wilcoxon "
+                                         "--random-state 0 --track simulated")
+
+
+def test_a_file_without_controls_says_so_and_still_ranks():
+    rng = np.random.default_rng(0)
+    rows = [(f"s{i}", s, f"a{j}", float(np.clip(q + rng.normal(0, 10), 0, 100)))
+            for i in range(20) for s, q in (("A", 80), ("B", 50)) for j in range(3)]
+    ratings = Ratings.from_pandas(pd.DataFrame(rows, columns=["item", "system", "judge", "score"]), scale="0-100")
+    sections = ratings_sections(ratings, "r.csv", n_boot=50)
+    assert "marks no degraded-reference (BAD_REF) or repeat items" in sections[0].notes[0]
+    assert sections[0].tables[0].frame.to_dict() == {"unmarked": {"(no track)": 120}}
+    assert sections[2].tables[0].frame.index.tolist() == ["A", "B"]
+
+
+def test_without_controls_leaves_system_ratings_only():
+    df = pd.DataFrame({"judge": ["a", "a", "a"], "item": ["1", "1", "2"], "system": ["S", "S", "S"],
+                       "kind": ["SYSTEM", "BAD_REF", "REF"], "score": [80.0, 20.0, 90.0]})
+    judgments = Judgments(ReadReport("x", "ratings"), ratings=Ratings.from_pandas(df))
+    kept = without_controls(judgments).ratings
+    assert len(kept) == 1 and kept.score.tolist() == [80.0]
+    assert len(judgments.ratings) == 3  # the original is untouched

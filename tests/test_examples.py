@@ -108,7 +108,13 @@ GENERATED = {"ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaig
 # Examples that cannot run here, with the reason. Keep this list short.
 NO_OUTPUTS = ("WMT10's system outputs and reference (outputs/cz-en/, newstest2010.ref.en) are not in the shared data; "
     "tests/metrics/test_tuning_consistency.py runs the same command on a fixture")
+NO_SECOND_SYSTEM = ("needs two systems' outputs of one test set and its reference; the shared data has one MT system "
+                    "per MLQE-PE language pair and no WMT20 texts; tests/metaeval/test_metaeval_cli.py runs it on fixtures")
+NO_MTME = ("mt-metrics-eval's data (mt-metrics-eval-v2/) is not in the shared data; "
+           "tests/metaeval/test_metaeval_cli.py runs it on a fixture of its layout")
 NOT_RUNNABLE: dict[str, str] = {
+    "humeval metric compare --baseline base.txt --system new.txt --ref ref.txt --test ar": NO_SECOND_SYSTEM,
+    "humeval metric correlate --mtme mt-metrics-eval-v2/wmt22 --lp en-de --human-name mqm --average-by item": NO_MTME,
     "humeval metric tune --objective consistency --conflicts tie-across-judges "
     "--data Czech-English=outputs/cz-en/,newstest2010.ref.en,data_RNK.csv": NO_OUTPUTS,
     "humeval metric tune --objective consistency --conflicts tie "

@@ -344,8 +344,8 @@ def metric_compare(baseline, systems, ref_files, metrics, scores_file, ratings_f
     \b
     Example:
       humeval metric compare --baseline base.txt --system new.txt --ref ref.txt --test ar
-      humeval metric compare --scores COMET-22-refA.seg.score --baseline Online-A
-      humeval metric compare --ratings newstest2020-de-en.mqm.tsv --baseline Online-A
+      humeval metric compare --scores seg-level/chrF.seg.score.de-en.tsv --baseline Online-A.1571
+      humeval metric compare --ratings mqm_newstest2020_ende.avg_seg_scores.tsv --baseline Online-A.1574
     """
     from humeval.metaeval.compare import compare_ratings, compare_scores, compare_texts
     sources = [bool(ref_files), bool(scores_file), bool(ratings_file)]

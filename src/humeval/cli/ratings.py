@@ -12,6 +12,7 @@ import pandas as pd
 
 from humeval.cli.common import InputError, Interval, err, jsonable, out, render
 from humeval.data.export import write
+from humeval.ratings.rank import default_model
 
 NOT_YET = ("mixed", "ordinal")  # the fitted ratings models (name kept: cli/ranking.py imports it)
 
@@ -39,16 +40,6 @@ def ratings_options(f):
     ]):
         f = option(f)
     return f
-
-
-def default_model(ratings) -> str:
-    """mqm for MQM files, esa for ESA files (WMT24 ranks by the raw ESA mean), z-mean when
-    annotators are known, raw otherwise."""
-    if "MQM" in ratings.criteria or ratings.scale.startswith("-MQM"):
-        return "mqm"
-    if "ESA" in ratings.criteria:
-        return "esa"
-    return "z-mean" if (ratings.judge >= 0).any() else "raw"
 
 
 def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,

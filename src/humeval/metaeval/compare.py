@@ -90,11 +90,11 @@ def _system_index(names, system, path) -> int:
 
 def compare_ratings(judgments, path, baseline: str, systems=(), test="bs", n=0, random_state=12345):
     """(table, notes): the ratings ranking's paired test (one-sided p both ways, doubled → two-sided)."""
-    from humeval.ratings.rank import rank_ratings
+    from humeval.ratings.rank import default_model, rank_ratings
     ratings = getattr(judgments, "ratings", None)
     if ratings is None:
         raise InputError(path, None, "holds no ratings", "--ratings needs a DA, MQM or ESA ratings file")
-    ranking = rank_ratings(ratings, test=RATINGS_TEST[test], n_resamples=n or 1000, random_state=random_state,
+    ranking = rank_ratings(ratings, default_model(ratings), test=RATINGS_TEST[test], n_resamples=n or 1000, random_state=random_state,
                            source=str(path))
     p, table = ranking.pvalues, ranking.table
     names = list(p.index)

@@ -29,6 +29,16 @@ class RatingsRanking:
     notes: list[str] = field(default_factory=list)
 
 
+def default_model(ratings) -> str:
+    """mqm for MQM files, esa for ESA files (WMT24 ranks by the raw ESA mean), z-mean when
+    annotators are known, raw otherwise."""
+    if "MQM" in ratings.criteria or ratings.scale.startswith("-MQM"):
+        return "mqm"
+    if "ESA" in ratings.criteria:
+        return "esa"
+    return "z-mean" if (ratings.judge >= 0).any() else "raw"
+
+
 def rank_ratings(ratings: Ratings, model: str = "z-mean", test: str = "wilcoxon", correction: str = "none",
                  alpha: float = 0.05, n_boot: int = 0, resample: str = "segment", confidence: float = 0.95,
                  n_resamples: int = 1000, human: bool = True, human_pattern: str = HUMAN,

@@ -118,7 +118,7 @@ def model_section(ratings, path: str, summary: list, random_state: int = 0, wher
 
 def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, summary: list,
                      methods: list, where=None) -> list[Section]:
-    from humeval.cli.ratings import default_model
+    from humeval.ratings.rank import default_model
     from humeval.ratings import rank_tracks
     from humeval.ratings.plot import plot_scores, plot_significance_heatmap
     from humeval.ratings.quality import system_ratings

@@ -15,8 +15,9 @@ def write(tmp_path, name, content):
     return path
 
 
-def error_of(call, *args, **kw) -> humeval.InputError:
-    with pytest.raises(humeval.InputError) as caught:
+def error_of(call, *args, match: str = r"\S", **kw) -> humeval.InputError:
+    """The InputError ``call`` raises (its callers check the fields); ``match`` any part of the message."""
+    with pytest.raises(humeval.InputError, match=match) as caught:
         call(*args, **kw)
     return caught.value
 

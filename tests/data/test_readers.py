@@ -91,7 +91,7 @@ def test_pairwise_column_mapping_and_outcome_labels(tmp_path):
     j = read_pairwise(path, columns={"a": "left", "b": "right", "outcome": "pick", "item": "seg"},
                       outcomes={"L": 1, "R": 2, "=": 0})
     assert j.comparisons.outcome.tolist() == [1, 2, 0] and j.comparisons.items == ("1", "2")
-    with pytest.raises(humeval.InputError) as error:
+    with pytest.raises(humeval.InputError, match="'='") as error:
         read_pairwise(path, columns={"a": "left", "b": "right", "outcome": "pick"}, outcomes={"L": 1, "R": 2})
     assert error.value.line == 4 and "'='" in error.value.problem
 

@@ -51,11 +51,11 @@ def test_progress_counts_up_to_the_total(data, name, make, total):
 def test_interrupt_leaves_the_model_unfitted(data, name, make, total):
     def stop(done, of):
         if done == 3:
-            raise KeyboardInterrupt
+            raise KeyboardInterrupt("stopped at step 3")
 
     model = _fit(make(), data)  # a previous fit must not survive an interrupted refit either
     assert hasattr(model, "scores_")
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt, match="stopped at step 3"):
         _fit(model, data, progress=stop)
     assert not hasattr(model, "scores_") and not hasattr(model, "systems_")
     assert [n for n in vars(model)] == model._param_names()  # back to the constructed state

@@ -62,6 +62,10 @@ from humeval.errors import DisconnectedError
 @click.option("--chains", default=1, show_default=True, type=count(1),
               help="Gibbs chains for irt-gaussian/irt-categorical (spawned seeds, draws pooled); above 1, "
                    "the fit prints max split-R̂ and min bulk ESS.")
+@click.option("--order", type=click.Choice(["data", "random", "active"]), default=None,
+              help="The order trueskill and elo play the comparisons in: as in the file (default), shuffled, or "
+                   "active (Sakaguchi et al. 2014: the next match is the pair whose outcome is least certain, "
+                   "as WMT14-16 ran TrueSkill; its bootstrap runs compiled).")
 @click.option("--keep-shared-outputs", is_flag=True,
               help="Systems that shared one displayed output tie with each other (as WMT15-16 counted them) "
                    "instead of not being compared.")
@@ -71,7 +75,7 @@ from humeval.errors import DisconnectedError
 @ratings_options
 @common_options
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
-         plot, heatmap, jobs, random_state, l2, chains, keep_shared_outputs, drop_file, anon, salt,
+         plot, heatmap, jobs, random_state, l2, chains, order, keep_shared_outputs, drop_file, anon, salt,
          quiet, as_json, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
@@ -109,6 +113,16 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             model.chains = chains
     if chains > 1 and not any(hasattr(m, "chains") for m in models.values()):
         raise click.BadParameter("applies to the Gibbs models irt-gaussian and irt-categorical", param_hint="--chains")
+    if order is not None:
+        ordered = [m for m in models.values() if "order" in m.get_params()]
+        if not ordered:
+            raise click.BadParameter("applies to trueskill and elo (the models that play comparisons in order)",
+                                     param_hint="--order")
+        if order == "active" and any(type(m).__name__ != "TrueSkill" for m in ordered):
+            raise click.BadParameter("active sampling is TrueSkill's (Sakaguchi et al. 2014); elo plays data or "
+                                     "random order", param_hint="--order")
+        for model in ordered:
+            model.set_params(order=order)
     if keep_shared_outputs:
         if judgments.rankings is None:
             raise click.BadParameter("applies to rankings; this file holds none", param_hint="--keep-shared-outputs")

@@ -13,7 +13,7 @@ from humeval.data.readers.mtme import locate, read_mtme
 from humeval.errors import InputError
 from humeval.metaeval.grouped import correlation
 from humeval.metaeval.systems import mean_statistics, paired_test
-from humeval.metaeval.ties import soft_pairwise_accuracy, tie_calibrated_accuracy
+from humeval.metaeval.ties import pairwise_confidence_error, soft_pairwise_accuracy, tie_calibrated_accuracy
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
@@ -61,7 +61,7 @@ def test_correlate_mtme_matches_library(tmp_path):
     truth = make_mtme(tmp_path)
     result = CliRunner().invoke(cli, ["metric", "correlate", "--mtme", str(tmp_path / "wmt-like"), "--lp", "de-en",
                                       "--average-by", "item", "--significance", "bootstrap", "--statistic", "acc_eq",
-                                      "--resamples", "200", "--spa", "--json"])
+                                      "--resamples", "200", "--spa", "--pce", "--json"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
     rows = {r["metric"]: r for r in payload["metrics"]}
@@ -70,6 +70,8 @@ def test_correlate_mtme_matches_library(tmp_path):
         assert rows[name]["pearson"] == pytest.approx(correlation(truth["human"], truth[key], "pearson", "item"))
         assert rows[name]["acc_eq"] == pytest.approx(tie_calibrated_accuracy(truth["human"], truth[key], "item")[0])
         assert rows[name]["spa"] == pytest.approx(soft_pairwise_accuracy(truth["human"], truth[key], 200, 0))
+        assert rows[name]["pce"] == pytest.approx(pairwise_confidence_error(truth["human"], truth[key], 200, 0))
+        assert rows[name]["pce"] == pytest.approx(1 - rows[name]["spa"])
     assert rows["Good-metric"]["rank"] == 1 and payload["metrics"][0]["metric"] == "Good-metric"
     assert payload["pvalues"][0]["Poor"] < 0.05  # Good-metric row: better than Poor
 

@@ -100,3 +100,9 @@ def test_da_file_errors(files):
     (files / "details2.txt").write_text("1\tnewstest2020\tde-en\td1\n")
     with pytest.raises(InputError, match=r"details2.txt:1: 4 tab-separated fields, expected 5"):
         read_da_scores(files / "seg.csv", files / "details2.txt")
+
+
+def test_pce_needs_segment_scores(files):
+    result = CliRunner().invoke(cli, ["metric", "correlate", str(files / "BLEU.sys.score"), "--human",
+                                      str(files / "sys.csv"), "--pce"])
+    assert result.exit_code != 0 and "pairwise confidence error needs segment-level scores" in result.output

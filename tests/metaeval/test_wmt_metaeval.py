@@ -12,7 +12,7 @@ from scipy import stats
 from humeval.metaeval.grouped import correlation, to_matrix
 from humeval.metaeval.significance import assign_ranks, compare_metrics, statistic_value, swapped_pearson
 from humeval.metaeval.systems import mean_statistics, paired_test
-from humeval.metaeval.ties import soft_pairwise_accuracy, sweep, tie_calibrated_accuracy
+from humeval.metaeval.ties import pairwise_confidence_error, soft_pairwise_accuracy, sweep, tie_calibrated_accuracy
 
 NAN = np.nan
 
@@ -122,6 +122,27 @@ def test_soft_pairwise_accuracy_bounds():
     assert soft_pairwise_accuracy(gold, gold, n=200) == pytest.approx(1.0)  # same scores → same p-values
     reversed_ = soft_pairwise_accuracy(gold, -gold, n=200)
     assert reversed_ < 0.2  # every clear human preference reversed: |p_h − p_m| near 1
+
+
+def test_pairwise_confidence_error_by_hand():
+    """Scores where every permutation p-value is known: a pair with the same score on every segment
+    has p = 1 (every sign flip ties the observed 0); a pair one system wins on all 30 segments has
+    p(winner > loser) = (1 + 0) / (n + 1) (only the all-plus flip, chance 2^-30, reaches the observed
+    sum) and p(loser > winner) = 1. System 3 shares one segment only: p = 1 under both."""
+    n = 200
+    base = np.random.default_rng(5).normal(size=30)
+    metric = base + np.array([2.0, 0.0, 1.0, 0.0])[:, None]  # metric: 0 > 2 > 1 on every segment
+    metric[3, 1:] = NAN
+    metric[2, 7] = NAN  # a missing score: 29 segments still decide the pair
+    flat = np.tile(base, (4, 1))  # humans: no differences at all
+    small = 1 / (n + 1)
+    # pairs (0,1), (0,2), (1,2), (0,3), (1,3), (2,3): p_m = small, small, 1, 1, 1, 1 and p_h = 1
+    assert pairwise_confidence_error(flat, metric, n) == pytest.approx(2 * (1 - small) / 6)
+    ordered = base + np.array([2.0, 1.0, 0.0, 0.0])[:, None]  # humans: 0 > 1 > 2, p_h(1,2) = small
+    assert pairwise_confidence_error(ordered, metric, n) == pytest.approx((1 - small) / 6)
+    assert pairwise_confidence_error(2 * metric, metric, n) == pytest.approx(0.0)
+    assert soft_pairwise_accuracy(ordered, metric, n) == pytest.approx(1 - (1 - small) / 6)  # SPA = 1 − PCE
+    assert np.isnan(pairwise_confidence_error(flat[:1], metric[:1], n))  # one system: no pairs
 
 
 def test_swapped_pearson_equals_loop():

@@ -220,3 +220,31 @@ def test_report_commands_carry_the_reading_options(campaign, tmp_path):
     assert table(report, "comparisons")["command"] == f"humeval info {campaign} --format pairwise --track simulated"
     assert table(report, "bootstrap resamples")["command"].endswith("--format pairwise --track simulated")
     assert "one trial gives no spread" in report["summary"][0]
+
+
+def test_report_metric_table_has_the_clusters(tmp_path, campaign):
+    """The metrics table carries WMT's significance clusters (rank) and wins, equal to what the
+    command it names prints (``metric correlate --significance permutation --resamples 200``)."""
+    systems = [f"sys{k}" for k in range(8)]
+    human = np.linspace(-1, 1, len(systems))
+    rng = np.random.default_rng(0)
+    files = []
+    for name, noise in (("Good", 0.02), ("Fair", 0.4), ("Poor", 3.0)):
+        values = human + rng.normal(0, noise, len(systems))
+        files.append(tmp_path / f"{name}.sys.score")
+        files[-1].write_text("".join(f"{name}\tde-en\tt\tt\t{s}\t{v}\n" for s, v in zip(systems, values)))
+    (tmp_path / "sys.csv").write_text("RAW.SCR Z.SCR N SYS N.ALL\n"
+                                      + "".join(f"0 {h} 1 {s} 1\n" for s, h in zip(systems, human)))
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(cli, ["report", str(campaign), "-o", str(out), "--model", "bt", "--bootstrap", "20",
+                                      "--trials", "1", "--quiet", "--human", str(tmp_path / "sys.csv"),
+                                      *[a for f in files for a in ("--metric-scores", str(f))]])
+    assert result.exit_code == 0, result.output
+    shown = table(json.loads(out.read_text()), "correlation with sys.csv")
+    assert shown["command"].endswith("--significance permutation --resamples 200 --random-state 0")
+    printed = {r["metric"]: r for r in cli_json(*shlex.split(shown["command"])[1:])["metrics"]}
+    assert [r["metric"] for r in shown["rows"]] == list(printed)  # same order: best first
+    for row in shown["rows"]:
+        assert (row["rank"], row["wins"]) == (printed[row["metric"]]["rank"], printed[row["metric"]]["wins"])
+        assert row["pearson"] == pytest.approx(printed[row["metric"]]["pearson"])
+    assert [r["rank"] for r in shown["rows"]][0] == 1 and max(r["rank"] for r in shown["rows"]) > 1

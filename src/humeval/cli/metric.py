@@ -236,6 +236,9 @@ STATISTICS = ("pearson", "spearman", "kendall", "acc_eq", "tau_eq")
               help="Add pairwise accuracy with tie calibration (acc_eq and its threshold ε).")
 @click.option("--spa", is_flag=True,
               help="Segment level: soft pairwise accuracy of the systems (Thompson et al. 2024; --resamples permutations).")
+@click.option("--pce", is_flag=True,
+              help="Segment level: pairwise confidence error of the systems, mean |p_human − p_metric| = 1 − SPA "
+                   "(mt-metrics-eval's pce.py; --resamples permutations).")
 @click.option("--bootstrap", "n_boot", type=Resamples(), default=0, show_default=True,
               help="Resamples for percentile intervals of Pearson's r (0: none).")
 @click.option("--confidence", type=CONFIDENCE, default=0.95, show_default=True,
@@ -247,8 +250,8 @@ STATISTICS = ("pearson", "spearman", "kendall", "acc_eq", "tau_eq")
 @click.option("--pvalues", "pvalues_file", type=TABLE_OUT, help="Write the metric-pair p-values of --significance.")
 @common_options
 def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name, level, refset, exclude_systems,
-                     average_by, significance, statistic, n_resamples, alpha, tie_accuracy, spa, n_boot, confidence,
-                     williams, random_state, out_file, pvalues_file, quiet, as_json):
+                     average_by, significance, statistic, n_resamples, alpha, tie_accuracy, spa, pce, n_boot,
+                     confidence, williams, random_state, out_file, pvalues_file, quiet, as_json):
     """How well each metric agrees with the human scores, as the WMT metrics tasks report it:
     Pearson, Kendall τ and pairwise accuracy with tie calibration (acc_eq, Deutsch et al. 2023),
     at segment level optionally averaged by item or system (--average-by, as mt-metrics-eval);
@@ -269,9 +272,10 @@ def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name
     ctx = click.get_current_context()
     needs(ctx, {"confidence": "--confidence"}, n_boot > 0, "without --bootstrap")
     needs(ctx, {"alpha": "--alpha"}, significance is not None, "without --significance")
-    needs(ctx, {"n_resamples": "--resamples"}, significance is not None or spa, "without --significance or --spa")
-    needs(ctx, {"random_state": "--random-state"}, n_boot > 0 or significance is not None or spa,
-          "without --bootstrap, --significance or --spa")
+    needs(ctx, {"n_resamples": "--resamples"}, significance is not None or spa or pce,
+          "without --significance, --spa or --pce")
+    needs(ctx, {"random_state": "--random-state"}, n_boot > 0 or significance is not None or spa or pce,
+          "without --bootstrap, --significance, --spa or --pce")
     if mtme_dir:
         if metric_files or human_file or details:
             raise click.UsageError("give either --mtme DIR or METRIC_FILES with --human, not both")
@@ -282,8 +286,8 @@ def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name
         if not metric_files or not human_file:
             raise click.UsageError("give METRIC_FILES and --human FILE (or --mtme DIR --lp LP)")
     options = {"average_by": average_by, "significance": significance, "statistic": statistic,
-               "n_resamples": n_resamples, "alpha": alpha, "tie_accuracy": tie_accuracy, "spa": spa, "n_boot": n_boot,
-               "confidence": confidence, "williams": williams, "random_state": random_state}
+               "n_resamples": n_resamples, "alpha": alpha, "tie_accuracy": tie_accuracy, "spa": spa, "pce": pce,
+               "n_boot": n_boot, "confidence": confidence, "williams": williams, "random_state": random_state}
     if mtme_dir:
         level, table, notes = mtme_table(mtme_dir, lp, human_name, level, refset, exclude_systems, **options)
         skipped, source = [], f"{mtme_dir} {lp}"

@@ -78,6 +78,9 @@ def check_report_format(output, report_format) -> str:
     return report_format or by_suffix
 
 
+METRIC_RESAMPLES = 200  # permutations for the metrics table's clusters: enough to separate them, fast
+
+
 @click.command("report")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @read_options
@@ -136,13 +139,19 @@ def report(files, fmt, encoding, columns, outcomes, tracks, output, report_forma
     if metric_files:
         if not human_file:
             raise click.BadParameter("--metric-scores needs --human (the DA scores)", param_hint="--human")
-        level, table, _ = correlation_table(metric_files, human_file, details)
+        level, table, _ = correlation_table(metric_files, human_file, details, significance="permutation",
+                                            n_resamples=METRIC_RESAMPLES, random_state=random_state)
         metric_table = Table(f"{level}-level correlation with {Path(human_file).name}", table,
                              "Pearson r, Kendall τ-b (and pairwise accuracy at system level) of each metric with the "
-                             "human scores on the outputs both score; last column: Williams' test p-value that the "
-                             "top metric correlates better (Graham & Baldwin 2014).",
+                             "human scores on the outputs both score; Williams' test p-value that the top metric "
+                             "correlates better (Graham & Baldwin 2014); rank: WMT's significance clusters of the "
+                             f"metrics by Pearson r (permutation test, {METRIC_RESAMPLES} resamples, as "
+                             "mt-metrics-eval), wins: metrics each one beats significantly.",
                              f"humeval metric correlate {' '.join(metric_files)} --human {human_file}"
-                             + (f" --details {details}" if details else ""), "metric")
+                             + (f" --details {details}" if details else "")
+                             + f" --significance permutation --resamples {METRIC_RESAMPLES}"
+                             + f" --random-state {random_state}",
+                             "metric")
     quiet = quiet or as_json
     sets = [(path, load(path, fmt, encoding, columns, outcomes, tracks, quiet, salt, drop_file, controls=True)) for path in files]
     if not any(j.comparisons is not None or j.ratings is not None for _, j in sets):

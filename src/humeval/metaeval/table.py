@@ -13,7 +13,7 @@ from humeval.errors import InputError
 from humeval.metaeval.correlation import bootstrap_interval, kendall, pairwise_accuracy, pearson, williams_test
 from humeval.metaeval.grouped import correlation, to_matrix
 from humeval.metaeval.significance import compare_metrics
-from humeval.metaeval.ties import soft_pairwise_accuracy, tie_calibrated_accuracy
+from humeval.metaeval.ties import pairwise_confidence_error, tie_calibrated_accuracy
 
 
 def correlation_table(metric_files, human_file, details=None, refset=None, exclude_systems=(), n_boot: int = 0,
@@ -66,7 +66,7 @@ def mtme_table(root, lp, human_name=None, level="seg", refset=None, exclude_syst
 def agreement_table(level, human, kept: dict, exclude_systems=(), n_boot: int = 0, confidence: float = 0.95,
                     williams: bool = True, random_state=0, average_by: str = "none", significance: str | None = None,
                     statistic: str = "pearson", n_resamples: int = 1000, alpha: float = 0.05,
-                    tie_accuracy: bool = True, spa: bool = False, source="human scores"):
+                    tie_accuracy: bool = True, spa: bool = False, pce: bool = False, source="human scores"):
     """(table, notes): per metric, Pearson, Kendall τ-b (averaged by ``average_by``), at system level
     pairwise accuracy, with ``tie_accuracy`` acc_eq at the optimal tie threshold ε; ``n_boot`` > 0
     adds percentile intervals of r (unaveraged); ``williams`` the one-sided p-value of Williams' test
@@ -74,9 +74,10 @@ def agreement_table(level, human, kept: dict, exclude_systems=(), n_boot: int = 
     Pearson only); ``significance`` (permutation or bootstrap) every pair of metrics tested on
     ``statistic`` and WMT's clusters (rank) and wins (``humeval.metaeval.significance``); ``spa``
     (segment level) soft pairwise accuracy of the systems (Thompson et al. 2024, ``n_resamples``
-    permutations)."""
-    if level == "sys" and spa:
-        raise InputError(source, None, "soft pairwise accuracy needs segment-level scores",
+    permutations), ``pce`` its complement, the pairwise confidence error (PCE = 1 − SPA)."""
+    if level == "sys" and (spa or pce):
+        name = "soft pairwise accuracy" if spa else "pairwise confidence error"
+        raise InputError(source, None, f"{name} needs segment-level scores",
                          "use segment-level human and metric scores (it tests every system pair on them)")
     if level == "sys" and average_by != "none":
         raise InputError(source, None, f"average_by={average_by} needs segment-level scores",
@@ -106,8 +107,12 @@ def agreement_table(level, human, kept: dict, exclude_systems=(), n_boot: int = 
                 row["acc_eq"], row["ε"] = np.nan, np.nan
                 if str(e) not in notes:
                     notes.append(f"acc_eq not computed: {e}")
-        if spa and level == "seg":
-            row["spa"] = soft_pairwise_accuracy(gold, m, n_resamples, random_state)
+        if (spa or pce) and level == "seg":
+            error = pairwise_confidence_error(gold, m, n_resamples, random_state)
+            if spa:
+                row["spa"] = 1.0 - error
+            if pce:
+                row["pce"] = error
         if n_boot:
             g, mm = gold[both], m[both]
             low, high = bootstrap_interval(pearson, mm, g, n=n_boot, confidence=confidence, random_state=random_state)

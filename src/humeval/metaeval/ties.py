@@ -1,5 +1,6 @@
 """Pairwise accuracy with ties and tie calibration (Deutsch, Foster & Freitag 2023, "Ties Matter";
-mt-metrics-eval's ``KendallWithTiesOpt``), and soft pairwise accuracy (Thompson et al. 2024).
+mt-metrics-eval's ``KendallWithTiesOpt``), soft pairwise accuracy and pairwise confidence error
+(Thompson et al. 2024).
 
 Over the pairs (i, j) of entries in a group (``average_by`` as in ``humeval.metaeval.grouped``:
 ``item`` = pairs of systems on the same item), with human difference Δh and metric difference
@@ -21,6 +22,10 @@ pairs weigh 1 / (its pairs × groups)), with one ε for all groups, as mt-metric
 Soft pairwise accuracy (system level): SPA = mean over system pairs i < j of 1 − |p^h_ij − p^m_ij|,
 p_ij the one-sided p-value of "i better than j" from a paired permutation test over the
 segments, once on human and once on metric scores (``humeval.ratings.significance.resampled``).
+Pairwise confidence error (mt-metrics-eval's ``pce.py``, Brian Thompson 2024): PCE = mean over the
+same pairs of |p^h_ij − p^m_ij| = 1 − SPA; mt-metrics-eval's ``compute_one_minus_pce`` is SPA.
+Both need segment-level scores (the p-values come from testing each system pair over segments); a
+pair sharing fewer than 2 scored segments gets p = 1 under both.
 """
 
 from __future__ import annotations
@@ -101,9 +106,15 @@ def sweep(dh, dm, group, variant: str = "acc_eq", epsilon: float | None = None) 
 
 def soft_pairwise_accuracy(gold, metric, n: int = 1000, random_state=0) -> float:
     """SPA (module docstring) from (systems × segments) human and metric scores (NaN = missing)."""
+    return 1.0 - pairwise_confidence_error(gold, metric, n, random_state)
+
+
+def pairwise_confidence_error(gold, metric, n: int = 1000, random_state=0) -> float:
+    """PCE = mean over system pairs i < j of |p^h_ij − p^m_ij| (module docstring) from
+    (systems × segments) human and metric scores (NaN = missing); NaN with fewer than 2 systems."""
     gold, metric = np.asarray(gold, dtype=float), np.asarray(metric, dtype=float)
     present = ~(np.isnan(gold) | np.isnan(metric))
     p_h = resampled(np.where(present, gold, 0.0), present, "permutation", n, random_state)
     p_m = resampled(np.where(present, metric, 0.0), present, "permutation", n, random_state)
     a, b = np.triu_indices(len(gold), 1)
-    return float(np.mean(1 - np.abs(p_h[a, b] - p_m[a, b]))) if len(a) else float("nan")
+    return float(np.mean(np.abs(p_h[a, b] - p_m[a, b]))) if len(a) else float("nan")

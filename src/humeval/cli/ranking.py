@@ -80,7 +80,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     Models: trueskill, bt, davidson, rao-kupper, elo, crowd-bt (TrueSkill and Bradley-Terry
     family); irt-gaussian, irt-categorical, independent-pairs, independent-students[:asymmetric|
     arithmetic|geometric], uniform, adjusted-uniform (Hopkins & May); orig-wmt, bojar,
-    expected-wins, feedback-arc (heuristics).
+    expected-wins, feedback-arc, most-probable-ranking, mc-playoffs (heuristics).
 
     \b
     Example:

@@ -55,3 +55,24 @@ def test_grid_of_two_parameters_and_errors():
         tune(BradleyTerry(), c, {"l2": [1]}, tracks=["nope"], min_test=20)
     with pytest.raises(ValueError, match="empty grid"):
         tune(BradleyTerry(), c, {}, min_test=20)
+
+
+def test_compare_models_tune_on(tmp_path):
+    from click.testing import CliRunner
+
+    from humeval.cli import cli
+    c = two_tracks(27, 10)
+    rows = ["system_a,system_b,outcome,item,track"] + [f"A,B,{o},s{i},{c.tracks[t]}"
+                                                        for o, i, t in zip(c.outcome, c.item, c.track)]
+    path = tmp_path / "pairs.csv"
+    path.write_text("\n".join(rows) + "\n")
+    args = ["compare-models", str(path), "-m", "bt", "--tune-on", "dev", "--grid", "l2=0.01,1,100", "--min-test", "20",
+            "--sizes", "30", "--trials", "1"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert "chosen: l2=100" in result.output and "bt (l2=100)" in result.output
+    assert "test sets: other 20" in result.output
+    every = CliRunner().invoke(cli, args[:5] + ["dev,other"] + args[6:])
+    assert every.exit_code == 2 and "none is left to evaluate on" in every.output
+    two = CliRunner().invoke(cli, args[:2] + ["-m", "bt,davidson"] + args[4:])
+    assert two.exit_code == 2 and "one model at a time" in two.output

@@ -2,8 +2,7 @@ import numpy as np
 import pytest
 from helpers import HAND, brute_force_cost, comparisons, random_tournament
 
-from humeval.ranking import (Bojar, ExpectedWins, MinimumFeedbackArc, MonteCarloPlayoffs, MostProbableRanking,
-                             OrigWMT)
+from humeval.ranking import Bojar, ExpectedWins, MinimumFeedbackArc, MonteCarloPlayoffs, MostProbableRanking, OrigWMT
 from humeval.ranking.base import pair_counts, symmetric_counts
 
 

@@ -62,7 +62,7 @@ def relative_ability(model: PreferenceModel, comparisons: Comparisons, segment_w
         raise TypeError(f"{type(model).__name__} is a ranking heuristic, not a preference model: it has no "
                         "relative ability")
     model._check_fitted()
-    p_x = _distribution(segment_weights, comparisons.items, comparisons.item, "segments")
+    _distribution(segment_weights, comparisons.items, comparisons.item, "segments")  # checked; no model uses it yet
     p_j = _distribution(judge_weights, comparisons.judges, comparisons.judge, "judges")
     n = len(model.systems_)
     a, b = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)

@@ -19,7 +19,7 @@ ALL = 2 ** 62  # a training size above any track's: learning_curve then trains o
 
 @dataclass
 class Tuning:
-    """``table``: one row per grid point (its parameters, the perplexity on each development
+    """``table``: one row per grid point, indexed by its label ("l2=0.1") (its parameters, the perplexity on each development
     track and their mean); ``best``: the parameters with the lowest mean; ``model``: an unfitted
     copy of the model with them."""
 
@@ -61,11 +61,11 @@ def tune(model: PreferenceModel, comparisons: Comparisons, grid: dict, tracks=No
                          jobs=jobs, min_test=min_test)
     per_track = curve.pivot_table(index="model", columns="track", values="perplexity", aggfunc="mean")
     per_track = per_track.reindex(list(models))
-    table = pd.DataFrame(points, index=per_track.index)
-    table = pd.concat([table, per_track.add_prefix("perplexity ")], axis=1)
+    table = pd.DataFrame(points, index=pd.Index(list(models), name="setting"))
+    table = pd.concat([table, per_track.add_prefix("perplexity ").rename_axis(index="setting")], axis=1)
     table["mean perplexity"] = per_track.mean(axis=1)
     best = points[int(np.argmin(table["mean perplexity"].to_numpy()))]
-    return Tuning(table=table.reset_index(drop=True), best=best, model=clone(model).set_params(**best))
+    return Tuning(table=table, best=best, model=clone(model).set_params(**best))
 
 
 def label(point: dict) -> str:

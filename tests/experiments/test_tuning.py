@@ -58,6 +58,8 @@ def test_grid_of_two_parameters_and_errors():
 
 
 def test_compare_models_tune_on(tmp_path):
+    import json
+
     from click.testing import CliRunner
 
     from humeval.cli import cli
@@ -72,6 +74,9 @@ def test_compare_models_tune_on(tmp_path):
     assert result.exit_code == 0, result.output
     assert "chosen: l2=100" in result.output and "bt (l2=100)" in result.output
     assert "test sets: other 20" in result.output
+    as_json = json.loads(CliRunner().invoke(cli, args + ["--json"]).output)
+    assert as_json["tuning"]["chosen"] == {"l2": 100.0} and len(as_json["tuning"]["grid"]) == 3
+    assert as_json["tracks"] == ["other"]
     every = CliRunner().invoke(cli, args[:5] + ["dev,other"] + args[6:])
     assert every.exit_code == 2 and "none is left to evaluate on" in every.output
     two = CliRunner().invoke(cli, args[:2] + ["-m", "bt,davidson"] + args[4:])

@@ -268,7 +268,8 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
                          "the test set is the comparisons of rarely judged segments: map the segment column with "
                          "--columns item=COL")
     if tune_on or grid:
-        data, models = _tuned(data, models, tune_on, grid, min_test, random_state, jobs, file, quiet or as_json)
+        data, models, tuning = _tuned(data, models, tune_on, grid, min_test, random_state, jobs, file,
+                                      quiet or as_json)
     test_source = comparisons_of(load(expert, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None,
                                       drop_file), expert) \
         if expert else data
@@ -292,7 +293,10 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
         plot_learning_curve(curve, plot, title=f"Held-out perplexity, mean over {where} and {trials} trials"
                             + (" (expert test set)" if expert else ""))
     if as_json:
-        click.echo(json.dumps({"tracks": list(tests.index), "mean_perplexity": jsonable(table)}, indent=2))
+        shown = {"tracks": list(tests.index), "mean_perplexity": jsonable(table)}
+        if tune_on:
+            shown["tuning"] = {"grid": jsonable(tuning.table), "chosen": tuning.best}
+        click.echo(json.dumps(shown, indent=2))
     elif not quiet:
         table.columns = [str(c) for c in table.columns]
         out.print(render(table, f"mean test perplexity by training size ({len(tests)} track"
@@ -304,7 +308,7 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
 
 def _tuned(data, models, tune_on, grid, min_test, random_state, jobs, file, quiet):
     """compare-models --tune-on: the grid search on the development tracks, printed; returns the
-    other tracks and the tuned model."""
+    other tracks, the tuned model and the ``Tuning``."""
     from humeval.experiments import tune
     from humeval.experiments.tuning import label, select_tracks
     if not (tune_on and grid):
@@ -326,4 +330,4 @@ def _tuned(data, models, tune_on, grid, min_test, random_state, jobs, file, quie
     if not others:
         raise InputError(file, None, "every track was used for tuning: none is left to evaluate on",
                          "leave at least one track out of --tune-on")
-    return select_tracks(data, others), {f"{name} ({label(result.best)})": result.model}
+    return select_tracks(data, others), {f"{name} ({label(result.best)})": result.model}, result

@@ -184,6 +184,33 @@ class Grid(click.ParamType):
         return grid
 
 
+class ParamGrid(click.ParamType):
+    """``PARAM=V1,V2,…``: a hyperparameter and the finite numbers to try (integers stay
+    integers), e.g. ``l2=0.1,1,10`` or ``sigma_obs=0.5,1``."""
+
+    name = "PARAM=V1,…"
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value
+        name, sep, values = value.partition("=")
+        name = name.strip()
+        if not sep or not name.isidentifier():
+            self.fail(f"{value!r}: give PARAM=V1,V2,…, e.g. l2=0.1,1,10", param, ctx)
+        numbers = []
+        for part in values.split(","):
+            try:
+                number = int(part) if part.strip().lstrip("-").isdigit() else float(part)
+            except ValueError:
+                self.fail(f"{value!r}: {part!r} is not a number", param, ctx)
+            if not np.isfinite(number):
+                self.fail(f"{value!r}: {part!r} is not finite", param, ctx)
+            numbers.append(number)
+        if len(set(numbers)) < len(numbers):
+            self.fail(f"{value!r} repeats a value", param, ctx)
+        return name, numbers
+
+
 class Names(click.ParamType):
     """A comma-separated list of names (models, strategies, metrics), at least one."""
 

@@ -17,6 +17,7 @@ from humeval.cli.common import (
     InputError,
     Names,
     Numbers,
+    ParamGrid,
     Resamples,
     anonymize_options,
     common_options,
@@ -84,7 +85,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     Models: trueskill, bt, davidson, rao-kupper, elo, crowd-bt (TrueSkill and Bradley-Terry
     family); irt-gaussian, irt-categorical, independent-pairs, independent-students[:asymmetric|
     arithmetic|geometric], uniform, adjusted-uniform (Hopkins & May); orig-wmt, bojar,
-    expected-wins, feedback-arc (heuristics).
+    expected-wins, feedback-arc, most-probable-ranking, mc-playoffs (heuristics).
 
     \b
     Example:
@@ -239,11 +240,15 @@ def _cluster_breaks(table: pd.DataFrame) -> tuple[int, ...]:
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write every trial's perplexity (CSV/Parquet/JSONL).")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS, help="Processes for the trials (0 = all cores).")
 @click.option("--random-state", default=0, show_default=True, type=SEED, help="Seed for subsets and sampled models.")
+@click.option("--tune-on", type=Names(), help="Development tracks (comma-separated): grid-search --grid on them by "
+                                              "held-out perplexity, then compare the tuned model on the other tracks.")
+@click.option("--grid", "grid", multiple=True, type=ParamGrid(),
+              help="With --tune-on: a hyperparameter and its values, e.g. l2=0.1,1,10 (repeat for more).")
 @l2_option
 @drop_option
 @common_options
 def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, sizes, trials, min_test, expert, plot,
-                   out_file, jobs, random_state, l2, drop_file, quiet, as_json):
+                   out_file, jobs, random_state, tune_on, grid, l2, drop_file, quiet, as_json):
     """Which model predicts held-out judgments best: Hopkins & May's learning curves.
 
     Per track, the test set is Hopkins & May's (comparisons of rarely judged segments, at least
@@ -254,6 +259,12 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
     Example:
       humeval compare-models data_RNK.csv --track Czech-English --trials 2 --plot curves.png
       humeval compare-models data_RNK-public.csv --expert data_RNK.csv --track Czech-English --trials 2 --plot fig5.png
+      humeval compare-models data_RNK.csv -m bt --tune-on Czech-English --grid l2=0.1,1,10 --trials 1 --sizes 400
+
+    \b
+    With --tune-on, one model's --grid is searched on the development tracks (each trained on its
+    whole training split), the grid's perplexities and the chosen values are printed, and the
+    learning curves are drawn for the tuned model on the remaining tracks.
     """
     from rich.progress import Progress
 
@@ -270,6 +281,9 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
         raise InputError(file, None, "no comparison names its source segment",
                          "the test set is the comparisons of rarely judged segments: map the segment column with "
                          "--columns item=COL")
+    if tune_on or grid:
+        data, models, tuning = _tuned(data, models, tune_on, grid, min_test, random_state, jobs, file,
+                                      quiet or as_json)
     test_source = comparisons_of(load(expert, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None,
                                       drop_file), expert) \
         if expert else data
@@ -293,7 +307,10 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
         plot_learning_curve(curve, plot, title=f"Held-out perplexity, mean over {where} and {trials} trials"
                             + (" (expert test set)" if expert else ""))
     if as_json:
-        click.echo(json.dumps({"tracks": list(tests.index), "mean_perplexity": jsonable(table)}, indent=2))
+        shown = {"tracks": list(tests.index), "mean_perplexity": jsonable(table)}
+        if tune_on:
+            shown["tuning"] = {"grid": jsonable(tuning.table), "chosen": tuning.best}
+        click.echo(json.dumps(shown, indent=2))
     elif not quiet:
         table.columns = [str(c) for c in table.columns]
         out.print(render(table, f"mean test perplexity by training size ({len(tests)} track"
@@ -301,3 +318,30 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
                          "model"))
         sizes_of_test = ", ".join(f"{t} {n:,}" for t, n in tests.items())
         out.print(f"test sets: {sizes_of_test}")
+
+
+def _tuned(data, models, tune_on, grid, min_test, random_state, jobs, file, quiet):
+    """compare-models --tune-on: the grid search on the development tracks, printed; returns the
+    other tracks, the tuned model and the ``Tuning``."""
+    from humeval.experiments import tune
+    from humeval.experiments.tuning import label, select_tracks
+    if not (tune_on and grid):
+        raise click.UsageError("--tune-on and --grid go together: the grid is searched on the development tracks")
+    if len(models) != 1:
+        raise click.BadParameter(f"tune one model at a time ({len(models)} given)", param_hint="--model")
+    (name, model), = models.items()
+    dev = tune_on.split(",")
+    try:
+        result = tune(model, data, dict(grid), tracks=dev, random_state=random_state, jobs=jobs, min_test=min_test)
+    except ValueError as error:
+        raise InputError(file, None, str(error), "check --tune-on, --grid and --model") from None
+    if not quiet:
+        shown = result.table.drop(columns=list(dict(grid)))
+        shown = shown.map(lambda v: f"{v:.4f}")  # grid points often differ in the third decimal
+        out.print(render(shown, f"{name}: held-out perplexity on {', '.join(dev)} (whole training split)"))
+        out.print(f"chosen: {label(result.best)}")
+    others = [t for t in data.tracks if t not in dev and (data.track == data.tracks.index(t)).any()]
+    if not others:
+        raise InputError(file, None, "every track was used for tuning: none is left to evaluate on",
+                         "leave at least one track out of --tune-on")
+    return select_tracks(data, others), {f"{name} ({label(result.best)})": result.model}, result

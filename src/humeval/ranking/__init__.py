@@ -5,7 +5,7 @@ from humeval.ranking.bradley_terry import BradleyTerry, Davidson, DisconnectedEr
 from humeval.ranking.crowd_bt import CrowdBT
 from humeval.ranking.grm import GRM
 from humeval.ranking.feedback_arc import MinimumFeedbackArc
-from humeval.ranking.heuristics import Bojar, ExpectedWins, OrigWMT
+from humeval.ranking.heuristics import Bojar, ExpectedWins, MonteCarloPlayoffs, MostProbableRanking, OrigWMT
 from humeval.ranking.irt import IRTCategorical, IRTGaussian
 from humeval.ranking.preference import AdjustedUniform, IndependentPairs, IndependentStudents, Uniform
 from humeval.ranking.trueskill import Elo, TrueSkill
@@ -17,12 +17,13 @@ MODELS = {
     "trueskill": TrueSkill, "bt": BradleyTerry, "davidson": Davidson, "rao-kupper": RaoKupper, "elo": Elo,
     "crowd-bt": CrowdBT,
     "orig-wmt": OrigWMT, "bojar": Bojar, "expected-wins": ExpectedWins, "feedback-arc": MinimumFeedbackArc,
+    "most-probable-ranking": MostProbableRanking, "mc-playoffs": MonteCarloPlayoffs,
 }
 HOPKINS_MAY = ("uniform", "adjusted-uniform", "independent-pairs", "independent-students:asymmetric",
                "independent-students:arithmetic", "independent-students:geometric", "irt-gaussian",
                "irt-categorical")
 PREFERENCE_MODELS = HOPKINS_MAY + ("trueskill", "bt", "davidson", "rao-kupper", "elo", "crowd-bt")
-HEURISTICS = ("orig-wmt", "bojar", "expected-wins", "feedback-arc")
+HEURISTICS = ("orig-wmt", "bojar", "expected-wins", "feedback-arc", "most-probable-ranking", "mc-playoffs")
 
 
 def make_model(name: str, random_state=None, l2: float | None = None):
@@ -48,4 +49,5 @@ __all__ = ["HEURISTICS", "HOPKINS_MAY", "MODELS", "PREFERENCE_MODELS", "make_mod
            "BradleyTerry", "CrowdBT", "GRM", "Davidson", "DisconnectedError", "Elo", "Estimator", "ExpectedWins", "RaoKupper",
            "TrueSkill", "clone", "spawn_seeds",
            "IRTCategorical", "IRTGaussian", "IndependentPairs", "IndependentStudents", "MinimumFeedbackArc",
+           "MonteCarloPlayoffs", "MostProbableRanking",
            "OrigWMT", "PreferenceModel", "Ranker", "TwoStage", "Uniform"]

@@ -84,11 +84,14 @@ class MinimumFeedbackArc(Ranker):
     def __init__(self, exact_limit: int = 20):
         self.exact_limit = exact_limit
 
-    def _fit(self, comparisons: Comparisons) -> None:
-        s = symmetric_counts(pair_counts(comparisons))
-        net = s[:, :, 1] - s[:, :, 2]
-        w = np.maximum(net, 0.0)
+    def _weights(self, s: np.ndarray) -> np.ndarray:
+        """w[i, j] = max(0, win(i, j) − win(j, i)): the cost of ranking i below j."""
+        w = np.maximum(s[:, :, 1] - s[:, :, 2], 0.0)
         np.fill_diagonal(w, 0.0)
+        return w
+
+    def _fit(self, comparisons: Comparisons) -> None:
+        w = self._weights(symmetric_counts(pair_counts(comparisons)))
         n = len(w)
         if n <= self.exact_limit:
             order, _ = _exact_order(w)

@@ -9,8 +9,19 @@ import tarfile
 from pathlib import Path
 
 from humeval.data.judgments import Judgments, nonempty
-from humeval.data.readers import (appraise, esa, mlqe, mqm, pairwise, ratings, wmt_acc, wmt_csv, wmt_da, wmt_edits,
-                                  wmt_legacy)
+from humeval.data.readers import (
+    appraise,
+    esa,
+    mlqe,
+    mqm,
+    pairwise,
+    ratings,
+    wmt_acc,
+    wmt_csv,
+    wmt_da,
+    wmt_edits,
+    wmt_legacy,
+)
 from humeval.data.readers._arrow import kind_of
 from humeval.data.readers._io import check_encoding, check_header, encoding_of, first_line, head_text, is_blank, shown
 from humeval.data.readers._sniff import NAMES, sniff

@@ -150,3 +150,18 @@ def finite_number(text: str, missing, path, line: int, what: str, expected: str,
     if not math.isfinite(value):
         raise InputError(path, line, f"{what} is {text!r}, expected {expected}", fix)
     return value
+
+
+def csv_rows(reader, width: int, report, path, fix: str):
+    """(line, fields) of each data row of a ``csv.reader`` whose header has ``width`` fields: blank
+    lines skipped and counted, a row of another width an error naming its line (``fix``: what to
+    look for), every row read counted in ``report.rows``."""
+    for fields in reader:
+        line = reader.line_num
+        if not fields or all(not f.strip() for f in fields):
+            report.skip("blank lines", lines=[line])
+            continue
+        if len(fields) != width:
+            raise InputError(path, line, f"{len(fields)} fields, expected {width} as in the header", fix)
+        report.rows += 1
+        yield line, fields

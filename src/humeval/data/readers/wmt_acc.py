@@ -17,7 +17,7 @@ import csv
 import pandas as pd
 
 from humeval.data.judgments import Judgments, ReadReport, nonempty
-from humeval.data.readers._io import read_text, shown, text_stream
+from humeval.data.readers._io import csv_rows, read_text, shown, text_stream
 from humeval.data.tables import Ratings
 from humeval.errors import InputError
 
@@ -44,15 +44,7 @@ def read_wmt_acc(path, encoding: str = "utf-8") -> Judgments:
     at = {h: header.index(h) for h in HEADER}
     report = ReadReport(str(path), FORMAT)
     rows = []
-    for fields in reader:
-        line = reader.line_num
-        if not fields or all(not f.strip() for f in fields):
-            report.skip("blank lines", lines=[line])
-            continue
-        if len(fields) != len(header):
-            raise InputError(path, line, f"{len(fields)} fields, expected {len(header)} as in the header",
-                             "check for a comma inside a field that is not quoted")
-        report.rows += 1
+    for line, fields in csv_rows(reader, len(header), report, path, "check for a comma inside a field that is not quoted"):
         verdict = fields[at["judgment"]].strip().upper()
         if verdict not in SCORES:
             report.skip(f"judgments '{shown(verdict, 40)}' (neither YES nor NO)", lines=[line])

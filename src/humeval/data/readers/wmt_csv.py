@@ -25,7 +25,7 @@ import numpy as np
 
 from humeval.data.builders import RankingRows, parse_rank
 from humeval.data.judgments import Judgments, ReadReport
-from humeval.data.readers._io import decode, first_line, read_bytes, text_stream
+from humeval.data.readers._io import csv_rows, decode, first_line, read_bytes, text_stream
 from humeval.data.readers._sniff import check_delimiter, one_line_end
 from humeval.data.tables import Rankings
 from humeval.errors import InputError
@@ -71,15 +71,7 @@ def read_wmt_csv(path, encoding: str = "utf-8", keep_shared_outputs: bool = Fals
     group = where.get("rankingid")
     report = ReadReport(str(path), FORMAT)
     rows, groups = RankingRows(), {}
-    for fields in reader:
-        line = reader.line_num
-        if not fields or all(not f.strip() for f in fields):
-            report.skip("blank lines", lines=[line])
-            continue
-        if len(fields) != len(header):
-            raise InputError(path, line, f"{len(fields)} fields, expected {len(header)} as in the header",
-                             "check for a stray or missing comma in this row")
-        report.rows += 1
+    for line, fields in csv_rows(reader, len(header), report, path, "check for a stray or missing comma in this row"):
         names = [fields[i].strip() or None for i in ids]
         values = [parse_rank(fields[r], path, line, f"system{slots[k]}rank") for k, r in enumerate(ranks)]
         key = (f"{fields[src]}-{fields[trg]}", fields[item], fields[judge])

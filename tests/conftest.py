@@ -1,7 +1,11 @@
 import os
 from pathlib import Path
 
+import click
+import numpy as np
 import pytest
+
+from humeval.data import Comparisons
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # ../shared/data beside the repository, or wherever HUMEVAL_SHARED_DATA points (a git worktree elsewhere)
@@ -19,3 +23,27 @@ def shared_file(relative: str) -> Path:
     if not path.exists():
         pytest.skip(f"real data not available: {path}")
     return path
+
+
+def command_tree(command: click.Command, prefix: str = ""):
+    """(name, command) of every leaf command under ``command`` (``"grm fit"``, ``"rank"``, …)."""
+    if isinstance(command, click.Group):
+        for name, sub in command.commands.items():
+            yield from command_tree(sub, f"{prefix} {name}")
+    else:
+        yield prefix.strip(), command
+
+
+def two_groups_comparisons(n=600, seed=0, items=None):
+    """Systems A, B, C compared only among themselves, and D, E, F likewise (15 % ties)."""
+    rng = np.random.default_rng(seed)
+    theta = np.array([1.0, 0.0, -1.0, 2.0, 0.5, -0.5])
+    a = rng.integers(0, 3, n)
+    b = (a + rng.integers(1, 3, n)) % 3
+    second = rng.random(n) < 0.5
+    a, b = np.where(second, a + 3, a), np.where(second, b + 3, b)
+    wins = rng.random(n) < 1 / (1 + np.exp(-(theta[a] - theta[b])))
+    outcome = np.where(rng.random(n) < 0.15, 0, np.where(wins, 1, 2))
+    items = items or n // 2
+    return Comparisons(a=a, b=b, outcome=outcome, item=rng.integers(0, items, n), judge=np.arange(n) % 7,
+                       systems=tuple("ABCDEF"), items=tuple(map(str, range(items))), judges=tuple("jklmnop"))

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from conftest import command_tree
 
 import humeval
 from humeval.cli import cli
@@ -258,14 +259,7 @@ def test_every_command_is_consistent():
     --track; seeds are --random-state and processes --jobs/-j everywhere."""
     import click
 
-    def walk(command, prefix=""):
-        if isinstance(command, click.Group):
-            for name, sub in command.commands.items():
-                yield from walk(sub, f"{prefix} {name}")
-        else:
-            yield prefix.strip(), command
-
-    commands = dict(walk(cli))
+    commands = dict(command_tree(cli))
     assert len(commands) >= 17
     for name, command in commands.items():
         options = {o for p in command.params if isinstance(p, click.Option) for o in p.opts}

@@ -6,9 +6,9 @@ import json
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import two_groups_comparisons
 
 from humeval.cli import cli
-from humeval.data import Comparisons
 from humeval.data.export import pairwise_frame, write
 
 
@@ -19,18 +19,7 @@ def run(*args):
 def two_group_file(path, n=2600, seed=0):
     """A simulated campaign of two groups never compared with each other: A, B, C and D, E, F;
     one comparison per segment mostly, so Hopkins & May's test split takes 2,000 and leaves 600."""
-    rng = np.random.default_rng(seed)
-    theta = np.array([1.0, 0.0, -1.0, 2.0, 0.5, -0.5])
-    a = rng.integers(0, 3, n)
-    b = (a + rng.integers(1, 3, n)) % 3
-    second = rng.random(n) < 0.5
-    a, b = np.where(second, a + 3, a), np.where(second, b + 3, b)
-    wins = rng.random(n) < 1 / (1 + np.exp(-(theta[a] - theta[b])))
-    outcome = np.where(rng.random(n) < 0.15, 0, np.where(wins, 1, 2))
-    item = rng.integers(0, 2 * n, n)
-    c = Comparisons(a=a, b=b, outcome=outcome, item=item, systems=tuple("ABCDEF"),
-                    items=tuple(f"seg{i}" for i in range(2 * n)))
-    write(pairwise_frame(c), path)
+    write(pairwise_frame(two_groups_comparisons(n, seed, items=2 * n)), path)
     return path
 
 

@@ -5,6 +5,7 @@ catch-all "bug in humeval" line — and before any work is done."""
 import click
 import pytest
 from click.testing import CliRunner
+from conftest import command_tree
 
 from humeval.cli import cli
 from humeval.cli.common import OutputPath
@@ -203,15 +204,8 @@ def test_nonsense_is_refused_naming_the_option(args, option, tmp_path, monkeypat
 def test_every_number_and_output_option_has_a_checking_type():
     """No bare int/float option (every count, share and seed has a range) and every output file
     option checks its directory and ending before the command runs."""
-    def walk(command, prefix=""):
-        if isinstance(command, click.Group):
-            for name, sub in command.commands.items():
-                yield from walk(sub, f"{prefix} {name}")
-        else:
-            yield prefix.strip(), command
-
     outputs = {"--out", "--plot", "--heatmap", "--report", "--drop-list", "--truth", "--icc", "--information"}
-    for name, command in walk(cli):
+    for name, command in command_tree(cli):
         for param in command.params:
             kind = type(param.type)
             assert kind not in (click.types.IntParamType, click.types.FloatParamType), (name, param.name)

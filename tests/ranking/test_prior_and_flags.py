@@ -6,29 +6,15 @@ import pickle
 import choix
 import numpy as np
 import pytest
+from conftest import two_groups_comparisons as two_groups
 from scipy.optimize import brentq
 from scipy.special import expit
 
 from humeval.data import Comparisons
 from humeval.errors import DisconnectedError, InputError
 from humeval.experiments import bootstrap
-from humeval.ranking import MODELS, BradleyTerry, Davidson, IRTGaussian, MinimumFeedbackArc, RaoKupper, Ranker
+from humeval.ranking import MODELS, BradleyTerry, Davidson, IRTGaussian, MinimumFeedbackArc, Ranker, RaoKupper
 from humeval.ranking.base import clone, components, pair_cells, pair_counts, spawn_seeds, tolerant_ranks
-
-
-def two_groups(n=600, seed=0, items=None):
-    """Systems A, B, C compared only among themselves, and D, E, F likewise (15 % ties)."""
-    rng = np.random.default_rng(seed)
-    theta = np.array([1.0, 0.0, -1.0, 2.0, 0.5, -0.5])
-    a = rng.integers(0, 3, n)
-    b = (a + rng.integers(1, 3, n)) % 3
-    second = rng.random(n) < 0.5
-    a, b = np.where(second, a + 3, a), np.where(second, b + 3, b)
-    wins = rng.random(n) < expit(theta[a] - theta[b])
-    outcome = np.where(rng.random(n) < 0.15, 0, np.where(wins, 1, 2))
-    items = items or n // 2
-    return Comparisons(a=a, b=b, outcome=outcome, item=rng.integers(0, items, n), judge=np.arange(n) % 7,
-                       systems=tuple("ABCDEF"), items=tuple(map(str, range(items))), judges=tuple("jklmnop"))
 
 
 def never_loses(seed=1):

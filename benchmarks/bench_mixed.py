@@ -14,6 +14,7 @@ process so its peak is its own.
 from __future__ import annotations
 
 import argparse
+import inspect
 import multiprocessing as mp
 import resource
 import time
@@ -22,17 +23,19 @@ import numpy as np
 import pandas as pd
 
 from humeval.ratings import fit_mixed
+from humeval.simulate import simulate_ratings
+
+# simulate_ratings' defaults for the spreads the mixed model estimates
+TRUTH = {name: inspect.signature(simulate_ratings).parameters[name].default
+         for name in ("sigma", "sigma_bias", "sigma_segment")}
 
 
 def simulate(n, n_systems, n_judges, n_segments, seed=0):
-    rng = np.random.default_rng(seed)
-    system = rng.integers(0, n_systems, n)
-    item = rng.integers(0, n_segments, n)
-    judge = rng.integers(0, n_judges, n)
-    quality = np.linspace(75, 60, n_systems)
-    bias, difficulty = rng.normal(0, 8, n_judges), rng.normal(0, 6, n_segments)
-    score = quality[system] + difficulty[item] + bias[judge] + rng.normal(0, 15, n)
-    return system, item, judge, np.clip(np.round(score), 0, 100)
+    """humeval's ratings simulator (system effects, annotator bias and scale, segment difficulty,
+    0–100 slider) as code arrays: system, item, judge, score."""
+    r = simulate_ratings(n_systems=n_systems, n_items=n_segments, n_judges=n_judges, n_ratings=n,
+                         random_state=seed).ratings
+    return r.system, r.item, r.judge, r.score
 
 
 def large(n, queue):
@@ -59,8 +62,9 @@ def main():
         seconds, peak, s2, vj, vs = queue.get()
         proc.join()
         print(f"humeval fit_mixed, {args.ratings:,} ratings (30 systems, 1,000 annotators, 20,000 segments): "
-              f"{seconds:.1f} s, peak RSS {peak:,.0f} MiB; σ {np.sqrt(s2):.2f} (true 15), annotator s.d. "
-              f"{np.sqrt(vj):.2f} (8), segment s.d. {np.sqrt(vs):.2f} (6)")
+              f"{seconds:.1f} s, peak RSS {peak:,.0f} MiB; σ {np.sqrt(s2):.2f} (simulated {TRUTH['sigma']:g}, before "
+              f"clipping to 0-100 and annotator scale), annotator s.d. {np.sqrt(vj):.2f} ({TRUTH['sigma_bias']:g}), "
+              f"segment s.d. {np.sqrt(vs):.2f} ({TRUTH['sigma_segment']:g})")
 
     import statsmodels.formula.api as smf
     system, item, judge, score = simulate(args.small, 10, 40, 150, seed=1)

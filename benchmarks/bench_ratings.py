@@ -22,19 +22,15 @@ from scipy import stats
 
 from humeval.data.tables import Ratings
 from humeval.ratings import aggregate, bootstrap_scores, pvalues
+from humeval.simulate import simulate_ratings
 
 
 def simulate(n, n_systems, n_judges, n_segments, seed=0):
-    rng = np.random.default_rng(seed)
-    system = rng.integers(0, n_systems, n)
-    item = rng.integers(0, n_segments, n)
-    judge = rng.integers(0, n_judges, n)
-    quality = np.linspace(75, 60, n_systems)
-    bias, spread = rng.normal(0, 8, n_judges), rng.uniform(0.6, 1.4, n_judges)
-    difficulty = rng.normal(0, 6, n_segments)
-    score = quality[system] + difficulty[item] + bias[judge] + spread[judge] * rng.normal(0, 15, n)
-    score = np.clip(np.round(score), 0, 100)
-    return system.astype(np.int32), item.astype(np.int32), judge.astype(np.int32), score
+    """humeval's ratings simulator (system effects, annotator bias and scale, segment difficulty,
+    0–100 slider) as code arrays: system, item, judge, score."""
+    r = simulate_ratings(n_systems=n_systems, n_items=n_segments, n_judges=n_judges, n_ratings=n,
+                         random_state=seed).ratings
+    return r.system, r.item, r.judge, r.score
 
 
 def humeval_run(ratings, n_boot):

@@ -38,4 +38,4 @@ def test_order_is_refused_for_models_without_one(campaign):
     result = CliRunner().invoke(cli, ["rank", str(campaign[0]), "-m", "bt", "--order", "active"])
     assert result.exit_code == 2 and "--order" in result.output and "trueskill and elo" in result.output
     result = CliRunner().invoke(cli, ["rank", str(campaign[0]), "-m", "elo", "--order", "active"])
-    assert result.exit_code == 2 and "active sampling is TrueSkill's" in result.output
+    assert result.exit_code == 2 and "elo plays data or random order; active sampling is TrueSkill's" in result.output

@@ -115,13 +115,14 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     if chains > 1 and not any(hasattr(m, "chains") for m in models.values()):
         raise click.BadParameter("applies to the Gibbs models irt-gaussian and irt-categorical", param_hint="--chains")
     if order is not None:
-        ordered = [m for m in models.values() if "order" in m.get_params()]
+        ordered = [m for m in models.values() if hasattr(m, "orders")]
         if not ordered:
             raise click.BadParameter("applies to trueskill and elo (the models that play comparisons in order)",
                                      param_hint="--order")
-        if order == "active" and any(type(m).__name__ != "TrueSkill" for m in ordered):
-            raise click.BadParameter("active sampling is TrueSkill's (Sakaguchi et al. 2014); elo plays data or "
-                                     "random order", param_hint="--order")
+        unable = [name for name, m in models.items() if hasattr(m, "orders") and order not in m.orders]
+        if unable:
+            raise click.BadParameter(f"{', '.join(unable)} plays {' or '.join(models[unable[0]].orders)} order; "
+                                     "active sampling is TrueSkill's (Sakaguchi et al. 2014)", param_hint="--order")
         for model in ordered:
             model.set_params(order=order)
     if keep_shared_outputs:

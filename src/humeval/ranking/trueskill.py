@@ -51,6 +51,7 @@ class TrueSkill(PreferenceModel):
     """
 
     fast_bootstrap = True
+    orders = ORDERS  # the orders it can play the comparisons in (``order``)
 
     def __init__(self, mu: float = 0.0, sigma: float = 0.5, beta: float | None = None, tau: float = 0.0,
                  draw_probability: float = 0.25, order: str = "data", n_matches: int | None = None,
@@ -70,8 +71,8 @@ class TrueSkill(PreferenceModel):
         return beta, draw_margin(self.draw_probability, beta)
 
     def fit(self, data) -> "TrueSkill":
-        if self.order not in ORDERS:
-            raise ValueError(f"order must be one of {ORDERS}, not {self.order!r}")
+        if self.order not in self.orders:
+            raise ValueError(f"order must be one of {self.orders}, not {self.order!r}")
         if isinstance(data, Rankings):
             return self._fit_rankings(data)
         return super().fit(data)
@@ -211,6 +212,7 @@ class Elo(PreferenceModel):
     """
 
     fast_bootstrap = True
+    orders = ("data", "random")  # active sampling is TrueSkill's (its uncertainty picks the match)
 
     def __init__(self, k: float = 4.0, initial: float = 1000.0, base: float = 10.0, scale: float = 400.0,
                  order: str = "data", random_state=None):
@@ -222,8 +224,8 @@ class Elo(PreferenceModel):
         self.random_state = random_state
 
     def _fit(self, c: Comparisons) -> None:
-        if self.order not in ("data", "random"):
-            raise ValueError(f"order must be 'data' or 'random', not {self.order!r}")
+        if self.order not in self.orders:
+            raise ValueError(f"order must be one of {self.orders}, not {self.order!r}")
         n = len(self.systems_)
         rating = np.full(n, float(self.initial))
         order = np.arange(len(c)) if self.order == "data" else np.random.default_rng(self.random_state).permutation(len(c))

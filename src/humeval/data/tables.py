@@ -286,7 +286,14 @@ def _stack(parts: list[np.ndarray], fill=-1) -> np.ndarray:
 class Comparisons(Table):
     """Pairwise comparisons: ``outcome`` 0 = tie, 1 = ``a`` preferred, 2 = ``b`` preferred
     (Hopkins & May 2013's preference Π). ``group`` is the elicitation a comparison came from
-    (e.g. the id of the 5-way ranking it was expanded from; -1 when it stood alone)."""
+    (e.g. the id of the 5-way ranking it was expanded from; -1 when it stood alone).
+
+    Arena columns: ``weight`` (how much a comparison counts, 1 by default; an integer weight k
+    is the same as k copies of the row), ``bothbad`` (a tie the judge marked "both bad", the
+    arenas' ``tie (bothbad)``; ``outcome`` is 0 for it), ``category`` (any label a board can be
+    split by: language, prompt category, judge group) and ``covariates`` (n, p): per comparison
+    the difference a − b of p numeric features (style control: log length ratio, markdown
+    counts), named by the table attribute ``covariate_names``."""
 
     SCHEMA = {
         "a": Col(np.int32, "systems", required=True),
@@ -296,8 +303,54 @@ class Comparisons(Table):
         "judge": Col(np.int32, "judges"),
         "group": Col(np.int32),
         "track": Col(np.int32, "tracks"),
+        "weight": Col(np.float64, fill=1.0),
+        "bothbad": Col(np.bool_, fill=False),
+        "category": Col(np.int32, "categories"),
+        "covariates": Col(np.float64, fill=0.0, ndim=2),
     }
+    ATTRS = {"covariate_names": ()}
     NOUN = "comparisons"
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        names = tuple(str(x) for x in self._attrs["covariate_names"])
+        width = self._cols["covariates"].shape[1]
+        if len(names) != width:
+            raise ValueError(f"covariate_names has {len(names)} names for {width} covariate columns")
+        self._attrs["covariate_names"] = names
+
+    @property
+    def weighted(self) -> bool:
+        """Whether any comparison counts other than once."""
+        return bool(len(self)) and not bool(np.all(self.weight == 1.0))
+
+    def to_pandas(self) -> pd.DataFrame:
+        """As ``Table.to_pandas``, with one column per covariate (by its name) instead of the
+        (n, p) block."""
+        cols = {k: v for k, v in self._cols.items() if k != "covariates"}
+        df = pd.DataFrame({name: _categorical(cols[name], self._labels[col.labels]) if col.labels else cols[name]
+                           for name, col in self.SCHEMA.items() if name != "covariates"})
+        for j, name in enumerate(self.covariate_names):
+            df[name] = self._cols["covariates"][:, j]
+        df.attrs.update(self._attrs)
+        return df
+
+    @classmethod
+    def from_pandas(cls, df: pd.DataFrame, **attrs) -> "Comparisons":
+        """As ``Table.from_pandas``; the covariates are the columns named by ``covariate_names``
+        (an argument, or the frame's attribute)."""
+        names = tuple(attrs.pop("covariate_names", df.attrs.get("covariate_names", ())))
+        missing = [n for n in names if n not in df]
+        if missing:
+            raise ValueError(f"Comparisons.from_pandas: no covariate columns {missing}")
+        plain = super().from_pandas(df.drop(columns=list(names)), covariate_names=(), **attrs)
+        if not names:
+            return plain
+        cols = dict(plain._cols)
+        cols["covariates"] = df[list(names)].to_numpy(dtype=np.float64)
+        new = plain._rebuild(cols)
+        new._attrs["covariate_names"] = names
+        return new
 
     def summary(self) -> dict[str, Any]:
         out = super().summary()

@@ -71,7 +71,7 @@ def pair_cells(comparisons: Comparisons, n_systems: int | None = None):
 
     Returns ``(a, b, counts, row_cell)``: the ordered pairs (a shown first, b second, a ≠ b)
     that occur, sorted by (a, b); their counts of (tie, a preferred, b preferred), shape
-    (cells, 3); and each comparison's cell (−1 for a system compared with itself, which tells
+    (cells, 3), each comparison counted by its ``weight``; and each comparison's cell (−1 for a system compared with itself, which tells
     nothing and is left out). Memory is O(comparisons), not O(systems²).
     """
     n = len(comparisons.systems) if n_systems is None else n_systems
@@ -79,7 +79,8 @@ def pair_cells(comparisons: Comparisons, n_systems: int | None = None):
     code = comparisons.a[keep].astype(np.int64) * n + comparisons.b[keep]
     unique, inverse = np.unique(code, return_inverse=True)
     index = inverse * 3 + comparisons.outcome[keep]
-    counts = np.bincount(index, minlength=3 * len(unique)).reshape(-1, 3).astype(np.float64)
+    weight = None if not comparisons.weighted else comparisons.weight[keep]
+    counts = np.bincount(index, weights=weight, minlength=3 * len(unique)).reshape(-1, 3).astype(np.float64)
     row_cell = np.full(len(comparisons), -1, dtype=np.int64)
     row_cell[keep] = inverse
     return unique // n, unique % n, counts, row_cell

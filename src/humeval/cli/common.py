@@ -353,6 +353,39 @@ def read_options(f):
     return f
 
 
+BOTH_BAD = ("tie", "loss", "drop")  # humeval.ranking.boards.POLICIES (not imported: the CLI starts faster)
+
+
+def arena_options(f):
+    """Arena columns of a pairwise file (``humeval.data.readers.arena``): --covariates,
+    --style-control, --weight, --category, and --both-bad (what a "tie (bothbad)" counts as)."""
+    for option in reversed([
+        click.option("--covariates", default=None, metavar="COL,…",
+                     help="Numeric columns fitted jointly with the abilities (style control): each COL holds a "
+                          "feature difference a − b; COL_A/COL_B takes the difference of two columns; nested "
+                          "fields are named with dots (conv_metadata.sum_assistant_a_tokens)."),
+        click.option("--style-control", is_flag=True,
+                     help="FastChat's style covariates from an arena file's conv_metadata: length, headers, lists, "
+                          "bold, each (a − b)/(a + b + 1) standardised."),
+        click.option("--weight", "weight_column", default=None, metavar="COL",
+                     help="A column of battle weights (finite, ≥ 0; empty cells and 0 are skipped and counted)."),
+        click.option("--category", "category_column", default=None, metavar="COL",
+                     help="A label column (category, language, …) read as the comparisons' category."),
+        click.option("--both-bad", type=click.Choice(BOTH_BAD), default="tie", show_default=True,
+                     help="What an arena's 'tie (bothbad)' counts as: a tie, a loss for both against an anchor "
+                          "system '(both bad)', or nothing (drop)."),
+    ]):
+        f = option(f)
+    return f
+
+
+def arena_reader(covariates=None, style_control=False, weight_column=None, category_column=None) -> dict:
+    """The reader options (``load(reader=…)``) of the arena options that were given."""
+    options = {"covariates": covariates, "style": style_control or None, "weight": weight_column,
+               "category": category_column}
+    return {k: v for k, v in options.items() if v}
+
+
 def common_options(f):
     f = click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors (and --json output).")(f)
     return click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")(f)
@@ -402,11 +435,13 @@ def needs(ctx: click.Context, given: dict[str, str], condition: bool, reason: st
 
 
 def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), quiet=False, salt=None,
-         drop_file=None, controls=False):
+         drop_file=None, controls=False, reader=None):
     """Read ``path`` with the reading options; pseudonymise people when ``salt`` is not None
     (--anonymize); leave out the judges listed in ``drop_file`` (--drop-judges); with ``controls``,
-    keep quality-control rows (degraded references, repeats) where the format's reader can."""
+    keep quality-control rows (degraded references, repeats) where the format's reader can;
+    ``reader`` holds further options of the format's reader (the arena columns, ``arena_reader``)."""
     options = {"controls": True} if controls and reads_controls(path, fmt, encoding) else {}
+    options.update(reader or {})
     if encoding:
         options["encoding"] = encoding
     if columns:

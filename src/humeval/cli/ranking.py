@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
@@ -20,6 +21,8 @@ from humeval.cli.common import (
     ParamGrid,
     Resamples,
     anonymize_options,
+    arena_options,
+    arena_reader,
     common_options,
     comparisons_of,
     count,
@@ -70,6 +73,12 @@ from humeval.errors import DisconnectedError
 @click.option("--keep-shared-outputs", is_flag=True,
               help="Systems that shared one displayed output tie with each other (as WMT15-16 counted them) "
                    "instead of not being compared.")
+@click.option("--board-by", metavar="COLUMN", default=None,
+              help="One board per value of COLUMN besides the overall one, with each system's rank change against "
+                   "the overall board: judge, track, item, group, category (the --category column, else a column "
+                   "named category) or any label column of a pairwise file (language, category_tag.math_v0.1.math). "
+                   "(--by is taken: it names what the bootstrap resamples.)")
+@arena_options
 @l2_option
 @drop_option
 @anonymize_options
@@ -77,7 +86,8 @@ from humeval.errors import DisconnectedError
 @common_options
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
          plot, heatmap, jobs, random_state, l2, chains, order, keep_shared_outputs, drop_file, anon, salt,
-         quiet, as_json, **ratings_kw):
+         quiet, as_json, board_by, covariates, style_control, weight_column, category_column, both_bad,
+         **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -92,6 +102,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
       humeval rank data_RNK.csv --track Czech-English --model irt-gaussian --plot cz.png
       humeval rank sample-fr-en-train.csv -m trueskill --bootstrap 1000 --clusters --out wmt.csv
       humeval rank data_RNK.csv --track Czech-English --model all
+      humeval rank data_RNK.csv --track Czech-English -m bt --board-by judge
     """
     from rich.progress import Progress
 
@@ -102,9 +113,16 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     models = None if model_names in RATINGS_MODELS + NOT_YET else models_named(model_names, random_state, l2)
     if models:
         check_rank_options(click.get_current_context(), models, n_boot, plot, heatmap)
+    board_by, category_column = board_column(board_by, category_column)
+    if board_by and models:
+        check_board_options(models, plot, heatmap, clusters)
+    reader = arena_reader(covariates, style_control, weight_column, category_column)
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, pseudonym_salt(anon, salt),
-                     drop_file)
+                     drop_file, reader=reader)
     if judgments.comparisons is None and judgments.ratings is not None:  # DA, ESA, MQM: WMT's procedure
+        if board_by:
+            raise click.BadParameter("boards are built from pairwise comparisons; this file holds ratings",
+                                     param_hint="--board-by")
         return rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
                                     random_state, quiet, as_json, **ratings_kw)
     if not models:
@@ -130,8 +148,16 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             raise click.BadParameter("applies to rankings; this file holds none", param_hint="--keep-shared-outputs")
         judgments.expand(keep_shared_outputs=True)
     comparisons = comparisons_of(judgments, file)
+    check_covariates(models, comparisons)
+    if board_by:
+        return rank_boards(file, comparisons, models, board_by, both_bad, n_boot, by, confidence, jobs, random_state,
+                           out_file, quiet, as_json)
     results, notes = {}, {}
     parts = comparisons.by_track()
+    policy_notes = {}
+    for track, part in list(parts.items()):
+        part, policy_notes[track] = apply_both_bad(part, both_bad, file, track)
+        parts[track] = part
     for track, part in parts.items():
         suffix = (lambda p: Path(p).with_stem(f"{Path(p).stem}.{track}")) if len(parts) > 1 else Path
         try:
@@ -171,6 +197,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                     table[column] = flags[column]
             notes[track] = []
         notes[track].append(group_note(first))
+        notes[track].append(policy_notes[track])
         if "note" in flags:
             notes[track].append("note: scores of systems that never lost or never won rest on the prior (Bradley–"
                                 "Terry family) or on the model's assumptions; their intervals are wide")
@@ -217,6 +244,104 @@ def check_rank_options(ctx, models, n_boot, plot, heatmap):
         if not hasattr(model, "predict_proba"):
             raise click.UsageError(f"--heatmap draws a preference distribution, and {name} is a heuristic without "
                                    "one: use a model such as bt, trueskill or irt-gaussian")
+
+
+LABEL_BOARDS = ("judge", "track", "item", "group")  # Comparisons' own label columns; any other is read as category
+
+
+def board_column(board_by: str | None, category_column: str | None) -> tuple[str | None, str | None]:
+    """(the Comparisons column the boards split by, the file column to read as category): --board-by
+    judge/track/item/group use the table's own columns; any other name is a column of the file,
+    read as the category (``category`` itself: the --category column, else the file's "category")."""
+    if not board_by or board_by in LABEL_BOARDS:
+        return board_by, category_column
+    if category_column and board_by not in ("category", category_column):
+        raise click.UsageError(f"--board-by {board_by} and --category {category_column} name two columns: boards split "
+                               "by one (give --board-by category to split by the --category column)")
+    return "category", category_column or board_by
+
+
+def check_board_options(models, plot, heatmap, clusters):
+    """Boards show one model, as tables."""
+    if len(models) > 1:
+        raise click.BadParameter("boards are built with one model at a time", param_hint="--model")
+    for given, name in ((plot, "--plot"), (heatmap, "--heatmap"), (clusters, "--clusters")):
+        if given:
+            raise click.UsageError(f"{name} does not apply with --board-by (the boards are tables; --out writes them)")
+
+
+def check_covariates(models, comparisons):
+    """Covariates (--covariates, --style-control) need a model that fits them jointly."""
+    if not comparisons.covariate_names:
+        return
+    unable = [name for name, m in models.items() if not getattr(m, "fits_covariates", False)]
+    if unable:
+        raise click.UsageError(f"{', '.join(unable)} cannot fit covariates ({', '.join(comparisons.covariate_names)})"
+                               ": style control needs a Bradley–Terry model that fits them (not in this build yet)")
+
+
+def apply_both_bad(part, policy, file, track):
+    """One track's comparisons with both-bad ties counted by ``policy``, and the note saying how."""
+    from humeval.ranking.boards import both_bad
+    try:
+        return both_bad(part, policy)
+    except ValueError as error:
+        raise InputError(file, None, f"{track}: {error}", "see the message") from None
+
+
+def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confidence, jobs, random_state, out_file,
+                quiet, as_json):
+    """``rank --board-by``: per track (all tracks pooled when the boards are the tracks) the overall
+    board and one per value of ``board_by``, each with rank changes; bootstrap intervals per board."""
+    from humeval.experiments import bootstrap
+    from humeval.ranking.boards import leaderboards
+    (name, model), = models.items()
+
+    def board_table(fitted, part):
+        if not n_boot:
+            return fitted.ranking()
+        result = bootstrap(fitted, part, n=n_boot, by=by, confidence=confidence, random_state=random_state,
+                           jobs=jobs)
+        return result.table()[["score", "lower", "upper", "rank_lo", "rank_hi"]]
+
+    parts = {"(all tracks)": comparisons} if board_by == "track" else comparisons.by_track()
+    frames, notes = [], {}
+    for track, part in parts.items():
+        part, policy_note = apply_both_bad(part, policy, file, track)
+        try:
+            with err.status(f"{track}: fitting {name} per board") if not (quiet or as_json) else nullcontext():
+                long, notes[track] = leaderboards(model, part, board_by, board_table)
+        except ValueError as error:
+            raise InputError(file, None, f"{track}: {error}", "see the message") from None
+        notes[track] = [policy_note, *notes[track]]
+        if n_boot:
+            notes[track].append(f"{n_boot} resamples of {by}s per board; {confidence:.0%} intervals")
+        frames.append(long.assign(track=track))
+    table = pd.concat(frames, ignore_index=True)
+    if out_file:
+        write(table, out_file)
+    if as_json:
+        click.echo(json.dumps(jsonable(table.set_index("board")), indent=2))
+        return
+    if quiet:
+        return
+    for (track, board), shown in table.groupby(["track", "board"], sort=False):
+        shown = shown.set_index("system").drop(columns=["board", "track", "overall_rank"])
+        shown["rank_change"] = [_change(v) for v in shown["rank_change"]]
+        n = shown["comparisons"].sum() / 2
+        out.print(render(shown.rename(columns={"rank_change": "Δ rank"}),
+                         f"{track}: {name}, board {board} ({n:,.0f} comparisons)"))
+    for track, lines in notes.items():
+        for note in lines:
+            if note:
+                out.print(f"  {note}")
+    out.print("  Δ rank = overall rank − rank on the board (+2: two places higher on this board than overall)")
+
+
+def _change(value) -> str:
+    if pd.isna(value):
+        return "-"
+    return f"+{value:g}" if value > 0 else ("0" if value == 0 else f"{value:g}")
 
 
 def _cluster_breaks(table: pd.DataFrame) -> tuple[int, ...]:

@@ -18,15 +18,31 @@ from humeval.errors import InputError
 
 
 def kind_of(path) -> str:
-    """csv, tsv, jsonl or parquet, from the file name (a .gz ending is looked through)."""
+    """csv, tsv, jsonl, json or parquet, from the file name (a .gz ending is looked through); a
+    .json file whose text starts with "[" is one JSON array of records ("json", as FastChat's
+    clean_battle files are), any other .json is read as JSON lines."""
     name = Path(path).name.lower().removesuffix(".gz")
     if name.endswith((".parquet", ".pq")):
         return "parquet"
+    if name.endswith(".json") and _starts_with_bracket(path):
+        return "json"
     if name.endswith((".jsonl", ".ndjson", ".json")):
         return "jsonl"
     if name.endswith((".tsv", ".tab")):
         return "tsv"
     return "csv"
+
+
+def _starts_with_bracket(path) -> bool:
+    """Whether the file's first non-blank character is "[" (False when it cannot be read)."""
+    import gzip
+    try:
+        opener = gzip.open if str(path).lower().endswith(".gz") else open
+        with opener(path, "rb") as handle:
+            head = handle.read(4096)
+    except (OSError, EOFError):
+        return False
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[")
 
 
 def first_row_line(kind: str) -> int:
@@ -36,15 +52,15 @@ def first_row_line(kind: str) -> int:
 
 
 def unit(kind: str) -> str:
-    """What ``first_row_line`` counts: file lines, or rows of a Parquet file."""
-    return "row" if kind == "parquet" else "line"
+    """What ``first_row_line`` counts: file lines, rows of a Parquet file, or records of a JSON array."""
+    return {"parquet": "row", "json": "record"}.get(kind, "line")
 
 
 def place(kind: str, index: int) -> tuple[int | None, str]:
     """Where data row ``index`` (0-based) is, for an ``InputError``: its file line, or for
-    Parquet no line and " (row N)" (1-based) to add to the problem."""
-    if kind == "parquet":
-        return None, f" (row {index + 1})"
+    Parquet (a JSON array) no line and " (row N)" (" (record N)"), 1-based, to add to the problem."""
+    if kind in ("parquet", "json"):
+        return None, f" ({unit(kind)} {index + 1})"
     return index + first_row_line(kind), ""
 
 
@@ -95,6 +111,8 @@ def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
     text = decode(data, path, encoding)  # locates bad bytes; arrow would only say "invalid"
     if encoding_of(data, encoding) != "utf-8":  # another codec, or a byte-order mark: arrow reads UTF-8
         data = text.encode("utf-8")
+    if kind == "json":
+        return _json_array(text, path)
     buffer = io.BytesIO(data)
     if kind == "jsonl":
         try:
@@ -110,6 +128,25 @@ def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
                                                  strings_can_be_null=True))
     except pa.ArrowInvalid as error:
         _raise_csv_error(path, text, delimiter, len(header), error)
+
+
+def _json_array(text: str, path) -> pa.Table:
+    """One JSON array of records as a table; nested records become struct columns (keys that
+    only some records have are null in the others)."""
+    try:
+        records = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(path, error.lineno, f"not valid JSON ({error.msg} at column {error.colno})",
+                         "write one JSON array of records, or one record per line (.jsonl)") from None
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        bad = next((i for i, r in enumerate(records) if not isinstance(r, dict)), 0) if isinstance(records, list) else 0
+        raise InputError(path, None, f"record {bad + 1} of the JSON array is not an object",
+                         "write one JSON array of records ({…}, {…})")
+    try:
+        return pa.Table.from_struct_array(pa.array(records)) if records else pa.table({})
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
+        raise InputError(path, None, f"the records do not have consistent fields ({shown(error)})",
+                         "give every record the same keys with the same types") from None
 
 
 def _raise_csv_error(path, text, delimiter, width, error):

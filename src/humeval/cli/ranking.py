@@ -329,8 +329,11 @@ def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confide
         shown = shown.set_index("system").drop(columns=["board", "track", "overall_rank"])
         shown["rank_change"] = [_change(v) for v in shown["rank_change"]]
         n = shown["comparisons"].sum() / 2
+        last = [c for c in ("comparisons", "component", "note") if c in shown]
+        shown = shown[[c for c in shown if c not in last] + last]
         out.print(render(shown.rename(columns={"rank_change": "Δ rank"}),
                          f"{track}: {name}, board {board} ({n:,.0f} comparisons)"))
+        out.print()
     for track, lines in notes.items():
         for note in lines:
             if note:

@@ -106,7 +106,7 @@ def columns(table: pa.Table, path, kind: str, covariates=None, style: bool = Fal
         if bad.any():
             first = int(np.argmax(bad))
             line, row = place(kind, first)
-            raise InputError(path, line, f"weight {shown(weight)} is {w[first]}{row}; a weight must be finite and ≥ 0",
+            raise InputError(path, line, f"weight '{shown(weight)}' is {w[first]:g}{row}; a weight must be finite and ≥ 0",
                              "fix the value, or leave the cell empty to skip the row")
         result.weight = w
         result.skips += [(f"rows without a weight ({shown(weight)})", np.isnan(w)),
@@ -150,7 +150,7 @@ def column(table: pa.Table, name: str, path) -> pa.ChunkedArray:
         head = next((n for n in sorted(names, key=len, reverse=True) if rest == n or rest.startswith(n + ".")), None)
         if head is None:
             known = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
-            raise InputError(path, 1, f"no column {shown(name)} (columns{' of the record' if current else ''}: "
+            raise InputError(path, 1, f"no column '{shown(name)}' (columns{' of the record' if current else ''}: "
                              f"{shown(known)})", "check the name; fields of nested records are named with dots")
         current = table[head] if current is None else pc.struct_field(current, [names.index(head)])
         rest = rest[len(head) + 1:]

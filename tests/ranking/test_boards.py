@@ -40,7 +40,7 @@ def test_policy_drop_removes_both_bad_ties_only():
 def test_policy_loss_makes_two_losses_against_the_anchor():
     c, note = both_bad(small_arena(), "loss")
     assert c.systems == ("A", "B", "C", ANCHOR)
-    # three plain comparisons, then (anchor, B), (anchor, A) from the two both-bad rows' a, then (anchor, C), (anchor, B)
+    # three plain comparisons, then (anchor, a) of the two both-bad rows (B, A), then (anchor, b) of them (C, B)
     assert c.a.tolist() == [0, 1, 0, 3, 3, 3, 3]
     assert c.b.tolist() == [1, 2, 2, 1, 0, 2, 1]
     assert c.outcome.tolist() == [1, 1, 0, 1, 1, 1, 1]

@@ -557,10 +557,18 @@ def print_report(report):
     out.print(f"[bold]{escape(shown(report.path))}[/]: {report.rows:,} rows read as {escape(report.format)}")
     for note in report.notes:
         out.print(f"  {escape(shown(note))}")
+    for line in skip_lines(report):
+        out.print(f"  {line}")
+
+
+def skip_lines(report) -> list[str]:
+    """One rich line per reason a reader skipped rows: how many, and where some were."""
+    lines = []
     for reason, n in report.skipped.items():
-        lines = report.examples.get(reason)
-        at = f" (e.g. {getattr(report, 'unit', 'line')} {', '.join(map(str, lines))})" if lines else ""
-        out.print(f"  [yellow]skipped {n:,} {escape(shown(reason))}{at}[/]")
+        where = report.examples.get(reason)
+        at = f" (e.g. {getattr(report, 'unit', 'line')} {', '.join(map(str, where))})" if where else ""
+        lines.append(f"[yellow]skipped {n:,} {escape(shown(reason))}{at}[/]")
+    return lines
 
 
 def jsonable(df: pd.DataFrame) -> list[dict]:

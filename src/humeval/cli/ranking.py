@@ -39,6 +39,7 @@ from humeval.cli.common import (
     pseudonym_salt,
     read_options,
     render,
+    skip_lines,
 )
 from humeval.cli.ratings import NOT_YET, rank_ratings_command, ratings_options
 from humeval.data.export import write
@@ -107,6 +108,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     from rich.progress import Progress
 
     from humeval.experiments import bootstrap, wmt_view
+    from humeval.ranking.boards import ANCHOR, drop_system, set_anchor_aside
     from humeval.ratings import MODELS as RATINGS_MODELS
     from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
     # pairwise model names are checked before the (possibly long) read; ratings models once the file shows ratings
@@ -148,6 +150,9 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             raise click.BadParameter("applies to rankings; this file holds none", param_hint="--keep-shared-outputs")
         judgments.expand(keep_shared_outputs=True)
     comparisons = comparisons_of(judgments, file)
+    if reader and not (quiet or as_json):  # the arena columns' skips (empty weights, missing covariates)
+        for line in skip_lines(judgments.report):
+            err.print(line)
     check_covariates(models, comparisons)
     if board_by:
         return rank_boards(file, comparisons, models, board_by, both_bad, n_boot, by, confidence, jobs, random_state,
@@ -166,13 +171,13 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         except ValueError as error:  # e.g. a disconnected comparison graph with --l2 0
             raise InputError(file, None, f"{track}: {error}", "see the message") from None
         first = next(iter(fitted.values()))
-        flags = first.ranking().reindex(list(first.systems_))
+        flags = set_anchor_aside(first.ranking())[0]
         if n_boot:
             with Progress(console=err, disable=quiet or as_json, transient=True) as bar:
                 task = bar.add_task(f"{track}: {n_boot} resamples", total=n_boot)
                 result = bootstrap(first, part, n=n_boot, by=by, confidence=confidence, random_state=random_state,
                                    jobs=jobs, progress=lambda done, total: bar.update(task, completed=done))
-            table = result.table()
+            table = drop_system(result, ANCHOR).table()
             for column in ("component", "note"):
                 if column in flags:
                     table[column] = flags[column]
@@ -184,12 +189,13 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                 plot_bootstrap(table, suffix(plot), title=f"{track}: {first!r}, {n_boot} bootstrap resamples",
                                scale=result.scale)
         elif len(fitted) == 1:
-            table = first.ranking()
+            table, _ = set_anchor_aside(first.ranking())
             notes[track] = [f"scores: {first.scale_}"] if getattr(first, "scale_", None) else []
             if plot:
                 plot_abilities(table, suffix(plot), title=f"{track}: {first!r}")
         else:
             table = pd.DataFrame({name: m.ranking()["rank"] for name, m in fitted.items()})
+            table, _ = set_anchor_aside(table, tuple(fitted))
             table = table.loc[table.mean(axis=1).sort_values(kind="stable").index]
             table.index.name = "system"
             for column in ("component", "note"):
@@ -198,6 +204,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             notes[track] = []
         notes[track].append(group_note(first))
         notes[track].append(policy_notes[track])
+        notes[track].append(set_anchor_aside(first.ranking())[1])
         if "note" in flags:
             notes[track].append("note: scores of systems that never lost or never won rest on the prior (Bradley–"
                                 "Terry family) or on the model's assumptions; their intervals are wide")
@@ -294,7 +301,7 @@ def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confide
     """``rank --board-by``: per track (all tracks pooled when the boards are the tracks) the overall
     board and one per value of ``board_by``, each with rank changes; bootstrap intervals per board."""
     from humeval.experiments import bootstrap
-    from humeval.ranking.boards import leaderboards
+    from humeval.ranking.boards import ANCHOR, drop_system, leaderboards
     (name, model), = models.items()
 
     def board_table(fitted, part):
@@ -302,7 +309,7 @@ def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confide
             return fitted.ranking()
         result = bootstrap(fitted, part, n=n_boot, by=by, confidence=confidence, random_state=random_state,
                            jobs=jobs)
-        return result.table()[["score", "lower", "upper", "rank_lo", "rank_hi"]]
+        return drop_system(result, ANCHOR).table()[["score", "lower", "upper", "rank_lo", "rank_hi"]]
 
     parts = {"(all tracks)": comparisons} if board_by == "track" else comparisons.by_track()
     frames, notes = [], {}
@@ -332,7 +339,7 @@ def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confide
         last = [c for c in ("comparisons", "component", "note") if c in shown]
         shown = shown[[c for c in shown if c not in last] + last]
         out.print(render(shown.rename(columns={"rank_change": "Δ rank"}),
-                         f"{track}: {name}, board {board} ({n:,.0f} comparisons)"))
+                         f"{track}: {name}, board {board} ({n:,.6g} comparisons)"))
         out.print()
     for track, lines in notes.items():
         for note in lines:

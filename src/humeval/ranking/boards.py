@@ -7,7 +7,9 @@ are counted by one of three policies (``both_bad``):
 - ``loss``: a loss for both systems against an implicit anchor system ``ANCHOR`` = "(both bad)":
   the battle (a, b) becomes two comparisons, the anchor preferred to a and the anchor preferred to
   b, each with the battle's weight (and no covariates: the anchor wrote no answer). The anchor is
-  fitted like a system; a system scoring below it loses to "both bad" more often than not;
+  fitted like a system but, never losing, it tops every board: tables set it aside
+  (``set_anchor_aside``) and count ranks among the systems; its score says how often the
+  systems' battles end both bad;
 - ``drop``: the battle is left out.
 
 Boards (``leaderboards``): the model fitted on all comparisons (the overall board) and on the
@@ -72,6 +74,36 @@ def with_anchor(comparisons: Comparisons, flagged: np.ndarray) -> Comparisons:
         covariate_names=comparisons.covariate_names, systems=(*comparisons.systems, ANCHOR),
         items=comparisons.items, judges=comparisons.judges, tracks=comparisons.tracks,
         categories=comparisons.categories, **columns)
+
+
+def set_anchor_aside(table: pd.DataFrame, rank_columns=("rank",)) -> tuple[pd.DataFrame, str]:
+    """A ranking table without the both-bad anchor's row, its ranks recounted among the systems
+    (a rank r below the anchor's r₀ becomes r − 1), and a note giving the anchor's score and
+    rank. The anchor never loses, so it tops every board: a landmark, not a contender."""
+    if ANCHOR not in table.index:
+        return table, ""
+    anchor = table.loc[ANCHOR]
+    rest = table.drop(index=ANCHOR).copy()
+    for column in rank_columns:
+        if column in rest:
+            r0 = anchor[column]
+            rest[column] = rest[column] - (rest[column] > r0)
+    if "note" in rest and (rest["note"] == "").all():  # the anchor's "never lost" was the only note
+        rest = rest.drop(columns="note")
+    score = f"score {anchor['score']:.3g}, " if "score" in table else ""
+    return rest, (f"anchor '{ANCHOR}' ({score}rank {anchor[rank_columns[0]]:g} among all) set aside; ranks count "
+                  "the systems only")
+
+
+def drop_system(result, name: str):
+    """A ``BootstrapResult`` without one system (the anchor): its table's rank ranges and
+    clusters are then among the others, resample by resample."""
+    from humeval.experiments.bootstrap import BootstrapResult
+    if name not in result.systems:
+        return result
+    keep = np.array([s != name for s in result.systems])
+    return BootstrapResult(tuple(s for s in result.systems if s != name), result.estimate.drop(index=name),
+                           result.samples[:, keep], result.by, result.confidence, result.scale, result.failed)
 
 
 def tally(comparisons: Comparisons) -> pd.DataFrame:
@@ -150,6 +182,7 @@ def _board(model: Ranker, comparisons: Comparisons, table) -> pd.DataFrame:
     if "rank" not in board:
         ranks = tolerant_ranks(board["score"].to_numpy())
         board["rank"] = ranks if np.isnan(ranks).any() else ranks.astype(int)
+    board, _ = set_anchor_aside(board)
     n = len(comparisons.systems)
     weight = comparisons.weight
     played = np.bincount(comparisons.a, weight, minlength=n) + np.bincount(comparisons.b, weight, minlength=n)

@@ -106,8 +106,8 @@ def columns(table: pa.Table, path, kind: str, covariates=None, style: bool = Fal
         if bad.any():
             first = int(np.argmax(bad))
             line, row = place(kind, first)
-            raise InputError(path, line, f"weight '{shown(weight)}' is {w[first]:g}{row}; a weight must be finite and ≥ 0",
-                             "fix the value, or leave the cell empty to skip the row")
+            raise InputError(path, line, f"weight '{shown(weight)}' is {w[first]:g}{row}; a weight must be finite "
+                             "and ≥ 0", "fix the value, or leave the cell empty to skip the row")
         result.weight = w
         result.skips += [(f"rows without a weight ({shown(weight)})", np.isnan(w)),
                          (f"rows of weight 0 ({shown(weight)})", w == 0)]

@@ -148,8 +148,9 @@ class _PairModel(PreferenceModel):
         std = np.sqrt(np.clip(np.diag(cov.to_numpy()), 0, None))
         self.scores_std_ = self._series(std[:n], name="std")
         if names:
-            self.coef_std_ = pd.Series(std[n + self._extra_h:n + self._extra_h + len(names)],
-                                       index=pd.Index(names, name="covariate"), name="std")
+            coef_std = np.full(len(names), np.nan)
+            coef_std[self._live] = std[n + self._extra_h:n + self._extra_h + int(self._live.sum())]
+            self.coef_std_ = pd.Series(coef_std, index=pd.Index(names, name="covariate"), name="std")
 
     @property
     def _extra_h(self) -> int:

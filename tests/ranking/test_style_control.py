@@ -8,6 +8,7 @@ from scipy.special import expit
 from humeval.data import Comparisons
 from humeval.ranking import BradleyTerry, Davidson, RaoKupper
 from humeval.ranking import _style_kernel
+from humeval.ranking.bradley_terry import _davidson, _davidson_tie, _rao_kupper, _rao_kupper_tie
 from humeval.simulate import simulate_battles
 
 THETA = np.linspace(1.0, -1.0, 8)
@@ -185,3 +186,16 @@ def test_compiled_covariate_bootstrap_equals_newton_on_the_same_resample():
         expected = model._refit_rows(a, b, counts * times[:, None], X, start)
         np.testing.assert_allclose(samples[i], expected, atol=1e-7)
     assert np.std(samples[:, 0]) > 0
+
+
+@pytest.mark.parametrize("link, terms, tie", [(_davidson, _davidson_tie, np.log(0.8)),
+                                              (_rao_kupper, _rao_kupper_tie, np.log(0.6))])
+def test_tie_derivatives_in_closed_form(link, terms, tie):
+    counts = np.array([[3.0, 5.0, 2.0], [1.0, 0.0, 4.0], [0.0, 2.0, 2.0], [2.0, 1.0, 0.0]])
+    x, e = np.array([0.3, -1.2, 2.0, 6.0]), 1e-5
+    gt, htt, cross = terms(x, counts, tie)
+    up, down = link(x, counts, tie + e), link(x, counts, tie - e)
+    np.testing.assert_allclose(gt, (up[0] - down[0]) / (2 * e), atol=1e-7)
+    np.testing.assert_allclose(cross, -(up[1] - down[1]) / (2 * e), atol=1e-7)
+    g_up, g_down = terms(x, counts, tie + e)[0], terms(x, counts, tie - e)[0]
+    np.testing.assert_allclose(htt, -(g_up - g_down) / (2 * e), atol=1e-7)

@@ -87,6 +87,35 @@ def _rao_kupper(x, counts, log_eta):
     return value, d1, d2
 
 
+# -- per-cell derivatives in the log tie parameter τ: dℓ/dτ, −d²ℓ/dτ², −d²ℓ/dx dτ --------------
+
+def _davidson_tie(x, counts, log_nu):
+    """Davidson, τ = log ν: with q = ν/D, D = 2 cosh(x/2) + ν: dℓ/dτ = t − n q,
+    −d²ℓ/dτ² = n q (1 − q), −d²ℓ/dx dτ = −n q sinh(x/2)/D."""
+    t = counts[:, 0]
+    n, u, nu = counts.sum(axis=1), x / 2, np.exp(log_nu)
+    cosh_d = 1 / (2 + nu / np.cosh(u))  # cosh(u) / D
+    q = nu / np.cosh(u) * cosh_d  # ν / D
+    return t - n * q, n * q * (1 - q), -n * q * np.tanh(u) * cosh_d
+
+
+def _rao_kupper_tie(x, counts, log_eta):
+    """Rao–Kupper, τ = log η, by the chain rule from η (v = σ(1 − σ) at x ∓ η):
+    dℓ/dη = −w(1 − σ(x − η)) − l σ(x + η) + t(1 − σ(x + η) + σ(x − η) + 2/(e^{2η} − 1)),
+    d²ℓ/dη² = −w v_lo − l v_hi − t(v_lo + v_hi + 1/sinh²η), d²ℓ/dx dη = w v_lo − l v_hi + t(v_lo − v_hi)."""
+    t, w, l = counts.T
+    eta = np.exp(log_eta)
+    s_lo, s_hi = expit(x - eta), expit(x + eta)
+    v_lo, v_hi = s_lo * (1 - s_lo), s_hi * (1 - s_hi)
+    d_eta = -w * (1 - s_lo) - l * s_hi + t * ((1 - s_hi) + s_lo + 2 / np.expm1(2 * eta))
+    dd_eta = -w * v_lo - l * v_hi - t * (v_lo + v_hi + 1 / np.sinh(eta) ** 2)
+    cross = w * v_lo - l * v_hi + t * (v_lo - v_hi)
+    return eta * d_eta, -(eta * d_eta + eta ** 2 * dd_eta), -eta * cross
+
+
+TIE_TERMS = {_davidson: _davidson_tie, _rao_kupper: _rao_kupper_tie}
+
+
 class _PairModel(PreferenceModel):
     """Shared fitting for models whose likelihood depends on x = θ_a − θ_b (+ h) (+ βᵀz) and one
     tie parameter.
@@ -233,7 +262,11 @@ class _PairModel(PreferenceModel):
         return value.sum() - self.l2 / 2 * np.sum((theta - theta.mean()) ** 2)
 
     def _tie_terms(self, x, counts, tie):
-        """Per cell: dℓ/d tie, −d²ℓ/d tie² and −d²ℓ/dx d tie, by central differences of the exact link."""
+        """Per cell: dℓ/d tie, −d²ℓ/d tie² and −d²ℓ/dx d tie: in closed form for Davidson and
+        Rao–Kupper (``TIE_TERMS``), else by central differences of the link."""
+        exact = TIE_TERMS.get(self._link)
+        if exact is not None:
+            return exact(x, counts, tie)
         eps = 1e-5
         up, down = self._link(x, counts, tie + eps), self._link(x, counts, tie - eps)
         mid = self._link(x, counts, tie)[0]

@@ -122,3 +122,58 @@ def test_info_shows_both_bad_ties():
     assert result.exit_code == 0
     (row,) = json.loads(result.output)["comparisons"]
     assert (row["ties"], row["both-bad ties"]) == (3, 2)
+
+
+def test_style_control_and_analytic_intervals_reach_the_model():
+    import humeval
+    from humeval.ranking import BradleyTerry
+    result = run("rank", BATTLES, "-m", "bt", "--style-control", "--intervals", "sandwich", "--cluster", "judge",
+                 "--json")
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.output)
+    rows = {r["system"]: r for r in shown["(no track)"]}
+    coefficients = {r["parameter"]: r for r in shown["(coefficients)"]["(no track)"]}
+    model = BradleyTerry(standardize=True).fit(humeval.read(BATTLES, style=True).comparisons)
+    expected = model.intervals("sandwich", 0.95, clusters="judge")
+    together = model.intervals("sandwich", 0.95, simultaneous=True, clusters="judge")
+    for system in model.systems_:
+        assert rows[system]["score"] == pytest.approx(model.scores_[system], abs=1e-9)
+        assert rows[system]["lower"] == pytest.approx(expected.loc[system, "lower"], abs=1e-9)
+        assert rows[system]["sim_upper"] == pytest.approx(together.loc[system, "upper"], abs=1e-9)
+    for name, value in model.coef_.items():
+        assert coefficients[f"coef {name}"]["estimate"] == pytest.approx(value, abs=1e-9)
+    text = run("rank", BATTLES, "-m", "bt", "--style-control", "--intervals", "fisher").output
+    assert "covariate coefficients" in text and "coef length" in text and "inverse Fisher" in text
+
+
+def test_covariate_pairs_from_the_command_line():
+    import humeval
+    from humeval.ranking import Davidson
+    result = run("rank", WEIGHTS, "-m", "davidson", "--covariates", "len_a/len_b", "--weight", "weight", "--json")
+    assert result.exit_code == 0, result.output
+    coefficients = json.loads(result.output)["(coefficients)"]["(no track)"]
+    c = humeval.read(WEIGHTS, covariates="len_a/len_b", weight="weight").comparisons
+    model = Davidson().fit(c)
+    assert coefficients[0]["parameter"] == "coef len_a-len_b"
+    assert coefficients[0]["estimate"] == pytest.approx(model.coef_["len_a-len_b"], abs=1e-9)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["-m", "trueskill", "--style-control"], "trueskill cannot fit covariates"),
+    (["-m", "bt", "--cluster", "judge"], "--cluster applies to --intervals sandwich"),
+    (["-m", "bt", "--intervals", "bootstrap"], "needs --bootstrap N"),
+    (["-m", "bt", "--intervals", "fisher", "--bootstrap", "10"], "pick one"),
+    (["-m", "irt-gaussian", "--intervals", "fisher"], "irt-gaussian has no analytic intervals"),
+    (["-m", "bt", "--confidence", "0.9"], "--confidence does nothing"),
+])
+def test_interval_and_style_refusals(args, words):
+    result = run("rank", BATTLES, *args)
+    assert result.exit_code == 2 and words in result.output, result.output
+
+
+def test_boards_with_analytic_intervals(categories):
+    result = run("rank", categories, "-m", "bt", "--board-by", "topic", "--intervals", "fisher", "--json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert {"lower", "upper", "sim_lower", "sim_upper"} <= set(rows[0])
+    assert all(r["sim_lower"] <= r["lower"] <= r["score"] <= r["upper"] <= r["sim_upper"] for r in rows)

@@ -49,23 +49,33 @@ def test_clean_battle_json_is_guessed_and_keeps_both_bad_ties_apart():
 
 def test_style_features_match_fastchat_recipe():
     records = json.loads(BATTLES.read_text())
-    c = humeval.read(BATTLES, style=True).comparisons
+    c = humeval.read(BATTLES, style="fastchat").comparisons
     assert c.covariate_names == ("length", "headers", "lists", "bold")
     np.testing.assert_allclose(c.covariates, fastchat_style(records), atol=1e-12)
     # by hand, before standardising: q1's length feature is (300 − 100) / (300 + 100 + 1)
-    raw = (300 - 100) / 401
     lengths = np.array([200 / 401, -100 / 201, 0, -40 / 81, -80 / 321, 0, -180 / 361, 400 / 601])
-    assert lengths[0] == pytest.approx(raw)
     np.testing.assert_allclose(c.covariates[:, 0], (lengths - lengths.mean()) / lengths.std(), atol=1e-12)
-    assert any("style features" in note for note in humeval.read(BATTLES, style=True).report.notes)
+    assert any("as FastChat does" in note for note in humeval.read(BATTLES, style="fastchat").report.notes)
+
+
+def test_style_features_are_the_ratios_by_default():
+    c = humeval.read(BATTLES, style=True).comparisons
+    lengths = [200 / 401, -100 / 201, 0, -40 / 81, -80 / 321, 0, -180 / 361, 400 / 601]
+    np.testing.assert_allclose(c.covariates[:, 0], lengths, atol=1e-15)
+    # q1 headers: a has h1 2 + h2 1 = 3, b none: 3/4; q5 bold: a 1 + 1 = 2, b 2 + 0 = 2: 0
+    assert c.covariates[0, 1] == pytest.approx(3 / 4) and c.covariates[4, 3] == 0
+    # q7 lists: a 0, b 0 + 5 = 5: −5/6
+    assert c.covariates[6, 2] == pytest.approx(-5 / 6)
+    with pytest.raises(InputError, match="style='loud' is not one of"):
+        humeval.read(BATTLES, style="loud")
 
 
 def test_style_from_parquet_with_nested_metadata(tmp_path):
     import pyarrow.parquet as pq
     path = tmp_path / "battles.parquet"
     pq.write_table(load_table(BATTLES, "json"), path)
-    from_json = humeval.read(BATTLES, style=True).comparisons
-    from_parquet = humeval.read(path, style=True).comparisons
+    from_json = humeval.read(BATTLES, style="fastchat").comparisons
+    from_parquet = humeval.read(path, style="fastchat").comparisons
     np.testing.assert_allclose(from_parquet.covariates, from_json.covariates)
     assert from_parquet.bothbad.tolist() == from_json.bothbad.tolist()
 

@@ -45,6 +45,9 @@ from humeval.cli.ratings import NOT_YET, rank_ratings_command, ratings_options
 from humeval.data.export import write
 from humeval.errors import DisconnectedError
 
+INTERVALS = ("bootstrap", "fisher", "sandwich")
+CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CLUSTER_COLUMNS (not imported: startup)
+
 
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False))
@@ -74,6 +77,13 @@ from humeval.errors import DisconnectedError
 @click.option("--keep-shared-outputs", is_flag=True,
               help="Systems that shared one displayed output tie with each other (as WMT15-16 counted them) "
                    "instead of not being compared.")
+@click.option("--intervals", type=click.Choice(INTERVALS), default=None,
+              help="Score intervals: bootstrap (the --bootstrap resamples), or analytic ones from the fitted Bradley–"
+                   "Terry family model (bt, davidson, rao-kupper): fisher (inverse information) or sandwich (robust; "
+                   "with --cluster, to judgments clustered by judge or prompt); analytic ones come with simultaneous "
+                   "intervals (sim_lower, sim_upper: all systems at once).")
+@click.option("--cluster", type=click.Choice(CLUSTERS), default=None,
+              help="With --intervals sandwich: the comparisons of one judge (item, group, category) may be correlated.")
 @click.option("--board-by", metavar="COLUMN", default=None,
               help="One board per value of COLUMN besides the overall one, with each system's rank change against "
                    "the overall board: judge, track, item, group, category (the --category column, else a column "
@@ -87,8 +97,8 @@ from humeval.errors import DisconnectedError
 @common_options
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
          plot, heatmap, jobs, random_state, l2, chains, order, keep_shared_outputs, drop_file, anon, salt,
-         quiet, as_json, board_by, covariates, style_control, weight_column, category_column, both_bad,
-         **ratings_kw):
+         quiet, as_json, intervals, cluster, board_by, covariates, style_control, weight_column, category_column,
+         both_bad, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -113,8 +123,11 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
     # pairwise model names are checked before the (possibly long) read; ratings models once the file shows ratings
     models = None if model_names in RATINGS_MODELS + NOT_YET else models_named(model_names, random_state, l2)
+    ctx = click.get_current_context()
+    analytic = check_interval_options(ctx, intervals, cluster, n_boot)
     if models:
-        check_rank_options(click.get_current_context(), models, n_boot, plot, heatmap)
+        check_rank_options(ctx, models, n_boot, plot, heatmap, analytic)
+        check_analytic(models, analytic, style_control)
     board_by, category_column = board_column(board_by, category_column)
     if board_by and models:
         check_board_options(models, plot, heatmap, clusters)
@@ -129,6 +142,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                                     random_state, quiet, as_json, **ratings_kw)
     if not models:
         models = models_named(model_names, random_state, l2)  # a ratings model name on comparisons: the error
+        check_analytic(models, analytic, style_control)
     for model in models.values():
         if hasattr(model, "chains"):
             model.chains = chains
@@ -156,8 +170,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     check_covariates(models, comparisons)
     if board_by:
         return rank_boards(file, comparisons, models, board_by, both_bad, n_boot, by, confidence, jobs, random_state,
-                           out_file, quiet, as_json)
-    results, notes = {}, {}
+                           out_file, quiet, as_json, analytic, cluster)
+    results, notes, coefficients = {}, {}, {}
     parts = comparisons.by_track()
     policy_notes = {}
     for track, part in list(parts.items()):
@@ -189,8 +203,11 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                 plot_bootstrap(table, suffix(plot), title=f"{track}: {first!r}, {n_boot} bootstrap resamples",
                                scale=result.scale)
         elif len(fitted) == 1:
-            table, _ = set_anchor_aside(first.ranking())
+            table, _ = set_anchor_aside(analytic_table(first, analytic, confidence, cluster, random_state)
+                                        if analytic else first.ranking())
             notes[track] = [f"scores: {first.scale_}"] if getattr(first, "scale_", None) else []
+            if analytic:
+                notes[track].append(analytic_note(analytic, confidence, cluster))
             if plot:
                 plot_abilities(table, suffix(plot), title=f"{track}: {first!r}")
         else:
@@ -219,11 +236,16 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                                 + (" — " + ", ".join(f"{j} ({f}, η = {r:.2f})" for j, (n, r, f)
                                                     in suspects.head(10).iterrows()) if len(suspects) else ""))
         results[track] = table
+        if comparisons.covariate_names:
+            coefficients[track] = coefficient_table(first, analytic, confidence, cluster)
     if out_file:
         frames = [t.reset_index().assign(track=name) for name, t in results.items()]
         write(pd.concat(frames, ignore_index=True), out_file)
     if as_json:
-        click.echo(json.dumps({t: jsonable(df) for t, df in results.items()}, indent=2))
+        shown = {t: jsonable(df) for t, df in results.items()}
+        if coefficients:
+            shown["(coefficients)"] = {t: jsonable(df) for t, df in coefficients.items()}
+        click.echo(json.dumps(shown, indent=2))
     elif not quiet:
         for track, table in results.items():
             what = next(iter(models)) if len(models) == 1 else "rank by model"
@@ -234,14 +256,18 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                 if note:
                     out.print(f"  {note}")
             out.print()
+            if track in coefficients:
+                print_coefficients(coefficients[track], track)
 
 
-def check_rank_options(ctx, models, n_boot, plot, heatmap):
+def check_rank_options(ctx, models, n_boot, plot, heatmap, analytic=None):
     """Refuse option combinations that would do nothing (or something else than asked)."""
     if n_boot and len(models) > 1:
         raise click.BadParameter("bootstrap one model at a time", param_hint="--model")
-    needs(ctx, {"clusters": "--clusters", "by": "--by", "confidence": "--confidence"}, n_boot > 0,
-          "without --bootstrap (clusters, intervals and rank ranges come from the resamples)")
+    needs(ctx, {"clusters": "--clusters", "by": "--by"}, n_boot > 0,
+          "without --bootstrap (clusters and rank ranges come from the resamples)")
+    needs(ctx, {"confidence": "--confidence"}, n_boot > 0 or analytic is not None,
+          "without --bootstrap or analytic --intervals (it is the coverage of their intervals)")
     needs(ctx, {"jobs": "--jobs"}, n_boot > 0, "without --bootstrap (only the resamples run in parallel)", warn=True)
     if len(models) > 1 and (plot or heatmap):
         raise click.UsageError(f"{'--plot' if plot else '--heatmap'} draws one model; {len(models)} were given "
@@ -251,6 +277,71 @@ def check_rank_options(ctx, models, n_boot, plot, heatmap):
         if not hasattr(model, "predict_proba"):
             raise click.UsageError(f"--heatmap draws a preference distribution, and {name} is a heuristic without "
                                    "one: use a model such as bt, trueskill or irt-gaussian")
+
+
+def check_interval_options(ctx, intervals, cluster, n_boot) -> str | None:
+    """The analytic kind asked for (fisher, sandwich) or None; refuses --intervals bootstrap
+    without resamples, analytic intervals beside a bootstrap, and --cluster without sandwich."""
+    if intervals == "bootstrap" and not n_boot:
+        raise click.UsageError("--intervals bootstrap needs --bootstrap N (the resamples), e.g. --bootstrap 1000")
+    if intervals in ("fisher", "sandwich") and n_boot:
+        raise click.UsageError(f"--intervals {intervals} and --bootstrap {n_boot} both give the intervals: pick one "
+                               "(--intervals bootstrap to keep the resamples)")
+    if cluster and intervals != "sandwich":
+        raise click.UsageError("--cluster applies to --intervals sandwich (the cluster-robust covariance)")
+    return intervals if intervals in ("fisher", "sandwich") else None
+
+
+def check_analytic(models, analytic, style_control):
+    """Analytic intervals and style control need the Bradley–Terry family (bt, davidson,
+    rao-kupper); style control standardises the covariates (``standardize``)."""
+    if analytic:
+        if len(models) > 1:
+            raise click.BadParameter("analytic intervals are for one model at a time", param_hint="--model")
+        unable = [name for name, m in models.items() if not hasattr(m, "intervals")]
+        if unable:
+            raise click.BadParameter(f"{', '.join(unable)} has no analytic intervals: use bt, davidson or rao-kupper, "
+                                     "or --bootstrap", param_hint="--intervals")
+    if style_control:
+        for model in models.values():
+            if "standardize" in model.get_params():
+                model.set_params(standardize=True)
+
+
+def analytic_table(model, kind, confidence, cluster, random_state) -> pd.DataFrame:
+    """Per system, best first: score, std, the pointwise interval (lower, upper) and the
+    simultaneous one (sim_lower, sim_upper) from the model's analytic covariance, and rank."""
+    pointwise = model.intervals(kind, confidence, clusters=cluster, random_state=random_state)
+    together = model.intervals(kind, confidence, simultaneous=True, clusters=cluster, random_state=random_state)
+    ranking = model.ranking()
+    table = pointwise.assign(sim_lower=together["lower"], sim_upper=together["upper"])
+    table = table.join(ranking[[c for c in ("rank", "component", "note") if c in ranking]])
+    return table.loc[ranking.index]
+
+
+def analytic_note(kind, confidence, cluster) -> str:
+    what = {"fisher": "inverse Fisher information", "sandwich": "sandwich (robust) covariance"}[kind]
+    by = f", clustered by {cluster}" if cluster else ""
+    return (f"{confidence:.0%} intervals from the {what}{by}; sim_lower/sim_upper hold for all systems at once "
+            "(max-|t|)")
+
+
+def coefficient_table(model, analytic, confidence, cluster) -> pd.DataFrame:
+    """The covariate coefficients (style control) with intervals: analytic, fisher unless the
+    sandwich was asked for."""
+    if not hasattr(model, "coefficients"):
+        return pd.DataFrame()
+    kind = analytic or "fisher"
+    return model.coefficients(kind, confidence, cluster if kind == "sandwich" else None)
+
+
+def print_coefficients(table: pd.DataFrame, track: str):
+    if table.empty:
+        return
+    out.print(render(table, f"{track}: covariate coefficients (log-odds per unit; standardised covariates: per RMS)"))
+    out.print("  the scores above hold the covariates at zero (no difference in style); a positive coefficient "
+              "means judges favour the side with more of it")
+    out.print()
 
 
 LABEL_BOARDS = ("judge", "track", "item", "group")  # Comparisons' own label columns; any other is read as category
@@ -278,13 +369,14 @@ def check_board_options(models, plot, heatmap, clusters):
 
 
 def check_covariates(models, comparisons):
-    """Covariates (--covariates, --style-control) need a model that fits them jointly."""
+    """Covariates (--covariates, --style-control) need a model that fits them jointly: the
+    Bradley–Terry family (a ``covariates`` parameter)."""
     if not comparisons.covariate_names:
         return
-    unable = [name for name, m in models.items() if not getattr(m, "fits_covariates", False)]
+    unable = [name for name, m in models.items() if "covariates" not in m.get_params()]
     if unable:
-        raise click.UsageError(f"{', '.join(unable)} cannot fit covariates ({', '.join(comparisons.covariate_names)})"
-                               ": style control needs a Bradley–Terry model that fits them (not in this build yet)")
+        raise click.BadParameter(f"{', '.join(unable)} cannot fit covariates ({', '.join(comparisons.covariate_names)}):"
+                                 " style control needs bt, davidson or rao-kupper", param_hint="--model")
 
 
 def apply_both_bad(part, policy, file, track):
@@ -297,14 +389,17 @@ def apply_both_bad(part, policy, file, track):
 
 
 def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confidence, jobs, random_state, out_file,
-                quiet, as_json):
+                quiet, as_json, analytic=None, cluster=None):
     """``rank --board-by``: per track (all tracks pooled when the boards are the tracks) the overall
-    board and one per value of ``board_by``, each with rank changes; bootstrap intervals per board."""
+    board and one per value of ``board_by``, each with rank changes; bootstrap or analytic
+    intervals per board."""
     from humeval.experiments import bootstrap
     from humeval.ranking.boards import ANCHOR, drop_system, leaderboards
     (name, model), = models.items()
 
     def board_table(fitted, part):
+        if analytic:
+            return analytic_table(fitted, analytic, confidence, cluster, random_state)
         if not n_boot:
             return fitted.ranking()
         result = bootstrap(fitted, part, n=n_boot, by=by, confidence=confidence, random_state=random_state,
@@ -323,6 +418,8 @@ def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confide
         notes[track] = [policy_note, *notes[track]]
         if n_boot:
             notes[track].append(f"{n_boot} resamples of {by}s per board; {confidence:.0%} intervals")
+        if analytic:
+            notes[track].append(analytic_note(analytic, confidence, cluster) + " (per board)")
         frames.append(long.assign(track=track))
     table = pd.concat(frames, ignore_index=True)
     if out_file:

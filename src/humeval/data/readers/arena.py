@@ -8,9 +8,12 @@ Style features are FastChat's (``fastchat/serve/monitor/rating_systems.py``,
 token count of the answers and the counts of markdown headers (h1–h6 summed), list items
 (ordered + unordered) and bold spans (``**`` + ``__``), for each element
 
-    d = (x_a − x_b) / (x_a + x_b + 1),
+    d = (x_a − x_b) / (x_a + x_b + 1).
 
-then standardised over the battles, (d − mean d) / sd d (an element without spread stays 0).
+``style=True`` keeps d as it is: d = 0 means "no difference in style", so the abilities a model
+reports with the covariates at zero are style-free (scale them with the model's
+``standardize``). ``style="fastchat"`` also standardises as FastChat does, (d − mean d) / sd d
+over the battles (an element without spread stays 0), for numbers equal to FastChat's.
 A name may reach into nested records with dots (``conv_metadata.sum_assistant_a_tokens``,
 ``category_tag.math_v0.1.math``); a record of counts (``{"h1": 2, "h2": 0}``) counts as its sum.
 """
@@ -32,6 +35,7 @@ STYLE = {"length": ("sum_assistant_a_tokens", "sum_assistant_b_tokens"),
          "headers": ("header_count_a", "header_count_b"), "lists": ("list_count_a", "list_count_b"),
          "bold": ("bold_count_a", "bold_count_b")}
 METADATA = "conv_metadata"
+STYLES = (False, None, True, "fastchat")
 
 
 @dataclass
@@ -64,9 +68,12 @@ class ArenaColumns:
         return out
 
 
-def columns(table: pa.Table, path, kind: str, covariates=None, style: bool = False, weight: str | None = None,
+def columns(table: pa.Table, path, kind: str, covariates=None, style: bool | str = False, weight: str | None = None,
             category: str | None = None) -> ArenaColumns:
     """Read the covariate, weight and category columns named (see the module docstring)."""
+    if style not in STYLES:
+        raise InputError(path, None, f"style={style!r} is not one of {STYLES}",
+                         "pass style=True (the ratios) or style='fastchat' (standardised as FastChat does)")
     result = ArenaColumns()
     blocks, names = [], []
     for spec in specs(covariates):
@@ -88,12 +95,13 @@ def columns(table: pa.Table, path, kind: str, covariates=None, style: bool = Fal
                                  "rename the column or leave out the style features")
             x_a = counts(table, element_a, path, kind)
             x_b = counts(table, element_b, path, kind)
-            result.standardise += (len(blocks),)
+            if style == "fastchat":
+                result.standardise += (len(blocks),)
             blocks.append((x_a - x_b) / (x_a + x_b + 1.0))
             names.append(name)
         result.notes.append("style features (FastChat's): " + ", ".join(
             f"{n} = ({a} − {b}) / (sum + 1)" for n, (a, b) in STYLE.items())
-            + ", each standardised over the battles")
+            + (", each standardised over the battles as FastChat does" if style == "fastchat" else ""))
     if blocks:
         result.covariates = np.column_stack(blocks)
         result.names = tuple(names)

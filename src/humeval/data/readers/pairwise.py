@@ -62,7 +62,7 @@ def looks_like(header_cells: list[str], columns: dict | None = None) -> bool:
 
 
 def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | None = None,
-                  encoding: str = "utf-8", kind: str | None = None, covariates=None, style: bool = False,
+                  encoding: str = "utf-8", kind: str | None = None, covariates=None, style: bool | str = False,
                   weight: str | None = None, category: str | None = None) -> Judgments:
     """Read one comparison per row into ``Comparisons``.
 
@@ -72,7 +72,7 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
     Arena options (``humeval.data.readers.arena``): ``covariates`` — column names (or one
     comma-separated string) each holding a feature difference a − b, or pairs ``COL_A/COL_B``
     whose difference is taken; ``style`` — FastChat's four style features (length, headers,
-    lists, bold) from ``conv_metadata``; ``weight`` — a column of non-negative battle weights;
+    lists, bold) from ``conv_metadata`` (True: the ratios; "fastchat": standardised as FastChat does); ``weight`` — a column of non-negative battle weights;
     ``category`` — a label column (prompt category, language, …) for per-category boards.
     Missing values in these columns are counted skips; text in a numeric column, a negative or
     infinite weight are errors naming the row."""

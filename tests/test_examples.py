@@ -25,7 +25,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from conftest import SHARED
+from conftest import FIXTURES, SHARED
 from humeval.cli import cli
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -144,7 +144,13 @@ def _arena_battles(directory: Path):
     (directory / "battles.json").write_text(json.dumps(records), encoding="utf-8")
 
 
-GENERATED = {"battles.json": _arena_battles, "ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
+def _arena_votes(directory: Path):
+    """votes.csv: the arena fixture with a weight and two length columns (tests/fixtures/arena_weights.csv)."""
+    import shutil
+    shutil.copy(FIXTURES / "arena_weights.csv", directory / "votes.csv")
+
+
+GENERATED = {"battles.json": _arena_battles, "votes.csv": _arena_votes, "ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
 
 # Examples that cannot run here, with the reason. Keep this list short.
 NO_OUTPUTS = ("WMT10's system outputs and reference (outputs/cz-en/, newstest2010.ref.en) are not in the shared data; "

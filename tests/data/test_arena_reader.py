@@ -154,6 +154,22 @@ def test_json_record_errors_name_the_record(tmp_path):
     path.write_text("[{\"model_a\": 1,}]")
     with pytest.raises(InputError, match="not valid JSON"):
         humeval.read(path, format="pairwise")
+    records[1]["weight"] = "heavy"
+    path.write_text(json.dumps(records))
+    with pytest.raises(InputError, match=r"'weight' is a string here but a number in record 1 \(record 2\)"):
+        humeval.read(path)
+    path.write_text(json.dumps(records[:1])[:-1] + " " + json.dumps(records[1]) + "]")
+    with pytest.raises(InputError, match="b.json:1: expected ',' or ']' after a record"):
+        humeval.read(path, format="pairwise")
+
+
+def test_pretty_printed_json_array_with_a_byte_order_mark(tmp_path):
+    records = json.loads(BATTLES.read_text())
+    path = tmp_path / "pretty.json"
+    path.write_text("\ufeff" + json.dumps(records, indent=2), encoding="utf-8")
+    c = humeval.read(path, style=True).comparisons
+    np.testing.assert_array_equal(c.covariates, humeval.read(BATTLES, style=True).comparisons.covariates)
+    assert c.bothbad.sum() == 2
 
 
 def test_style_needs_conv_metadata_and_unknown_options_are_refused():

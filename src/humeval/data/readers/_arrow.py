@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -132,21 +133,39 @@ def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
 
 def _json_array(text: str, path) -> pa.Table:
     """One JSON array of records as a table; nested records become struct columns (keys that
-    only some records have are null in the others)."""
+    only some records have are null in the others). The records are decoded one at a time and
+    handed to arrow as JSON lines, so memory holds the text and the table, never a list of
+    millions of Python dicts."""
+    decoder = json.JSONDecoder()
+    lines = []
+    position = _SPACE.match(text, text.index("[") + 1).end()
+    while position < len(text) and text[position] != "]":
+        start = position
+        try:
+            value, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as error:
+            raise InputError(path, error.lineno, f"not valid JSON ({error.msg} at column {error.colno})",
+                             "write one JSON array of records, or one record per line (.jsonl)") from None
+        if not isinstance(value, dict):
+            raise InputError(path, text.count("\n", 0, start) + 1, f"record {len(lines) + 1} of the JSON array is "
+                             "not an object", "write one JSON array of records ({…}, {…})")
+        lines.append(text[start:position].replace("\n", " ").replace("\r", " "))  # raw newlines only sit between tokens
+        position = _SPACE.match(text, position).end()
+        if position < len(text) and text[position] == ",":
+            position = _SPACE.match(text, position + 1).end()
+        elif position >= len(text) or text[position] != "]":
+            raise InputError(path, text.count("\n", 0, position) + 1, "expected ',' or ']' after a record",
+                             "check that the file is one complete JSON array")
+    if not lines:
+        return pa.table({})
+    joined = "\n".join(lines)
     try:
-        records = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(path, error.lineno, f"not valid JSON ({error.msg} at column {error.colno})",
-                         "write one JSON array of records, or one record per line (.jsonl)") from None
-    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-        bad = next((i for i, r in enumerate(records) if not isinstance(r, dict)), 0) if isinstance(records, list) else 0
-        raise InputError(path, None, f"record {bad + 1} of the JSON array is not an object",
-                         "write one JSON array of records ({…}, {…})")
-    try:
-        return pa.Table.from_struct_array(pa.array(records)) if records else pa.table({})
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
-        raise InputError(path, None, f"the records do not have consistent fields ({shown(error)})",
-                         "give every record the same keys with the same types") from None
+        return pajson.read_json(io.BytesIO(joined.encode("utf-8")))
+    except pa.ArrowInvalid as error:
+        _raise_json_error(path, joined, error, unit="record")
+
+
+_SPACE = re.compile(r"[ \t\r\n]*")
 
 
 def _raise_csv_error(path, text, delimiter, width, error):
@@ -158,9 +177,17 @@ def _raise_csv_error(path, text, delimiter, width, error):
                      "check the delimiters and quotes")
 
 
-def _raise_json_error(path, text, error):
+def _raise_json_error(path, text, error, unit: str = "line"):
     """The first line that is not a JSON object, or whose value of a key has another JSON type
-    than on the first line that gave that key a value; else arrow's own message."""
+    than on the first line that gave that key a value; else arrow's own message. With
+    ``unit="record"`` the lines are the records of a JSON array, named by number."""
+    if unit == "record":
+        try:
+            _raise_json_error(path, text, error)
+        except InputError as found:
+            where = f" (record {found.line})" if found.line else ""
+            raise InputError(path, None, found.problem.replace(" on line ", " in record ") + where,
+                             "give every record the same keys with the same types") from None
     seen: dict[str, tuple[str, int]] = {}
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():

@@ -193,3 +193,28 @@ def test_info_counts_both_bad_ties_apart():
     row = df.iloc[0]
     assert (row["ties"], row["both-bad ties"]) == (3, 2)
     assert isinstance(df, pd.DataFrame)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".jsonl"])
+def test_converted_files_keep_the_arena_columns(tmp_path, suffix):
+    from humeval.data.export import pairwise_frame, write
+    c = humeval.read(WEIGHTS, weight="weight", covariates="len_a/len_b,style_diff", category="category").comparisons
+    both = humeval.read(BATTLES).comparisons
+    for table, covariates in ((c, "len_a-len_b,style_diff"), (both, None)):
+        path = write(pairwise_frame(table), tmp_path / f"own{suffix}")
+        back = humeval.read(path, covariates=covariates).comparisons
+        assert back.weight.tolist() == table.weight.tolist() and back.bothbad.tolist() == table.bothbad.tolist()
+        assert [back.categories[k] if k >= 0 else None for k in back.category] == \
+            [table.categories[k] if k >= 0 else None for k in table.category]
+        np.testing.assert_array_equal(back.covariates, table.covariates)
+    plain = pairwise_frame(humeval.read(FIXTURES / "arena_small.csv").comparisons)
+    assert list(plain.columns) == ["track", "item", "judge", "group", "system_a", "system_b", "outcome", "bothbad"]
+
+
+def test_own_layout_bothbad_must_be_yes_or_no(tmp_path):
+    path = tmp_path / "own.csv"
+    path.write_text("system_a,system_b,outcome,bothbad\nx,y,0,true\nx,y,0,0\nx,y,1,maybe\n")
+    with pytest.raises(InputError, match="own.csv:4: bothbad is 'maybe', expected true or false"):
+        humeval.read(path)
+    path.write_text("system_a,system_b,outcome,bothbad\nx,y,0,true\nx,y,0,0\nx,y,1,1\n")
+    assert humeval.read(path).comparisons.bothbad.tolist() == [True, False, False]  # a win is no tie

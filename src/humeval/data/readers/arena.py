@@ -215,6 +215,23 @@ def numbers(values: pa.ChunkedArray, path, name: str, kind: str) -> np.ndarray:
 
 
 MISSING = ["nan", "na", "null", "none"]  # cells that mean "no value" in a numeric column
+TRUE, FALSE = ("true", "1", "1.0", "yes"), ("false", "0", "0.0", "no", "")
+
+
+def flags(values: pa.ChunkedArray, path, name: str, kind: str) -> np.ndarray:
+    """A yes/no column (bool, 0/1, or true/false text; empty = no) as booleans; anything else is
+    an error naming its row."""
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(values.type.value_type)
+    if pa.types.is_boolean(values.type):
+        return values.fill_null(False).to_numpy(zero_copy_only=False).astype(bool)
+    cells = [str(v).strip().lower() if v is not None else "" for v in values.to_pylist()]
+    for i, cell in enumerate(cells):
+        if cell not in TRUE + FALSE:
+            line, row = place(kind, i)
+            raise InputError(path, line, f"{shown(name)} is '{shown(cell, 40)}', expected true or false{row}",
+                             "write true/false or 1/0")
+    return np.array([cell in TRUE for cell in cells], dtype=bool)
 
 
 def _raise_not_number(cells, path, name: str, kind: str):

@@ -7,7 +7,8 @@ One row per comparison. ``columns`` maps humeval's names to the file's: ``a``, `
 - LLM arena: ``model_a``, ``model_b``, ``winner`` ∈ {model_a, model_b, tie, tie (bothbad)},
   with ``question_id`` as the item and ``judge`` as the judge when present;
 - humeval's own (what ``humeval convert`` writes): ``system_a``, ``system_b``, ``outcome``
-  ∈ {0 tie, 1 a preferred, 2 b preferred}, ``item``, ``judge``, ``track``, ``group``.
+  ∈ {0 tie, 1 a preferred, 2 b preferred}, ``item``, ``judge``, ``track``, ``group``, and when
+  present ``bothbad`` (true/1 for a both-bad tie), ``weight`` and ``category``.
 
 Outcome labels are read through ``outcomes`` (label -> 0/1/2); the default knows the arena
 labels, ``a``/``b``/``tie`` and 0/1/2. ``tie (bothbad)`` (also ``bothbad``, ``both_bad``) is a
@@ -72,7 +73,8 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
     Arena options (``humeval.data.readers.arena``): ``covariates`` — column names (or one
     comma-separated string) each holding a feature difference a − b, or pairs ``COL_A/COL_B``
     whose difference is taken; ``style`` — FastChat's four style features (length, headers,
-    lists, bold) from ``conv_metadata`` (True: the ratios; "fastchat": standardised as FastChat does); ``weight`` — a column of non-negative battle weights;
+    lists, bold) from ``conv_metadata`` (True: the ratios; "fastchat": standardised as FastChat
+    does); ``weight`` — a column of non-negative battle weights;
     ``category`` — a label column (prompt category, language, …) for per-category boards.
     Missing values in these columns are counted skips; text in a numeric column, a negative or
     infinite weight are errors naming the row."""
@@ -86,6 +88,11 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
         raise InputError(path, None, "the file has no rows", "check that the export finished")
     (a, b), systems = encode_arrow(table[mapping["a"]], table[mapping["b"]])
     outcome, bothbad = _outcomes(table[mapping["outcome"]], labels, path, kind)
+    if _own_layout(mapping):  # what humeval convert writes: its arena columns too
+        if "bothbad" in table.column_names:
+            bothbad = arena.flags(table["bothbad"], path, "bothbad", kind) & (outcome == 0)
+        weight = weight or ("weight" if "weight" in table.column_names else None)
+        category = category or ("category" if "category" in table.column_names else None)
     kwargs = {"systems": systems}
     if bothbad.any():
         kwargs["bothbad"] = bothbad
@@ -120,6 +127,12 @@ def _mapping(names: list[str], columns: dict[str, str] | None, path) -> dict[str
             return mapping
     raise InputError(path, 1, f"cannot tell which columns hold the two systems and the outcome "
                      f"(columns: {shown(', '.join(names))})", COLUMNS_FIX)
+
+
+def _own_layout(mapping: dict) -> bool:
+    """Whether the file is in humeval's own layout (system_a, system_b, outcome)."""
+    own = LAYOUTS["humeval"]
+    return all(mapping[k] == own[k] for k in ("a", "b", "outcome"))
 
 
 def _outcome_table(outcomes: dict | None, path) -> dict[str, int]:

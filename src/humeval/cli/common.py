@@ -366,7 +366,7 @@ def arena_options(f):
                           "fields are named with dots (conv_metadata.sum_assistant_a_tokens)."),
         click.option("--style-control", is_flag=True,
                      help="FastChat's style covariates from an arena file's conv_metadata: length, headers, lists, "
-                          "bold, each (a − b)/(a + b + 1) standardised."),
+                          "bold, each (a − b)/(a + b + 1), fitted per RMS unit (not centred: 0 = no style difference)."),
         click.option("--weight", "weight_column", default=None, metavar="COL",
                      help="A column of battle weights (finite, ≥ 0; empty cells and 0 are skipped and counted)."),
         click.option("--category", "category_column", default=None, metavar="COL",

@@ -20,13 +20,26 @@ import numba
 import numpy as np
 
 
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+MIX2 = np.uint64(0x94D049BB133111EB)
+
+
 @numba.njit(cache=True)
 def unit_counts(n_units, seed):  # pragma: no cover - compiled
-    """How often each unit is drawn in ``n_units`` draws with replacement, for one seed."""
-    np.random.seed(seed)
+    """How often each unit is drawn in ``n_units`` draws with replacement, for one seed. The
+    draws come from SplitMix64 (Steele, Lea & Flood 2014; a few ns each, against ~50 ns for
+    numba's ``randint``), each a 53-bit uniform u giving the unit ⌊u · n_units⌋."""
     times = np.zeros(n_units, dtype=np.int64)
+    state = np.uint64(seed) * GOLDEN
     for _ in range(n_units):
-        times[np.random.randint(0, n_units)] += 1
+        state += GOLDEN
+        z = state
+        z = (z ^ (z >> np.uint64(30))) * MIX1
+        z = (z ^ (z >> np.uint64(27))) * MIX2
+        z = z ^ (z >> np.uint64(31))
+        u = np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+        times[min(int(u * n_units), n_units - 1)] += 1
     return times
 
 

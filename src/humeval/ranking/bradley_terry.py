@@ -643,7 +643,7 @@ class BradleyTerry(_PairModel):
         theta, phi, ok = _style_kernel.bootstrap_rows(theta0, self._phi, hinv, la.astype(np.int64),
                                                       lb.astype(np.int64), F, y, total,
                                                       units[keep].astype(np.int64), n_units, seeds,
-                                                      float(self.l2), 1e-9, 60)
+                                                      float(self.l2), 1e-7, 60)  # 1e-7: far below any std
         theta -= theta.mean(axis=1, keepdims=True)
         out = np.full((n, size), np.nan)
         out[:, idx] = theta

@@ -99,7 +99,7 @@ def main():
     parser.add_argument("--big", action="store_true", help="also 10× the rows (humeval only; the peer extrapolated)")
     parser.add_argument("--systems", type=int, default=40)
     parser.add_argument("--resamples", type=int, default=1000)
-    parser.add_argument("--peer-resamples", type=int, default=3)
+    parser.add_argument("--peer-resamples", type=int, default=3, help="0: humeval only")
     args = parser.parse_args()
     peer_per_row = None
     for rows in [args.rows] + ([10 * args.rows] if args.big else []):
@@ -115,6 +115,8 @@ def main():
         print(f"{rows:,} battles, {args.systems} systems, 4 covariates: humeval fit {fit:.1f} s + "
               f"{args.resamples} resamples {boot:.1f} s = {ours:.1f} s "
               f"(score std {np.nanmean(samples.std(axis=0)) * 400 / math.log(10):.2f} Elo)")
+        if args.peer_resamples == 0:
+            continue
         if peer_per_row is None:
             X, Y = fastchat_design(c)
             start = time.perf_counter()

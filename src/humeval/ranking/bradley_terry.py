@@ -159,14 +159,14 @@ class _PairModel(PreferenceModel):
         self._train = c  # for covariance(clusters=...) and the bootstrap: a reference, not a copy
         names, design, scale = self._design(c)
         self.covariate_names_, self._used, self._covariate_scale = names, design is not None, scale
-        a, b, counts, X, _ = self._fit_data(c, design)
+        cells = pair_cells(c, n)
+        a, b, counts, X, _ = self._fit_data(c, design, cells)
         rated = np.bincount(np.concatenate([a, b]), weights=np.concatenate([counts.sum(1)] * 2), minlength=n) > 0
         if self.l2 <= 0:
-            cells = pair_cells(c, n)
             parts = self._components(cells[0], cells[1], cells[2], rated)
             if len(parts) > 1:
                 raise DisconnectedError([[self.systems_[i] for i in p] for p in parts])
-        self._cells = pair_cells(c, n)[:2]
+        self._cells = cells[:2]
         self.rated_ = rated
         self.tie_rate_ = (float(np.sum(c.weight * (c.outcome == 0)) / np.sum(c.weight)) if c.weighted
                           else float(np.mean(c.outcome == 0)))
@@ -216,12 +216,12 @@ class _PairModel(PreferenceModel):
         self._live = rms > 0
         return wanted, Z / scale, scale
 
-    def _fit_data(self, c: Comparisons, design):
+    def _fit_data(self, c: Comparisons, design, cells=None):
         """(a, b, counts, X, row_of): the cells the likelihood sums over and, per comparison, its
-        cell (−1 when left out). Pair cells without covariates; with them one cell per comparison
-        (counts = its weight at its outcome) and X its covariate row (live columns only)."""
-        n = len(self.systems_)
-        a, b, counts, row_cell = pair_cells(c, n)
+        cell (−1 when left out). Pair cells (``cells``, or computed) without covariates; with them
+        one cell per comparison (counts = its weight at its outcome) and X its covariate row (live
+        columns only)."""
+        a, b, counts, row_cell = pair_cells(c, len(self.systems_)) if cells is None else cells
         if design is None:
             return a, b, counts, None, row_cell
         keep = row_cell >= 0

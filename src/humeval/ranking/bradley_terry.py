@@ -35,6 +35,15 @@ to infinity (every comparison a tie), and all abilities then stay equal.
 
 Scores are log-odds (natural units), mean zero over the rated systems, or zero at ``anchor``;
 ``scale="elo"`` reports 400/ln 10 Elo points per logit around 1000 (the arenas' convention).
+
+Style control (covariates): with per-comparison feature differences z (``Comparisons.covariates``,
+a − b) the models use x = θ_a − θ_b (+ h) + βᵀz, β fitted jointly with θ by the same Newton
+iteration (no prior on β); the scores and ``predict_proba`` hold z at zero. This is FastChat's
+style control (its logistic regression on model indicators and z-scored style features) and
+arena-rank's contextual Bradley–Terry, fitted exactly rather than by L-BFGS. ``coef_`` and
+``coef_std_`` report β. Weights: every comparison counts by its ``weight`` (``pair_cells``), in
+the tie rate as well; an integer weight k is k copies of the row. Analytic (Fisher and sandwich)
+covariances and intervals: ``covariance``, ``intervals``, ``coefficients`` (``ranking.analytic``).
 """
 
 from __future__ import annotations
@@ -159,14 +168,14 @@ class _PairModel(PreferenceModel):
         self._train = c  # for covariance(clusters=...) and the bootstrap: a reference, not a copy
         names, design, scale = self._design(c)
         self.covariate_names_, self._used, self._covariate_scale = names, design is not None, scale
-        a, b, counts, X, _ = self._fit_data(c, design)
+        cells = pair_cells(c, n)
+        a, b, counts, X, _ = self._fit_data(c, design, cells)
         rated = np.bincount(np.concatenate([a, b]), weights=np.concatenate([counts.sum(1)] * 2), minlength=n) > 0
         if self.l2 <= 0:
-            cells = pair_cells(c, n)
             parts = self._components(cells[0], cells[1], cells[2], rated)
             if len(parts) > 1:
                 raise DisconnectedError([[self.systems_[i] for i in p] for p in parts])
-        self._cells = pair_cells(c, n)[:2]
+        self._cells = cells[:2]
         self.rated_ = rated
         self.tie_rate_ = (float(np.sum(c.weight * (c.outcome == 0)) / np.sum(c.weight)) if c.weighted
                           else float(np.mean(c.outcome == 0)))
@@ -216,12 +225,12 @@ class _PairModel(PreferenceModel):
         self._live = rms > 0
         return wanted, Z / scale, scale
 
-    def _fit_data(self, c: Comparisons, design):
+    def _fit_data(self, c: Comparisons, design, cells=None):
         """(a, b, counts, X, row_of): the cells the likelihood sums over and, per comparison, its
-        cell (−1 when left out). Pair cells without covariates; with them one cell per comparison
-        (counts = its weight at its outcome) and X its covariate row (live columns only)."""
-        n = len(self.systems_)
-        a, b, counts, row_cell = pair_cells(c, n)
+        cell (−1 when left out). Pair cells (``cells``, or computed) without covariates; with them
+        one cell per comparison (counts = its weight at its outcome) and X its covariate row (live
+        columns only)."""
+        a, b, counts, row_cell = pair_cells(c, len(self.systems_)) if cells is None else cells
         if design is None:
             return a, b, counts, None, row_cell
         keep = row_cell >= 0
@@ -453,17 +462,43 @@ class _PairModel(PreferenceModel):
         return samples
 
     def _bootstrap_rows(self, comparisons, unit, n, rng, progress=None) -> np.ndarray:
-        """Bootstrap with covariates: the comparisons (or units) are drawn with replacement and
-        each row's counts multiplied by how often it was drawn; Newton warm-started at the full
-        fit (Python; ``BradleyTerry`` overrides this with a compiled chord-Newton)."""
+        """Bootstrap with covariates, compiled (``_style_kernel``): each resample draws the
+        comparisons (or units) with replacement, row i counting k_i times, and runs the
+        chord-Newton iteration ψ ← ψ + H₀⁻¹ g(ψ) over ψ = (θ, φ, log tie) from the full-data fit,
+        H₀ the full-data negative Hessian; one pass over the rows per iteration, a few
+        iterations per resample. Resamples that do not converge are refitted by Newton's method
+        on the same draw (``_refit_rows``)."""
+        from humeval.ranking import _style_kernel
         a, b, counts, X, row_of, units, n_units = self._row_units(comparisons, unit)
-        out = np.empty((n, len(self.systems_)))
+        size = len(self.systems_)
+        idx = np.nonzero(self.rated_)[0]
+        m = len(idx)
+        local = np.full(size, -1)
+        local[idx] = np.arange(m)
+        keep = self.rated_[a] & self.rated_[b]
+        la, lb = local[a[keep]], local[b[keep]]
+        F = self._fixed(X[keep], len(la))
+        theta0 = self.theta_[idx]
+        _, H = self._newton(la, lb, counts[keep], F, theta0, self._phi, self._tie, m)
+        link = {_bt: 0, _davidson: 1, _rao_kupper: 2}.get(self._link)
+        seeds = rng.integers(0, 2 ** 31 - 1, n)
         start = (np.nan_to_num(self.theta_), self._phi, self._tie)
-        for i in range(n):
-            times = np.bincount(rng.integers(0, n_units, n_units), minlength=n_units)[units].astype(float)
+        if link is None:  # a link the kernel does not know: Newton on every resample
+            return np.array([self._refit_rows(a, b, counts * _style_kernel.unit_counts(n_units, seed)[units][:, None],
+                                              X, start) for seed in seeds]).reshape(n, size)
+        theta, _, _, ok = _style_kernel.bootstrap_rows(
+            link, theta0, self._phi, float(self._tie), np.linalg.inv(H), la.astype(np.int64), lb.astype(np.int64),
+            np.zeros((len(la), 0)) if F is None else np.ascontiguousarray(F), np.ascontiguousarray(counts[keep]),
+            units[keep].astype(np.int64), n_units, seeds, float(self.l2), 1e-7, TIE_BOUND, 60)  # 1e-7: ≪ any std
+        theta -= theta.mean(axis=1, keepdims=True)
+        out = np.full((n, size), np.nan)
+        out[:, idx] = theta
+        out = self._rescale_rows(out)
+        for i in np.nonzero(~ok)[0]:
+            times = _style_kernel.unit_counts(n_units, seeds[i])[units].astype(float)
             out[i] = self._refit_rows(a, b, counts * times[:, None], X, start)
-            if progress and (i + 1) % 100 == 0 or progress and i + 1 == n:
-                progress(i + 1, n)
+        if progress:
+            progress(n, n)
         return out
 
     def _row_units(self, comparisons, unit):
@@ -613,45 +648,6 @@ class BradleyTerry(_PairModel):
             rep_flipped = (la > lb)[representative]
             ordered[representative] = np.column_stack([t, np.where(rep_flipped, l, w), np.where(rep_flipped, w, l)])
             out[i] = self._refit_counts(ordered)
-        if progress:
-            progress(n, n)
-        return out
-
-    def _bootstrap_rows(self, comparisons, unit, n, rng, progress=None) -> np.ndarray:
-        """Compiled bootstrap with covariates (``_style_kernel``): each resample draws the
-        comparisons (or units) with replacement and runs the chord-Newton iteration
-        (θ, φ) ← (θ, φ) + H₀⁻¹ g from the full-data fit, H₀ the full-data negative Hessian; one
-        pass over the rows per iteration, two or three iterations per resample. Resamples that
-        do not converge are refitted by Newton's method (``_PairModel._bootstrap_rows``' solver)."""
-        from humeval.ranking import _style_kernel
-        a, b, counts, X, row_of, units, n_units = self._row_units(comparisons, unit)
-        size = len(self.systems_)
-        idx = np.nonzero(self.rated_)[0]
-        m = len(idx)
-        local = np.full(size, -1)
-        local[idx] = np.arange(m)
-        keep = self.rated_[a] & self.rated_[b]
-        la, lb = local[a[keep]], local[b[keep]]
-        F = self._fixed(X[keep], len(la))
-        F = np.zeros((len(la), 0)) if F is None else np.ascontiguousarray(F)
-        theta0 = self.theta_[idx]
-        _, H = self._newton(la, lb, counts[keep], F if F.shape[1] else None, theta0, self._phi, self._tie, m)
-        hinv = np.linalg.inv(H)
-        total = counts[keep].sum(1)
-        y = counts[keep, 1] + counts[keep, 0] / 2  # ties count half a win each
-        seeds = rng.integers(0, 2 ** 31 - 1, n)
-        theta, phi, ok = _style_kernel.bootstrap_rows(theta0, self._phi, hinv, la.astype(np.int64),
-                                                      lb.astype(np.int64), F, y, total,
-                                                      units[keep].astype(np.int64), n_units, seeds,
-                                                      float(self.l2), 1e-9, 60)
-        theta -= theta.mean(axis=1, keepdims=True)
-        out = np.full((n, size), np.nan)
-        out[:, idx] = theta
-        out = self._rescale_rows(out)
-        start = (np.nan_to_num(self.theta_), self._phi, self._tie)
-        for i in np.nonzero(~ok)[0]:
-            times = _style_kernel.unit_counts(n_units, seeds[i])[units].astype(float)
-            out[i] = self._refit_rows(a, b, counts * times[:, None], X, start)
         if progress:
             progress(n, n)
         return out

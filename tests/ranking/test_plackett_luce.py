@@ -136,10 +136,10 @@ def test_rankings_rebuilt_from_shuffled_pairs_and_broken_groups_count_as_pairs()
     assert broken.pairs_alone_ == 5 and broken.rankings_ == {2: 2 + 5, 3: 2, 4: 4}
     # a group that contradicts itself (A > B, B > C, C > A) also counts as three pairs
     cycle = Comparisons(a=[0, 1, 2], b=[1, 2, 0], outcome=[1, 1, 1], group=[0, 0, 0], systems=("A", "B", "C"))
-    ranking, system, rank, _, alone = weak_orders(cycle)
+    ranking, system, rank, _, _, alone = weak_orders(cycle)
     assert alone == 3 and np.bincount(ranking).tolist() == [2, 2, 2]
     # and a whole one is read back as its weak order
-    ranking, system, rank, _, alone = weak_orders(rankings([[["C"], ["A", "D"], ["B"]]], systems).expand())
+    ranking, system, rank, _, _, alone = weak_orders(rankings([[["C"], ["A", "D"], ["B"]]], systems).expand())
     assert alone == 0 and dict(zip(system.tolist(), rank.tolist())) == {2: 1, 0: 2, 3: 2, 1: 4}
 
 
@@ -196,3 +196,24 @@ def test_pair_predictions_marginalise_over_the_usual_ranking():
     assert pair[0] < expected[0]  # in a ranking of three, A and B also tie within a three-way tie
     with pytest.raises(ValueError, match="predict must be"):
         PlackettLuce(predict="other").fit(rankings(data, systems))
+
+
+def test_bootstrap_reweights_whole_rankings_as_a_refit_on_repeated_rows_does():
+    from humeval.experiments import bootstrap
+    rng = np.random.default_rng(2)
+    theta = np.array([0.8, 0.3, 0.0, -0.4, -0.9])
+    c = rankings(simulate(theta, {2: np.log(0.5), 3: np.log(0.2)}, 60, 4, rng), [str(i) for i in range(5)]).expand()
+    model = PlackettLuce().fit(c)
+    fast = model.bootstrap_scores(c, None, 3, np.random.default_rng(9))
+    draws = np.random.default_rng(9)
+    for row in fast:
+        drawn = np.bincount(draws.integers(0, 60, 60), minlength=60)
+        refit = PlackettLuce().fit(c.take(np.repeat(np.arange(len(c)), drawn[c.group])))  # each pair r times
+        assert refit.pairs_alone_ == 0
+        np.testing.assert_allclose(row, refit.scores_.to_numpy(), atol=1e-7)
+    by_ranking = bootstrap(PlackettLuce(), c, n=200, by="ranking", random_state=0).samples
+    assert by_ranking.shape == (200, 5) and np.isfinite(by_ranking).all()
+    # the spread of the resampled scores is about the Laplace standard error
+    np.testing.assert_allclose(by_ranking.std(axis=0), model.scores_std_.to_numpy(), rtol=0.3)
+    with pytest.raises(ValueError, match="fitted on"):
+        model.bootstrap_scores(c.take(np.arange(5)), None, 2, np.random.default_rng(0))

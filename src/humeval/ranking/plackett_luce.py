@@ -47,7 +47,7 @@ from itertools import combinations
 from math import comb
 
 import numpy as np
-from scipy.sparse import coo_matrix, csr_matrix
+from scipy.sparse import coo_matrix, csr_matrix, vstack
 
 from humeval.data.tables import Comparisons, Rankings
 from humeval.errors import DisconnectedError
@@ -60,13 +60,14 @@ MAX_ALTERNATIVES = 20_000_000  # subsets to enumerate at most (a ranking of 24 s
 
 
 def weak_orders(comparisons: Comparisons):
-    """The rankings behind comparisons: ``(ranking, system, rank, weight, alone)``.
+    """The rankings behind comparisons: ``(ranking, system, rank, weight, row_ranking, alone)``.
 
     One entry per (ranking, system): the ranking's number (0 …), the system code and its rank
-    (1 = best, tied systems share it; 1 + the number of systems preferred to it); ``weight`` per
-    ranking; ``alone`` counts the comparisons that became rankings of two because their group
-    did not make a whole, consistent ranking (see the module doc). Comparisons of a system with
-    itself are left out."""
+    (1 = best, tied systems share it; 1 + the number of systems preferred to it); per ranking its
+    ``weight``; per comparison its ranking (``row_ranking``, −1 for a system against itself); ``alone`` counts the comparisons
+    that became rankings of two because their group did not make a whole, consistent ranking (see
+    the module doc). A group holding every pair r times (a resample that drew the ranking r
+    times) is one ranking of r times the weight. Comparisons of a system with itself are left out."""
     c = comparisons
     keep = np.nonzero(c.a != c.b)[0]
     a, b, outcome = c.a[keep].astype(np.int64), c.b[keep].astype(np.int64), c.outcome[keep]
@@ -74,68 +75,77 @@ def weak_orders(comparisons: Comparisons):
     n = len(c.systems)
     alone_key = np.max(group, initial=-1) + 1 + np.arange(len(keep))
     key = np.where(group >= 0, group, alone_key)
-    whole = _whole_groups(key, a, b, outcome, n)
+    whole, copies = _whole_groups(key, a, b, outcome, n)
     broken = (group >= 0) & ~whole
     key = np.where(broken, alone_key, key)
-    _, key = np.unique(key, return_inverse=True)
+    _, first, key = np.unique(key, return_index=True, return_inverse=True)
     # per (ranking, system): the comparisons it lost; rank = 1 + losses (a whole group's pairs all agree)
     entry, entry_of = np.unique(np.concatenate([key * n + a, key * n + b]), return_inverse=True)
     ea, eb = entry_of[:len(a)], entry_of[len(a):]
     losses = np.bincount(np.concatenate([ea[outcome == 2], eb[outcome == 1]]), minlength=len(entry))
     ranks = 1 + losses
-    ranking_weight = np.bincount(key, weight) / np.bincount(key)
-    return entry // n, entry % n, ranks, ranking_weight, int(broken.sum())
+    copies = np.where(broken, 1, copies)[first]  # a ranking drawn r times has each pair r times
+    ranking_weight = np.bincount(key, weight) / np.bincount(key) * copies  # Σ weights / distinct pairs
+    row_ranking = np.full(len(c), -1, dtype=np.int64)
+    row_ranking[keep] = key
+    return entry // n, entry % n, ranks, ranking_weight, row_ranking, int(broken.sum())
 
 
-def _whole_groups(key, a, b, outcome, n) -> np.ndarray:
-    """Per comparison: whether its group compares each pair of its systems exactly once, in one
-    consistent weak order (checked against rank = 1 + losses)."""
+def _whole_groups(key, a, b, outcome, n):
+    """Per comparison: whether its group compares each pair of its systems the same number of
+    times r (once, or r times when a resample drew the ranking r times), every copy in one
+    consistent weak order (checked against rank = 1 + losses); and per comparison that r."""
     _, pair_key = np.unique(key, return_inverse=True)
     groups = pair_key.max() + 1 if len(key) else 0
     pairs = np.bincount(pair_key, minlength=groups)
     entry, entry_of = np.unique(np.concatenate([pair_key * n + a, pair_key * n + b]), return_inverse=True)
     members = np.bincount(entry // n, minlength=groups)
-    unordered = np.unique(pair_key * n * n + np.minimum(a, b) * n + np.maximum(a, b))
-    distinct = np.bincount(unordered // (n * n), minlength=groups)
+    unordered, copies = np.unique(pair_key * n * n + np.minimum(a, b) * n + np.maximum(a, b), return_counts=True)
+    owner = unordered // (n * n)
+    distinct = np.bincount(owner, minlength=groups)
+    fewest, most = np.full(groups, np.iinfo(np.int64).max), np.zeros(groups, dtype=np.int64)
+    np.minimum.at(fewest, owner, copies)
+    np.maximum.at(most, owner, copies)
     ea, eb = entry_of[:len(a)], entry_of[len(a):]
     losses = np.bincount(np.concatenate([ea[outcome == 2], eb[outcome == 1]]), minlength=len(entry))
     expected = np.where(losses[ea] < losses[eb], 1, np.where(losses[ea] > losses[eb], 2, 0))
     agrees = np.bincount(pair_key, expected == outcome, minlength=groups) == pairs
-    whole = (pairs == members * (members - 1) // 2) & (distinct == pairs) & agrees
-    return whole[pair_key]
+    whole = (distinct == members * (members - 1) // 2) & (fewest == most) & agrees
+    return whole[pair_key], most[pair_key]
 
 
-def stages(ranking, system, rank, weight, n_systems):
-    """Sufficient statistics of the rankings: the chosen classes' sums ``theta_stat`` (per
-    system, Σ weight/|G| over the classes it is in) and ``tie_stat`` (per tie order t, Σ weight of
-    classes of t systems), and the distinct sets of systems left at a stage with ≥ 2 left
-    (``sets``: (sets, width) codes, padded with −1) and their total weight."""
+def stages(ranking, system, rank, n_systems):
+    """The sufficient statistics as linear maps of the rankings' weights: ``theta_map`` (systems ×
+    rankings: Σ 1/|G| over the chosen classes G holding the system), ``tie_map`` (tie order t ×
+    rankings: how many chosen classes have t systems), and the distinct sets of systems left at
+    a stage with ≥ 2 left (``sets``: (sets, width) codes padded with −1) with ``set_map`` (sets ×
+    rankings: how often the ranking leaves that set). With weights w: T_θ = theta_map @ w, etc."""
+    n_rankings = int(ranking.max()) + 1 if len(ranking) else 0
     order = np.lexsort((system, rank, ranking))
     ranking, system, rank = ranking[order], system[order], rank[order]
     start = np.flatnonzero(np.r_[True, ranking[1:] != ranking[:-1]])
     length = np.diff(np.r_[start, len(ranking)])
     end = np.repeat(start + length, length)
-    first = np.r_[True, (ranking[1:] != ranking[:-1]) | (rank[1:] != rank[:-1])]
+    first = np.r_[True, (ranking[1:] != ranking[:-1]) | (rank[1:] != rank[:-1])][:len(ranking)]
     level = np.cumsum(first) - 1
     size = np.bincount(level)  # systems per tie class
-    w = weight[ranking]
     left = end - np.arange(len(ranking))  # systems left when this entry's class is chosen
     chosen = first & (left >= 2)  # a stage (with one system left there is no choice)
     in_stage = chosen[np.flatnonzero(first)][level]
-    theta_stat = np.bincount(system[in_stage], (w / size[level])[in_stage], minlength=n_systems)
+    theta_map = csr_matrix((1.0 / size[level][in_stage], (system[in_stage], ranking[in_stage])),
+                           shape=(n_systems, n_rankings))
     heads = np.flatnonzero(chosen)
-    tie_stat = np.bincount(size[level[heads]], w[heads])
-    if not len(heads):
-        return theta_stat, tie_stat, np.zeros((0, 0), dtype=np.int64), np.zeros(0)
+    tie_map = csr_matrix((np.ones(len(heads)), (size[level[heads]], ranking[heads])),
+                         shape=(int(size.max(initial=1)) + 1, n_rankings))
     width = int(left[heads].max()) if len(heads) else 0
     offsets = heads[:, None] + np.arange(width)
     valid = np.arange(width) < left[heads][:, None]
-    sets = np.where(valid, system[np.minimum(offsets, len(system) - 1)], n_systems)
+    sets = np.where(valid, system[np.minimum(offsets, max(len(system) - 1, 0))], n_systems)
     sets = np.sort(sets, axis=1)
     sets[sets == n_systems] = -1
     distinct, inverse = np.unique(sets, axis=0, return_inverse=True)
-    set_weight = np.bincount(inverse.ravel(), w[heads], minlength=len(distinct))
-    return theta_stat, tie_stat, distinct, set_weight
+    set_map = csr_matrix((np.ones(len(heads)), (inverse.ravel(), ranking[heads])), shape=(len(distinct), n_rankings))
+    return theta_map, tie_map, distinct, set_map
 
 
 def alternatives(sets, orders):
@@ -187,16 +197,16 @@ class PlackettLuce(PreferenceModel):
         if self.predict not in ("marginal", "pair"):
             raise ValueError(f"predict must be 'marginal' or 'pair', not {self.predict!r}")
         n = len(self.systems_)
-        pa, pb, counts, _ = pair_cells(c, n)
-        rated = np.bincount(np.concatenate([pa, pb]), minlength=n) > 0
-        if self.l2 <= 0:
-            parts = _PairModel._components(pa, pb, counts, rated)
+        ranking, system, rank, weight, row_ranking, alone = weak_orders(c)
+        rated = np.bincount(system, minlength=n) > 0
+        if self.l2 <= 0:  # maximum likelihood: finite only on a strongly connected graph, as for BT
+            parts = _PairModel._components(*pair_cells(c, n)[:3], rated)
             if len(parts) > 1:
                 raise DisconnectedError([[self.systems_[i] for i in p] for p in parts])
-        ranking, system, rank, weight, alone = weak_orders(c)
         self.pairs_alone_ = alone
         self.rankings_ = dict(zip(*(x.tolist() for x in np.unique(np.bincount(ranking), return_counts=True))))
-        theta_stat, tie_stat, sets, set_weight = stages(ranking, system, rank, weight, n)
+        theta_map, tie_map, sets, set_map = stages(ranking, system, rank, n)
+        tie_stat = tie_map @ weight
         self.rated_ = rated
         idx = np.flatnonzero(rated)
         m = len(idx)
@@ -204,9 +214,13 @@ class PlackettLuce(PreferenceModel):
         self.orders_ = tuple(orders)
         local = np.full(n, -1)
         local[idx] = np.arange(m)
-        self._problem = _Problem(np.concatenate([theta_stat[idx], tie_stat[orders[1:]]]),
-                                 sets, set_weight, local, m, orders, self.l2)
+        stat_map = vstack([theta_map[idx], tie_map[orders[1:]]]).tocsr()
+        member = csr_matrix((np.ones(int((sets >= 0).sum())), (np.nonzero(sets >= 0)[0], sets[sets >= 0])),
+                            shape=(len(sets), n))
+        self._resampling = (stat_map, set_map, member, weight, row_ranking)
+        self._problem = _Problem(stat_map @ weight, sets, set_map @ weight, local, m, orders, self.l2)
         beta = self._problem.solve(self.max_iter, self.tol)
+        self._beta = beta
         theta = np.full(n, np.nan)
         theta[idx] = beta[:m] - beta[:m].mean()
         self.theta_ = theta
@@ -216,6 +230,52 @@ class PlackettLuce(PreferenceModel):
         self.scores_ = self._series(theta)
         self.scores_std_ = self._series(self._std(beta, idx), name="std")
         self._pair_table = False  # computed at the first prediction
+
+    def bootstrap_scores(self, comparisons: Comparisons, unit: np.ndarray | None, n: int, rng,
+                         progress=None) -> np.ndarray:
+        """Bootstrap by resampling whole rankings (see ``Ranker.bootstrap_scores``): with ``unit``
+        None each ranking is a unit (its comparisons are one judgment, never split); else each
+        ranking goes with the unit of its comparisons. The sufficient statistics are linear in
+        the rankings' weights (``stages``), so a resample is a reweighting refitted by Newton's
+        method from the full-data estimate, nothing rebuilt. NaN for systems a resample leaves
+        out and, with ``l2=0``, outside its largest strongly connected part."""
+        self._check_fitted()
+        stat_map, set_map, member, weight, row_ranking = self._resampling
+        if len(comparisons) != len(row_ranking) or not np.array_equal(comparisons.systems, self.systems_):
+            raise ValueError("bootstrap_scores takes the comparisons the model was fitted on")
+        kept = row_ranking >= 0
+        source = np.zeros(len(weight), dtype=np.int64)
+        source[row_ranking[kept]] = np.flatnonzero(kept)
+        _, of = np.unique(np.arange(len(weight)) if unit is None else unit[source], return_inverse=True)
+        units = int(of.max()) + 1 if len(of) else 0
+        problem, m = self._problem, self._problem.m
+        idx = np.flatnonzero(self.rated_)
+        if self.l2 <= 0:
+            a, b, _, row_cell = pair_cells(comparisons, len(self.systems_))
+        full = (problem.stat, problem.set_weight)
+        out = np.full((n, len(self.systems_)), np.nan)
+        try:
+            for i in range(n):
+                w = weight * np.bincount(rng.integers(0, units, units), minlength=units)[of]
+                problem.stat, problem.set_weight = stat_map @ w, set_map @ w
+                present = (member.T @ problem.set_weight)[idx] > 0
+                if self.l2 <= 0:
+                    rows = row_cell >= 0
+                    counts = np.bincount(row_cell[rows] * 3 + comparisons.outcome[rows],
+                                         w[row_ranking[rows]] > 0, minlength=3 * len(a)).reshape(-1, 3)
+                    rated = np.zeros(len(self.systems_), dtype=bool)
+                    rated[idx[present]] = True
+                    largest = np.zeros(len(self.systems_), dtype=bool)
+                    largest[_PairModel._components(a, b, counts, rated)[0]] = True
+                    present &= largest[idx]
+                beta = problem.solve(self.max_iter, 1e-9, start=self._beta)
+                theta = beta[:m][present]
+                out[i, idx[present]] = theta - theta.mean()
+                if progress and ((i + 1) % 100 == 0 or i + 1 == n):
+                    progress(i + 1, n)
+        finally:
+            problem.stat, problem.set_weight = full
+        return out
 
     def _std(self, beta, idx) -> np.ndarray:
         """Laplace standard errors: θ block of (H + 11ᵀ/m)⁻¹ − 11ᵀ/m (tie parameters profiled in)."""
@@ -382,31 +442,33 @@ class _Problem:
         value = self.stat @ beta - self.set_weight @ log_norm - self.l2 / 2 * np.sum((theta - theta.mean()) ** 2)
         return value, grad, H
 
-    def solve(self, max_iter, tol):
-        m = self.m
-        beta = np.zeros(len(self.stat))
-        if m == 0:
+    def solve(self, max_iter, tol, start=None):
+        beta = np.zeros(len(self.stat)) if start is None else start.copy()
+        if self.m == 0:
             return beta
-        value, grad, H = self.derivatives(beta)
-        for _ in range(max_iter):
-            try:
-                step = np.linalg.solve(H, grad)
-            except np.linalg.LinAlgError:
-                step = np.linalg.lstsq(H, grad, rcond=None)[0]
-            t = 1.0
-            while True:
-                new = beta + t * step
-                new[m:] = np.clip(new[m:], -TIE_BOUND, TIE_BOUND)
-                new_value = self.objective(new)
-                if new_value >= value - 1e-12 * abs(value) or t < 1e-8:
-                    break
-                t /= 2
-            done = np.max(np.abs(new - beta)) < tol
-            beta = new
-            value, grad, H = self.derivatives(beta)
-            if done:
-                break
-        return beta
+
+        def bound(x):  # log δ within ±TIE_BOUND
+            x[self.m:] = np.clip(x[self.m:], -TIE_BOUND, TIE_BOUND)
+            return x
+
+        return newton_ascent(self.derivatives, self.objective, beta, bound, max_iter, tol)
 
 
-__all__ = ["PlackettLuce", "stages", "weak_orders"]
+def newton_ascent(derivatives, objective, x, project, max_iter, tol):
+    """Maximise a concave function by Newton's method: ``derivatives(x)`` gives (value, gradient,
+    negative Hessian); each step is halved until ``objective`` does not fall (``project`` keeps
+    the trial point in bounds); stops when no coordinate moves by ``tol``."""
+    value, grad, hess = derivatives(x)
+    for _ in range(max_iter):
+        step = np.linalg.lstsq(hess, grad, rcond=None)[0]  # least squares: a singular Hessian still steps
+        size = 1.0
+        trial = project(x + step)
+        while objective(trial) < value - 1e-12 * abs(value) and size >= 1e-8:
+            size /= 2
+            trial = project(x + size * step)
+        moved = np.max(np.abs(trial - x))
+        x = trial
+        value, grad, hess = derivatives(x)
+        if moved < tol:
+            break
+    return x

@@ -1,5 +1,6 @@
 """Plackett–Luce with ties against the pairwise expansion (BT, Davidson) when the training data
-are whole rankings, and its fitting time against Davidson's on the same comparisons.
+are whole rankings, its fitting time against Davidson's on the same comparisons, and its
+bootstrap (whole rankings reweighted, ``bootstrap_scores``) against refitting on resampled rows.
 
 compare-models draws random *comparisons*, so below the whole training split most of a ranking's
 pairs are missing and Plackett–Luce sees pairs (its groups are incomplete, ``pairs_alone_``). Here
@@ -39,6 +40,7 @@ def whole_rankings(train, size, rng):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trials", type=int, default=3)
+    parser.add_argument("--resamples", type=int, default=100)
     args = parser.parse_args()
     root = os.environ.get("HUMEVAL_SHARED_DATA", "../shared/data")
     models = {"bt": BradleyTerry, "davidson": Davidson, "plackett-luce": PlackettLuce}
@@ -63,6 +65,21 @@ def main():
         print(table)
     print("fitting time, all fits: " + ", ".join(f"{k} {v:.2f} s" for k, v in seconds.items())
           + f"; plackett-luce / davidson = {seconds['plackett-luce'] / seconds['davidson']:.1f}x")
+    path = os.path.join(root, FILES["WMT10"])
+    track = comparisons_of(load(path, quiet=True), path).by_track()["Czech-English"]
+    model = PlackettLuce().fit(track)
+    start = time.perf_counter()
+    model.bootstrap_scores(track, None, args.resamples, np.random.default_rng(0))
+    fast = time.perf_counter() - start
+    _, of = np.unique(track.group, return_inverse=True)
+    rng, groups = np.random.default_rng(0), int(of.max()) + 1
+    start = time.perf_counter()
+    for _ in range(args.resamples):  # the same resamples as rows: each drawn ranking's pairs, repeated
+        drawn = np.bincount(rng.integers(0, groups, groups), minlength=groups)
+        PlackettLuce().fit(track.take(np.repeat(np.arange(len(track)), drawn[of])))
+    slow = time.perf_counter() - start
+    print(f"bootstrap of whole rankings, WMT10 Czech-English ({groups} rankings), {args.resamples} resamples: "
+          f"reweighting {fast:.2f} s, refitting resampled rows {slow:.2f} s: {slow / fast:.1f}x faster")
 
 
 if __name__ == "__main__":

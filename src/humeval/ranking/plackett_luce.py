@@ -13,8 +13,15 @@ with ties", arXiv:1909.07123; the model of Turner et al.'s R package PlackettLuc
 choosing the best class from the systems left, then the next; D is the largest tie observed and
 only the tie orders observed get a δ (the others' maximum-likelihood δ is 0). Without ties it is
 Plackett–Luce (Luce 1959, Plackett 1975); for two systems it is Davidson's (1970) tie model with
-ν = δ_2: P(a) = e^{x/2} / (e^{x/2} + e^{−x/2} + δ_2), x = θ_a − θ_b. That pair form is
-``predict_proba``, so the model takes its place in compare-models beside BT and Davidson.
+ν = δ_2: P(a) = e^{x/2} / (e^{x/2} + e^{−x/2} + δ_2), x = θ_a − θ_b.
+
+``predict_proba(a, b)`` (so the model takes its place in compare-models beside BT and Davidson)
+is, by default (``predict="marginal"``), the probability that a is ranked above, tied with or
+below b in a ranking of the size the model was trained on (the most common, at most 6), the
+other systems drawn at random from the rated ones (32 draws, a fixed seed): the sum over every
+weak order of those systems. The pair form above (``predict="pair"``, and always for rankings of
+two) underpredicts pair ties when δ_2 was fitted on 5-way rankings (δ_2 ≈ 0.2 on WMT), where two
+systems also tie inside ties of three, four or five.
 
 log f(S) = log δ_{|S|} + mean_{s ∈ S} θ_s is linear in β = (θ, log δ_2, …, log δ_D): every stage
 is a conditional-logit choice among the subsets of A_j, and the log-likelihood
@@ -31,13 +38,17 @@ Standard errors by the Laplace approximation, as for BT.
 
 Input: ``Comparisons``, the pairwise expansion of the rankings (or a ``Rankings`` table, which is
 expanded). Each ranking is rebuilt from the comparisons sharing its ``group`` (the ranking id,
-``Rankings.expand``): when they compare every pair of the systems in the group exactly once and
-agree with one weak order (rank = 1 + the number of systems preferred to it), that order is the
+``Rankings.expand``): when they compare every pair of the systems in the group (each pair equally
+often) and agree with one weak order (rank = 1 + the number of systems preferred to it), that order is the
 ranking. Comparisons with group −1 stand alone (rankings of 2), and so do the comparisons of a
 group that does not make a whole ranking — some pairs missing (a random subset of comparisons, as
-compare-models draws, or blanks), a pair twice, or an order that contradicts itself: each of their
+compare-models draws, or blanks), some pairs more often than others, or an order that contradicts
+itself: each of their
 comparisons counts as a ranking of two (``pairs_alone_`` counts them). A group's weight is the mean
-``weight`` of its comparisons.
+``weight`` of its comparisons; a group holding every pair r times (a bootstrap resample drew the
+ranking r times) is one ranking of r times that weight.
+
+``bootstrap_scores`` resamples whole rankings, never single comparisons of a ranking (see there).
 """
 
 from __future__ import annotations
@@ -47,7 +58,7 @@ from itertools import combinations
 from math import comb
 
 import numpy as np
-from scipy.sparse import coo_matrix, csr_matrix, vstack
+from scipy.sparse import csr_matrix, vstack
 
 from humeval.data.tables import Comparisons, Rankings
 from humeval.errors import DisconnectedError
@@ -268,7 +279,7 @@ class PlackettLuce(PreferenceModel):
                     largest = np.zeros(len(self.systems_), dtype=bool)
                     largest[_PairModel._components(a, b, counts, rated)[0]] = True
                     present &= largest[idx]
-                beta = problem.solve(self.max_iter, 1e-9, start=self._beta)
+                beta = problem.solve(self.max_iter, 1e-8, start=self._beta)
                 theta = beta[:m][present]
                 out[i, idx[present]] = theta - theta.mean()
                 if progress and ((i + 1) % 100 == 0 or i + 1 == n):
@@ -407,8 +418,18 @@ class _Problem:
         rows = np.concatenate([row, tied])
         cols = np.concatenate([local[members[row, slot]], m + np.searchsorted(orders[1:], order[tied])])
         values = np.concatenate([1.0 / order[row], np.ones(len(tied))])
-        self.X = csr_matrix(coo_matrix((values, (rows, cols)), shape=(len(owner), m + len(orders) - 1)))
-        self.A = csr_matrix((np.ones(len(owner)), (owner, np.arange(len(owner)))), shape=(len(set_weight), len(owner)))
+        sort = np.argsort(rows, kind="stable")
+        self.rows, self.cols, self.values = rows[sort], cols[sort], values[sort]
+        self.size, self.n_alt, self.n_sets = m + len(orders) - 1, len(owner), len(set_weight)
+        # the Hessian Σ_r w_r p_r x_r x_rᵀ as one bincount: every pair of non-zeros within a row
+        per_row = np.bincount(self.rows, minlength=self.n_alt)
+        first = np.r_[0, np.cumsum(per_row)[:-1]]
+        k = np.repeat(np.arange(len(self.rows)), per_row[self.rows])
+        partner = first[self.rows[k]] + (np.arange(len(k)) - np.repeat(np.r_[0, np.cumsum(per_row[self.rows])[:-1]],
+                                                                         per_row[self.rows]))
+        self.pair_row = self.rows[k]
+        self.pair_cell = self.cols[k] * self.size + self.cols[partner]
+        self.pair_value = self.values[k] * self.values[partner]
 
     def _log_norm(self, eta):
         """log Σ_{S ⊆ A} e^{η_S} per set A (alternatives sorted by set)."""
@@ -417,8 +438,12 @@ class _Problem:
         top = np.maximum.reduceat(eta, self.starts)
         return top + np.log(np.add.reduceat(np.exp(eta - top[self.owner]), self.starts))
 
+    def _eta(self, beta):
+        """η_S = x_S·β for every alternative."""
+        return np.bincount(self.rows, beta[self.cols] * self.values, minlength=self.n_alt)
+
     def log_likelihood(self, beta):
-        eta = self.X @ beta
+        eta = self._eta(beta)
         return self.stat @ beta - self.set_weight @ self._log_norm(eta)
 
     def objective(self, beta):
@@ -429,13 +454,16 @@ class _Problem:
         """Value, gradient and negative Hessian of the log posterior, the common shift of θ fixed
         by adding 11ᵀ/m to the θ block."""
         m = self.m
-        eta = self.X @ beta
+        P = self.size
+        eta = self._eta(beta)
         log_norm = self._log_norm(eta)
         p = np.exp(eta - log_norm[self.owner])
         wp = p * self.set_weight[self.owner]
-        mean = np.asarray((self.A @ self.X.multiply(p[:, None])).todense())  # E_p[x] per set
-        grad = self.stat - self.X.T @ wp
-        H = np.asarray((self.X.T @ self.X.multiply(wp[:, None])).todense()) - (mean.T * self.set_weight) @ mean
+        mean = np.bincount(self.owner[self.rows] * P + self.cols, p[self.rows] * self.values,
+                           minlength=self.n_sets * P).reshape(-1, P)  # E_p[x] per set
+        grad = self.stat - np.bincount(self.cols, wp[self.rows] * self.values, minlength=P)
+        H = np.bincount(self.pair_cell, wp[self.pair_row] * self.pair_value, minlength=P * P).reshape(P, P)
+        H -= (mean.T * self.set_weight) @ mean
         theta = beta[:m]
         grad[:m] -= self.l2 * (theta - theta.mean())
         H[:m, :m] += self.l2 * (np.eye(m) - 1.0 / m) + 1.0 / m

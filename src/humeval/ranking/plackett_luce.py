@@ -331,7 +331,9 @@ class PlackettLuce(PreferenceModel):
         others = idx[np.argsort(keys, axis=2)[:, :, :k - 2]]
         context = np.concatenate([np.broadcast_to(idx[i][:, None, None], (len(i), CONTEXTS, 1)),
                                   np.broadcast_to(idx[j][:, None, None], (len(i), CONTEXTS, 1)), others], axis=2)
-        pair = _orders_of(k, self.orders_).relations(theta[context.reshape(-1, k)], self.log_delta_)
+        orders, rows = _orders_of(k, self.orders_), theta[context.reshape(-1, k)]
+        block = max(1, 20_000_000 // len(orders.chosen))  # contexts at a time: (block, weak orders) in memory
+        pair = np.concatenate([orders.relations(rows[i:i + block], self.log_delta_) for i in range(0, len(rows), block)])
         pair = pair.reshape(len(i), CONTEXTS, 3).mean(axis=1)
         n = len(self.systems_)
         table = np.tile(pair_form(np.zeros(1), self.log_delta_.get(2, -np.inf)), (n, n, 1))  # unrated: θ = mean

@@ -245,8 +245,9 @@ class PlackettLuce(PreferenceModel):
     def bootstrap_scores(self, comparisons: Comparisons, unit: np.ndarray | None, n: int, rng,
                          progress=None) -> np.ndarray:
         """Bootstrap by resampling whole rankings (see ``Ranker.bootstrap_scores``): with ``unit``
-        None each ranking is a unit (its comparisons are one judgment, never split); else each
-        ranking goes with the unit of its comparisons. The sufficient statistics are linear in
+        None (``by="comparison"``) each ranking is a unit all the same, since its comparisons are
+        one judgment and the model is fitted on the ranking, not on them; else each ranking goes
+        with the unit of its comparisons. The sufficient statistics are linear in
         the rankings' weights (``stages``), so a resample is a reweighting refitted by Newton's
         method from the full-data estimate, nothing rebuilt. NaN for systems a resample leaves
         out and, with ``l2=0``, outside its largest strongly connected part."""

@@ -60,7 +60,7 @@ def _row_scores(link, x, t, w, l, tau):  # pragma: no cover - compiled
     s_lo = 1.0 / (1.0 + math.exp(eta - x))
     s_hi = 1.0 / (1.0 + math.exp(-x - eta))
     d1 = w * (1.0 - s_lo) - l * s_hi + t * ((1.0 - s_hi) - s_lo)
-    d_eta = -w * (1.0 - s_lo) - l * s_hi + t * ((1.0 - s_hi) + s_lo + 2.0 / math.expm1(2.0 * eta))
+    d_eta = -w * (1.0 - s_lo) - l * s_hi + t * ((1.0 - s_hi) + s_lo + (2.0 / math.expm1(2.0 * eta) if eta < 300.0 else 0.0))
     return d1, eta * d_eta
 
 

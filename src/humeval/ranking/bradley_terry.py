@@ -116,8 +116,9 @@ def _rao_kupper_tie(x, counts, log_eta):
     eta = np.exp(log_eta)
     s_lo, s_hi = expit(x - eta), expit(x + eta)
     v_lo, v_hi = s_lo * (1 - s_lo), s_hi * (1 - s_hi)
-    d_eta = -w * (1 - s_lo) - l * s_hi + t * ((1 - s_hi) + s_lo + 2 / np.expm1(2 * eta))
-    dd_eta = -w * v_lo - l * v_hi - t * (v_lo + v_hi + 1 / np.sinh(eta) ** 2)
+    with np.errstate(over="ignore"):  # η at its bound e^10: the terms are 0
+        d_eta = -w * (1 - s_lo) - l * s_hi + t * ((1 - s_hi) + s_lo + 2 / np.expm1(2 * eta))
+        dd_eta = -w * v_lo - l * v_hi - t * (v_lo + v_hi + 1 / np.sinh(eta) ** 2)
     cross = w * v_lo - l * v_hi + t * (v_lo - v_hi)
     return eta * d_eta, -(eta * d_eta + eta ** 2 * dd_eta), -eta * cross
 

@@ -267,7 +267,7 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
       humeval compare-models data_RNK.csv --track Czech-English --trials 2 --plot curves.png
       humeval compare-models data_RNK-public.csv --expert data_RNK.csv --track Czech-English --trials 2 --plot fig5.png
       humeval compare-models data_RNK.csv -m bt --tune-on Czech-English --grid l2=0.1,1,10 --trials 1 --sizes 400
-      humeval compare-models data_RNK.csv --track Czech-English -m davidson,plackett-luce --sample ranking --trials 2 --sizes 100,400,1600
+      humeval compare-models data_RNK.csv --track Czech-English -m bt,plackett-luce --sample ranking --sizes 100,1600
 
     \b
     With --tune-on, one model's --grid is searched on the development tracks (each trained on its

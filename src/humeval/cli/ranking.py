@@ -50,7 +50,8 @@ from humeval.errors import DisconnectedError
 @click.option("--bootstrap", "n_boot", default=0, show_default=True, type=Resamples(),
               help="Bootstrap resamples for score intervals, rank ranges and clusters (WMT used 1000; 0 = off).")
 @click.option("--by", type=click.Choice(["comparison", "ranking", "segment", "judge"]), default="comparison",
-              show_default=True, help="What the bootstrap resamples: single comparisons or whole units.")
+              show_default=True, help="What the bootstrap resamples: single comparisons or whole units "
+              "(plackett-luce, fitted on rankings, resamples whole rankings for 'comparison').")
 @click.option("--confidence", default=0.95, show_default=True, type=CONFIDENCE,
               help="Coverage of intervals and rank ranges.")
 @click.option("--clusters", is_flag=True, help="Draw WMT's cluster boundaries in the printed table (needs --bootstrap).")

@@ -5,8 +5,9 @@ bootstrap (whole rankings reweighted, ``bootstrap_scores``) against refitting on
 compare-models draws random *comparisons*, so below the whole training split most of a ranking's
 pairs are missing and Plackett–Luce sees pairs (its groups are incomplete, ``pairs_alone_``). Here
 the training subsets are drawn as whole rankings (groups) until they hold at least ``size``
-comparisons; the test set is Hopkins & May's (rarely judged segments, ``hopkins_may_split``; a
-ranking is of one segment, so its pairs fall on one side), and perplexity is over its pairs.
+comparisons (``training_subset(unit="ranking")``, as ``compare-models --sample ranking``); the
+test set is Hopkins & May's (rarely judged segments, ``hopkins_may_split``; a ranking is of one
+segment, so its pairs fall on one side), and perplexity is over its pairs.
 
 Usage: HUMEVAL_SHARED_DATA=/work/shared/data python benchmarks/bench_plackett_luce.py [--trials 3]
 """
@@ -21,20 +22,11 @@ import numpy as np
 import pandas as pd
 
 from humeval.cli.common import comparisons_of, load
-from humeval.experiments.perplexity import _align, hopkins_may_split, perplexity
+from humeval.experiments.perplexity import _align, hopkins_may_split, perplexity, training_subset
 from humeval.ranking import BradleyTerry, Davidson, PlackettLuce
 
 FILES = {"WMT10": "wmt10-rankings/wmt10/data_RNK.csv", "WMT13 fr-en": "wmt13-fr-en-sample/sample-fr-en-train.csv"}
 SIZES = {"WMT10": (100, 400, 1600, 3200), "WMT13 fr-en": (100, 400, 1600, 6400, 25600, 96000)}
-
-
-def whole_rankings(train, size, rng):
-    """Whole groups of ``train``, in random order, until they hold ``size`` comparisons."""
-    groups, of_row = np.unique(train.group, return_inverse=True)
-    order = rng.permutation(len(groups))
-    sizes = np.bincount(of_row)[order]
-    taken = order[:int(np.searchsorted(np.cumsum(sizes), size)) + 1]
-    return train.take(np.flatnonzero(np.isin(of_row, taken)))
 
 
 def main():
@@ -51,7 +43,8 @@ def main():
         for track, split in hopkins_may_split(data).items():
             for size in SIZES[label]:
                 for trial in range(args.trials):
-                    sample = _align(whole_rankings(split.train, size, np.random.default_rng(trial)), split.test)
+                    taken = training_subset(split.train, size, "ranking", trial)
+                    sample = _align(split.train.take(taken), split.test)
                     for name, cls in models.items():
                         start = time.perf_counter()
                         model = cls().fit(sample)

@@ -57,7 +57,8 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 @click.option("--bootstrap", "n_boot", default=0, show_default=True, type=Resamples(),
               help="Bootstrap resamples for score intervals, rank ranges and clusters (WMT used 1000; 0 = off).")
 @click.option("--by", type=click.Choice(["comparison", "ranking", "segment", "judge"]), default="comparison",
-              show_default=True, help="What the bootstrap resamples: single comparisons or whole units.")
+              show_default=True, help="What the bootstrap resamples: single comparisons or whole units "
+              "(plackett-luce, fitted on rankings, resamples whole rankings for 'comparison').")
 @click.option("--confidence", default=0.95, show_default=True, type=CONFIDENCE,
               help="Coverage of intervals and rank ranges.")
 @click.option("--clusters", is_flag=True, help="Draw WMT's cluster boundaries in the printed table (needs --bootstrap).")
@@ -196,7 +197,10 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                 if column in flags:
                     table[column] = flags[column]
             notes[track] = [f"scores: {result.scale}" if result.scale else "",
-                            f"{n_boot} resamples of {by}s; {confidence:.0%} intervals; rank range = WMT's trimmed "
+                            f"{n_boot} resamples of {result.resampled}s"
+                            + (f" ({next(iter(models))} is fitted on whole {result.resampled}s, so --by {by} "
+                               "resamples them whole)" if result.resampled != by else "")
+                            + f"; {confidence:.0%} intervals; rank range = WMT's trimmed "
                             "range, simultaneous = valid for all systems at once"]
             notes[track] += [f"{v:,} {k}" for k, v in result.failed.items()]
             if plot:
@@ -465,6 +469,9 @@ def _cluster_breaks(table: pd.DataFrame) -> tuple[int, ...]:
 @click.option("--sizes", default="100,200,400,800,1600,3200", show_default=True, type=Numbers(count(1)),
               help="Training sizes.")
 @click.option("--trials", default=5, show_default=True, type=count(1), help="Random training subsets per size.")
+@click.option("--sample", type=click.Choice(["comparison", "ranking"]), default="comparison", show_default=True,
+              help="Draw training subsets as single comparisons (Hopkins & May) or as whole rankings until they "
+                   "hold the size in comparisons (what a model fitted on rankings, plackett-luce, needs).")
 @click.option("--min-test", default=2000, show_default=True, type=count(1),
               help="Least comparisons in each track's test set (Hopkins & May used 2,000).")
 @click.option("--expert", type=click.Path(dir_okay=False),
@@ -480,8 +487,8 @@ def _cluster_breaks(table: pd.DataFrame) -> tuple[int, ...]:
 @l2_option
 @drop_option
 @common_options
-def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, sizes, trials, min_test, expert, plot,
-                   out_file, jobs, random_state, tune_on, grid, l2, drop_file, quiet, as_json):
+def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, sizes, trials, sample, min_test, expert,
+                   plot, out_file, jobs, random_state, tune_on, grid, l2, drop_file, quiet, as_json):
     """Which model predicts held-out judgments best: Hopkins & May's learning curves.
 
     Per track, the test set is Hopkins & May's (comparisons of rarely judged segments, at least
@@ -493,11 +500,16 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
       humeval compare-models data_RNK.csv --track Czech-English --trials 2 --plot curves.png
       humeval compare-models data_RNK-public.csv --expert data_RNK.csv --track Czech-English --trials 2 --plot fig5.png
       humeval compare-models data_RNK.csv -m bt --tune-on Czech-English --grid l2=0.1,1,10 --trials 1 --sizes 400
+      humeval compare-models data_RNK.csv --track Czech-English -m bt,plackett-luce --sample ranking --sizes 100,1600
 
     \b
     With --tune-on, one model's --grid is searched on the development tracks (each trained on its
     whole training split), the grid's perplexities and the chosen values are printed, and the
     learning curves are drawn for the tuned model on the remaining tracks.
+
+    \b
+    With --sample ranking, a training subset is whole rankings (the comparisons of one k-way
+    ranking) drawn until it holds the size in comparisons; the printout gives the mean subset size.
     """
     from rich.progress import Progress
 
@@ -514,6 +526,10 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
         raise InputError(file, None, "no comparison names its source segment",
                          "the test set is the comparisons of rarely judged segments: map the segment column with "
                          "--columns item=COL")
+    if sample == "ranking" and len(data) and (data.group < 0).all():
+        raise InputError(file, None, "--sample ranking draws whole rankings, and no comparison here belongs to one "
+                         "(pairwise judgments, or a ranking id not mapped)",
+                         "use --sample comparison, or map the ranking id with --columns group=COL")
     if tune_on or grid:
         data, models, tuning = _tuned(data, models, tune_on, grid, min_test, random_state, jobs, file,
                                       quiet or as_json)
@@ -525,7 +541,7 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
         try:
             curve = track_curves(data, models, size_list, trials, random_state, jobs,
                                  progress=lambda done, total: bar.update(task, completed=done, total=total),
-                                 expert=test_source if expert else None, min_test=min_test)
+                                 expert=test_source if expert else None, min_test=min_test, unit=sample)
         except DisconnectedError as error:  # only with --l2 0: the default prior fits any subset
             raise InputError(file, None, f"a training subset cannot be fitted: {error}",
                              "leave out --l2 0 (the default prior keeps every score finite)") from None
@@ -533,14 +549,15 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
             raise InputError(file, None, str(error), "check --expert and --track") from None
     tests = curve.groupby("track")["test"].first()
     table = mean_curve(curve).sort_values(size_list[-1], ascending=False)
+    drawn = "whole rankings" if sample == "ranking" else "random comparisons"
     if out_file:
-        write(curve, out_file)
+        write(curve.assign(sample=sample), out_file)
     if plot:
         where = f"{len(tests)} track{'s' if len(tests) > 1 else ''}"
         plot_learning_curve(curve, plot, title=f"Held-out perplexity, mean over {where} and {trials} trials"
-                            + (" (expert test set)" if expert else ""))
+                            + (" (expert test set)" if expert else "") + f"; training: {drawn}")
     if as_json:
-        shown = {"tracks": list(tests.index), "mean_perplexity": jsonable(table)}
+        shown = {"tracks": list(tests.index), "sample": sample, "mean_perplexity": jsonable(table)}
         if tune_on:
             shown["tuning"] = {"grid": jsonable(tuning.table), "chosen": tuning.best}
         click.echo(json.dumps(shown, indent=2))
@@ -551,6 +568,9 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
                          "model"))
         sizes_of_test = ", ".join(f"{t} {n:,}" for t, n in tests.items())
         out.print(f"test sets: {sizes_of_test}")
+        trained = curve.groupby("size")["train"].mean()
+        out.print(f"training subsets: {drawn}" + (" until they hold the size; mean comparisons " + ", ".join(
+            f"{size}: {n:,.0f}" for size, n in trained.items()) if sample == "ranking" else ""))
 
 
 def _tuned(data, models, tune_on, grid, min_test, random_state, jobs, file, quiet):

@@ -5,6 +5,10 @@ every system's score. Resampling units (``by``): single ``comparison``\\s, whole
 (all pairs of one k-way ranking), ``segment``\\s or ``judge``\\s; resampling whole units is what
 clustered judgments call for. Comparisons without a unit id (e.g. no judge) are units of their own.
 
+A model fitted on coarser units than comparisons keeps them whole even for ``by="comparison"``
+(Plackett–Luce resamples whole rankings: its ``bootstrap_unit``); ``BootstrapResult.resampled``
+says what was resampled.
+
 Fast paths are the models' own ``bootstrap_scores`` method (``Ranker.bootstrap_scores``):
 Bradley–Terry models resample the pair-count table (a multinomial draw over its cells for
 ``by="comparison"``; for clustered units, per-unit cell counts weighted by how often each unit
@@ -44,6 +48,10 @@ class BootstrapResult:
     confidence: float
     scale: str = ""
     failed: dict[str, int] = field(default_factory=dict)
+    resampled: str = ""  # the unit resampled: ``by``, or the model's coarser ``bootstrap_unit``
+
+    def __post_init__(self):
+        self.resampled = self.resampled or self.by
 
     @property
     def n(self) -> int:
@@ -171,7 +179,8 @@ def _refit(task):
 
 def bootstrap(model: Ranker, comparisons: Comparisons, n: int = 1000, by: str = "comparison",
               confidence: float = 0.95, random_state=None, jobs: int = 1, progress=None) -> BootstrapResult:
-    """Refit ``model`` on ``n`` bootstrap resamples of ``comparisons`` (one track)."""
+    """Refit ``model`` on ``n`` bootstrap resamples of ``comparisons`` (one track); the result's
+    ``resampled`` is ``by`` or, for ``by="comparison"``, the model's ``bootstrap_unit`` if it has one."""
     comparisons = check_comparisons(comparisons)
     if n < 1:
         raise ValueError("n must be at least 1")
@@ -183,6 +192,7 @@ def bootstrap(model: Ranker, comparisons: Comparisons, n: int = 1000, by: str = 
     systems = tuple(comparisons.systems)
     failed: dict[str, int] = {}
     samples = fitted.bootstrap_scores(comparisons, None if by == "comparison" else unit, n, rng, progress)
+    resampled = (fitted.bootstrap_unit or by) if by == "comparison" and samples is not None else by
     if samples is None:
         seeds = spawn_seeds(rng, n)
         tasks = []
@@ -194,4 +204,5 @@ def bootstrap(model: Ranker, comparisons: Comparisons, n: int = 1000, by: str = 
     missing = int(np.isnan(samples).sum() - np.isnan(fitted.scores_.to_numpy()).sum() * n)
     if missing > 0:
         failed["system scores left undefined by a resample (NaN)"] = missing
-    return BootstrapResult(systems, fitted.scores_, samples, by, confidence, getattr(fitted, "scale_", ""), failed)
+    return BootstrapResult(systems, fitted.scores_, samples, by, confidence, getattr(fitted, "scale_", ""), failed,
+                           resampled)

@@ -8,11 +8,13 @@ import numpy as np
 import pandas as pd
 
 from humeval.data.tables import Comparisons
+from humeval.experiments.bootstrap import units_of
 from humeval.experiments.parallel import run_tasks
 from humeval.ranking.base import PreferenceModel, Ranker, clone
 
 SIZES = (100, 200, 400, 800, 1600, 3200)
 MIN_TEST = 2000
+UNITS = ("comparison", "ranking")  # what a training subset is drawn in (``training_subset``)
 
 
 @dataclass
@@ -79,10 +81,36 @@ def _align(train: Comparisons, test: Comparisons) -> Comparisons:
                        items=train.items, judges=train.judges, tracks=train.tracks)
 
 
+def training_subset(train: Comparisons, size: int, unit: str = "comparison", random_state=None) -> np.ndarray:
+    """Sorted rows of ``train`` making a random training subset of ``size`` comparisons.
+
+    ``unit="comparison"``: ``size`` comparisons drawn without replacement (Hopkins & May 2013, §8).
+    A ranking's pairs then mostly come apart, and a model fitted on whole rankings (Plackett–Luce)
+    sees pairs. ``unit="ranking"``: whole rankings (the comparisons sharing a ``group``; a
+    comparison with group −1 is a unit of its own) in random order until they hold at least
+    ``size`` comparisons, so the subset has up to one ranking's pairs minus one more than ``size``.
+    A size at or above ``len(train)`` takes every row either way.
+    """
+    _check_unit(unit)
+    rng = np.random.default_rng(random_state)
+    if unit == "comparison":
+        return np.sort(rng.choice(len(train), size=min(size, len(train)), replace=False))
+    if size >= len(train):
+        return np.arange(len(train))
+    of_row, n_units, _ = units_of(train, "ranking")
+    order = rng.permutation(n_units)
+    reached = int(np.searchsorted(np.cumsum(np.bincount(of_row, minlength=n_units)[order]), size))
+    return np.flatnonzero(np.isin(of_row, order[:reached + 1]))
+
+
+def _check_unit(unit: str) -> None:
+    if unit not in UNITS:
+        raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
+
+
 def _trial(task):
-    models, train, test, size, trial, seed = task  # seed: this task's own (see _curve_tasks)
-    take = np.random.default_rng(seed).choice(len(train), size=min(size, len(train)), replace=False)
-    sample = _align(train.take(np.sort(take)), test)
+    models, train, test, size, trial, seed, unit = task  # seed: this task's own (see _curve_tasks)
+    sample = _align(train.take(training_subset(train, size, unit, seed)), test)
     rows = []
     for name, model in models.items():
         fitted = clone(model, random_state=seed).fit(sample)
@@ -93,23 +121,25 @@ def _trial(task):
 
 def learning_curve(models: dict[str, PreferenceModel] | list[PreferenceModel], train: Comparisons,
                    test: Comparisons, sizes=SIZES, trials: int = 5, random_state=None, jobs: int = 1,
-                   progress=None) -> pd.DataFrame:
+                   progress=None, unit: str = "comparison") -> pd.DataFrame:
     """Perplexity on ``test`` of each model trained on random subsets of ``train`` of each size
-    (Hopkins & May 2013, §8; sizes above the training set take all of it).
+    (Hopkins & May 2013, §8; sizes above the training set take all of it), drawn as single
+    comparisons or as whole rankings (``unit``, see ``training_subset``).
 
     Returns a tidy DataFrame (model, size, trial, train, perplexity); ``mean_curve`` averages
     it over trials. Trials run in ``jobs`` processes; ``progress(done, total)`` is called after
     each. Every model of a trial sees the same subset.
     """
-    tasks = _curve_tasks(_named(models), train, test, sizes, trials, random_state)
+    tasks = _curve_tasks(_named(models), train, test, sizes, trials, random_state, unit)
     rows = [row for result in run_tasks(_trial, tasks, jobs, progress, chunks=len(tasks)) for row in result]
     return pd.DataFrame(rows)
 
 
-def _curve_tasks(models, train, test, sizes, trials, random_state) -> list:
+def _curve_tasks(models, train, test, sizes, trials, random_state, unit="comparison") -> list:
     # one seed per (size, trial) task from SeedSequence(random_state), as the published tables used
+    _check_unit(unit)
     seeds = np.random.SeedSequence(random_state).generate_state(len(sizes) * trials)
-    return [(models, train, test, size, trial, int(seeds[i * trials + trial]))
+    return [(models, train, test, size, trial, int(seeds[i * trials + trial]), unit)
             for i, size in enumerate(sizes) for trial in range(trials)]
 
 
@@ -120,7 +150,7 @@ def mean_curve(curve: pd.DataFrame) -> pd.DataFrame:
 
 def track_curves(comparisons: Comparisons, models, sizes=SIZES, trials: int = 5, random_state=None,
                  jobs: int = 1, progress=None, expert: Comparisons | None = None,
-                 min_test: int = MIN_TEST) -> pd.DataFrame:
+                 min_test: int = MIN_TEST, unit: str = "comparison") -> pd.DataFrame:
     """``learning_curve`` for every track, on Hopkins & May's split (§4, §8).
 
     Without ``expert``: train on each track's training part, test on its test part. With
@@ -128,7 +158,9 @@ def track_curves(comparisons: Comparisons, models, sizes=SIZES, trials: int = 5,
     model is trained twice, on the expert training part and on all of ``comparisons`` (e.g. the
     crowd's); the ``training`` column says which and the model names get " (expert)" or
     " (crowd)". Tracks missing from either table are left out. ``progress(done, total)`` counts
-    trials over all tracks.
+    trials over all tracks. ``unit``: training subsets of single comparisons or whole rankings
+    (``training_subset``); the test sets are Hopkins & May's either way (a ranking is of one
+    segment, so its pairs fall on one side of the split).
     """
     splits = hopkins_may_split(expert if expert is not None else comparisons, min_test)
     own = comparisons.by_track()
@@ -145,7 +177,8 @@ def track_curves(comparisons: Comparisons, models, sizes=SIZES, trials: int = 5,
         else [("train split", lambda t: splits[t].train)]
     # one pool for the trials of every track and condition (a pool per track costs a start-up each)
     models = _named(models)
-    parts = [(label, track, _curve_tasks(models, train_of(track), splits[track].test, sizes, trials, random_state))
+    parts = [(label, track, _curve_tasks(models, train_of(track), splits[track].test, sizes, trials, random_state,
+                                               unit))
              for label, train_of in conditions for track in tracks]
     results = run_tasks(_trial, [task for *_, tasks in parts for task in tasks], jobs, progress,
                         chunks=sum(len(tasks) for *_, tasks in parts))

@@ -160,6 +160,9 @@ class Ranker(Estimator):
     """A model that scores systems. Subclasses implement ``_fit(comparisons)``."""
 
     fast_bootstrap = False  # True when a bootstrap of 1,000 resamples takes seconds, not minutes
+    # what ``bootstrap_scores`` resamples when asked for single comparisons (unit None), if the model
+    # keeps coarser units whole (Plackett–Luce: "ranking"); None = single comparisons
+    bootstrap_unit: str | None = None
 
     def fit(self, comparisons: Comparisons) -> "Ranker":
         """Fit one track's comparisons. Besides the model's own attributes, every model sets

@@ -22,6 +22,7 @@ from humeval.cli.common import (
     count,
     drop_option,
     err,
+    execution_options,
     jsonable,
     l2_option,
     load,
@@ -48,6 +49,7 @@ from humeval.data.export import write
 @click.option("--plot", type=FIGURE_OUT, help="Draw each quantity against the budget.")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write every simulated campaign's row.")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS, help="Processes (0 = all cores).")
+@execution_options
 @click.option("--random-state", default=0, show_default=True, type=SEED)
 @l2_option
 @drop_option

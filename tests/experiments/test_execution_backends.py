@@ -79,6 +79,17 @@ def test_numba_parallel_bootstrap_runs_inside_worker_processes(campaign):
     assert all(1 <= row["expected clusters"] <= 6 for row in rows)
 
 
+def test_active_study_campaigns_in_worker_processes_give_the_same_curves(campaign):
+    # real judgments resampled pair by pair: each campaign's environment and strategy are copies in a worker
+    args = ["active-study", campaign, "--strategies", "uniform,trueskill,bt-order", "--budget", 400, "--batch", 100,
+            "--trials", 2, "--json"]
+    one, two = run(*args), run(*args, "--jobs", 2)
+    assert one.exit_code == 0 and two.exit_code == 0, one.output + two.output
+    assert json.loads(two.output) == json.loads(one.output)
+    savings = {row["strategy"]: row for row in json.loads(one.output)["savings"]}
+    assert len(savings) == 3 and all(0 < row["final spearman"] <= 1 for row in savings.values())
+
+
 def test_results_keep_the_order_of_the_tasks_and_errors_arrive_whole():
     tasks = list(range(40))
     done = []
@@ -131,7 +142,7 @@ def test_every_command_with_jobs_takes_backend_and_scheduler():
     commands = dict(command_tree(cli))
     with_jobs = [name for name, c in commands.items()
                  if any("--jobs" in p.opts for p in c.params if isinstance(p, click.Option))]
-    assert {"rank", "compare-models", "plan", "report", "demo"} <= set(with_jobs)
+    assert {"rank", "compare-models", "plan", "report", "demo", "active-study"} <= set(with_jobs)
     for name in with_jobs:
         options = {o for p in commands[name].params if isinstance(p, click.Option) for o in p.opts}
         assert {"--backend", "--scheduler"} <= options, name

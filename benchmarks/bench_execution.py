@@ -10,12 +10,14 @@ runs) of bt, davidson and irt-gaussian on 6,000 simulated comparisons of 8 syste
 workers and run a first small grid on them (importing humeval and loading numba's compiled
 kernels in every worker; counted apart: a cluster is started once per command or reused), and
 whether the mean-perplexity table is identical to the sequential one (it must be: every task's
-seed is drawn before anything runs). On two cores two workers can at best halve the time.
+seed is drawn before anything runs); for Dask also the peak memory of each worker and of this
+process. On two cores two workers can at best halve the time.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import time
 
 import pandas as pd
@@ -33,16 +35,25 @@ def grid(comparisons, sizes, trials, jobs):
     return mean_curve(track_curves(comparisons, models, sizes, trials, random_state=0, jobs=jobs, min_test=2000))
 
 
+def peak_rss_mib() -> float:
+    """This process's peak resident set size (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def timed(label, backend, comparisons, sizes, trials, reference):
-    with execution(backend, workers=2):
+    with execution(backend, workers=2) as state:
         start = time.perf_counter()
         grid(comparisons, sizes[:1], 2, 2)  # start the workers; they import humeval and load numba's cache
         startup = time.perf_counter() - start
         start = time.perf_counter()
         table = grid(comparisons, sizes, trials, 2)
         seconds = time.perf_counter() - start
+        workers = state.client.run(peak_rss_mib) if backend == "dask" else {}
     same = "identical table" if table.equals(reference) else "DIFFERENT table"
     print(f"{label:<28} {seconds:8.2f} s   start-up {startup:5.2f} s   {same}", flush=True)
+    if workers:
+        print(f"{'':<28} peak RSS of each worker: {', '.join(f'{v:.0f}' for v in workers.values())} MiB; "
+              f"of this process: {peak_rss_mib():.0f} MiB")
     return seconds
 
 

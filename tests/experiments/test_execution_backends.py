@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 
 import click
 import numpy as np
@@ -17,7 +18,7 @@ from humeval.cli import cli
 from humeval.errors import InputError
 from humeval.experiments import bootstrap, parallel
 from humeval.experiments.parallel import ExecutionError, execution, run_tasks
-from humeval.ranking import IRTGaussian
+from humeval.ranking import Bojar, IRTGaussian
 from humeval.simulate import simulate_competition
 
 GRID = ["-m", "bt,davidson,irt-gaussian", "--sizes", "100,400", "--trials", "2", "--min-test", "600", "--json"]
@@ -58,14 +59,22 @@ def test_compare_models_on_two_local_processes_gives_the_sequential_table(campai
 
 def test_compare_models_on_a_dask_local_cluster_gives_the_sequential_table(campaign, sequential):
     distributed = pytest.importorskip("distributed")
+    from dask.sizeof import sizeof
     # two worker processes (processes=True), one thread each: the tasks are pickled as on a real cluster
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         result = run("compare-models", campaign, *GRID, "--backend", "dask", "--scheduler", cluster.scheduler_address)
         assert result.exit_code == 0, result.output
         with distributed.Client(cluster) as client:  # both workers did some of the trials
             logs = client.run(lambda dask_worker: len(dask_worker.data) + dask_worker.state.executed_count)
+        # from Python: a bootstrap's refits; the comparisons all tasks share are sized by their columns
+        # (so joblib scatters them once), and the samples are those of the refits run here
+        comparisons = simulate_competition(n_systems=4, n_judgments=300, random_state=3).comparisons
+        with execution("dask", scheduler=cluster.scheduler_address):
+            on_dask = bootstrap(Bojar(), comparisons, n=8, random_state=2, jobs=0)
+            assert sizeof(comparisons) == comparisons.nbytes > 1000
     assert json.loads(result.output) == sequential
     assert len(logs) == 2 and all(count > 0 for count in logs.values())
+    np.testing.assert_array_equal(on_dask.samples, bootstrap(Bojar(), comparisons, n=8, random_state=2).samples)
 
 
 def test_numba_parallel_bootstrap_runs_inside_worker_processes(campaign):
@@ -116,7 +125,7 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(campaign, monkeypatch):
 
 
 def test_a_backend_whose_package_is_missing_is_one_line_and_exit_2(campaign, monkeypatch):
-    monkeypatch.setitem(__import__("sys").modules, "distributed", None)  # as if not installed
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
     result = run("compare-models", campaign, *GRID, "--backend", "dask")
     assert result.exit_code == 2
     assert "--backend dask needs the distributed package, which is not installed: pip install 'humeval[dask]'" \

@@ -139,7 +139,13 @@ def _connect(state: _Backend):
 
 
 def _dask_client(state: _Backend):
+    from dask.sizeof import sizeof
     from distributed import Client, LocalCluster
+
+    from humeval.data.tables import Table
+    # dask sizes an unknown object by its shell (~50 bytes); with a table's real size (its numpy
+    # columns) joblib scatters a table that many tasks share once instead of sending it with each
+    sizeof.register(Table, lambda table: table.nbytes)
     if state.scheduler:
         address = state.scheduler if "://" in state.scheduler else f"tcp://{state.scheduler}"
         try:
@@ -159,6 +165,13 @@ def _dask_client(state: _Backend):
 def current_backend() -> str:
     """The backend ``run_tasks`` uses here: ``"local"``, ``"dask"`` or ``"ray"``."""
     return _current.get().name
+
+
+def _call(function, *parts):
+    """``function(parts)``. A task tuple sent as separate arguments lets joblib's dask backend
+    scatter a large part that many tasks share (the comparisons, by identity) to the cluster once,
+    instead of shipping it with every task."""
+    return function(parts)
 
 
 def run_tasks(function, tasks: list, jobs: int = 1, progress=None) -> list:
@@ -182,7 +195,9 @@ def run_tasks(function, tasks: list, jobs: int = 1, progress=None) -> list:
         _connect(state)
         config = (parallel_config(backend="dask", n_jobs=jobs or -1, client=state.client) if state.name == "dask"
                   else parallel_config(backend="ray", n_jobs=jobs or -1))
-    calls = (delayed(function)(task) for task in tasks)
+    spread = state.name == "dask"  # a tuple's parts as arguments: joblib scatters a large shared part once
+    calls = (delayed(_call)(function, *task) if spread and isinstance(task, tuple) else delayed(function)(task)
+             for task in tasks)
     with config:
         if state.name == "ray":  # ray's joblib backend cannot hand results over one by one
             results = Parallel()(calls)

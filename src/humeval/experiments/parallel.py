@@ -6,9 +6,11 @@ tasks here, one after the other; otherwise they go to the backend chosen by the 
 ``execution(...)`` block (default ``"local"``: joblib's loky processes, ``jobs`` of them, 0 = all
 cores). Inside ``execution("dask", scheduler=ADDRESS)`` the tasks go to that Dask cluster through
 joblib's ``dask`` backend and a ``distributed.Client`` (without an address: a
-``distributed.LocalCluster`` of ``jobs`` worker processes, started when first needed); inside
+``distributed.LocalCluster`` of ``execution(..., workers=N)`` worker processes — the command line
+passes ``--jobs`` — started when first needed); inside
 ``execution("ray", scheduler=ADDRESS)`` to Ray through ``ray.util.joblib``. On a cluster
-``jobs`` caps the tasks in flight (0 = as many as the cluster has worker threads).
+``jobs`` caps the tasks in flight (0 = as many as the cluster has worker threads); on Dask a
+table that many tasks share is scattered to the workers once (``_call``, ``_dask_client``).
 
 Results do not depend on the backend or the number of workers: every caller draws each task's
 seed in this process before anything runs (``humeval.ranking.base.spawn_seeds`` or
@@ -69,7 +71,8 @@ def execution(backend: str = "local", scheduler: str | None = None, workers: int
     ``scheduler``: the address of a running cluster (Dask: ``tcp://host:8786``; Ray:
     ``host:6379`` or ``auto``), reached on entry (``ExecutionError`` after ``CONNECT_TIMEOUT``
     seconds). Without it, ``"dask"`` and ``"ray"`` start a cluster on this machine with
-    ``workers`` workers (0 = one per core) when the first tasks arrive, and stop it on exit."""
+    ``workers`` workers (0 = one per core) when the first tasks arrive, and stop it on exit; its
+    workers are spawned, so a script that starts one needs ``if __name__ == "__main__":``."""
     if backend not in BACKENDS:
         raise ExecutionError(f"unknown backend {backend!r}: use one of {', '.join(BACKENDS)}")
     if scheduler and backend == "local":

@@ -54,49 +54,56 @@ def _availability(environment, n):
     return available
 
 
-def active_study(environment, strategies: dict[str, Strategy], budget: int, batch: int = 100,
-                 checkpoint: int | None = None, trials: int = 5, reference=None, clusters: bool = False,
-                 random_state=None, progress=None, l2: float = 0.01) -> pd.DataFrame:
-    """Tidy curves (strategy, trial, judgments, spearman, kendall, top identified[, clusters]); each
-    checkpoint's ranking is Bradley–Terry with prior precision ``l2``."""
-    checkpoint = checkpoint or batch
+def _campaign(task) -> list[dict]:
+    """One campaign of one strategy: judgments asked batch by batch up to the budget, the
+    evaluation recorded at every checkpoint. The environment and the strategy are reset first,
+    so a task run in a worker process (on copies) gives the rows a run here gives."""
+    environment, name, strategy, trial, seed, budget, batch, checkpoint, reference, clusters, l2 = task
     systems = tuple(environment.systems)
     n = len(systems)
+    rng = np.random.default_rng(seed)  # the same stream start for every strategy
+    environment.reset(rng)
+    state = PairState(n, _availability(environment, n))
+    strategy.reset(n)
+    rows, next_check = [], checkpoint
+    while state.size < budget:
+        want = min(batch, budget - state.size)
+        if strategy.kind == "rankings":
+            k = getattr(strategy, "k", 5)
+            a, b, outcome = environment.judge_rankings(max(1, want // (k * (k - 1) // 2)), k)
+        else:
+            pairs = strategy.next_batch(state, want, rng)
+            if len(pairs) == 0:
+                break
+            a, b, outcome = environment.judge_pairs(pairs)
+        if len(a) == 0:
+            break
+        state.add(a, b, outcome)
+        strategy.update(state, a, b, outcome)
+        while state.size >= next_check or (state.size >= budget and next_check - checkpoint < budget):
+            at = min(next_check, budget)
+            rows.append({"strategy": name, "trial": trial, "judgments": at,
+                         **_evaluate(state, systems, reference, clusters, seed, l2)})
+            next_check += checkpoint
+    return rows
+
+
+def active_study(environment, strategies: dict[str, Strategy], budget: int, batch: int = 100,
+                 checkpoint: int | None = None, trials: int = 5, reference=None, clusters: bool = False,
+                 random_state=None, progress=None, l2: float = 0.01, jobs: int = 1) -> pd.DataFrame:
+    """Tidy curves (strategy, trial, judgments, spearman, kendall, top identified[, clusters]); each
+    checkpoint's ranking is Bradley–Terry with prior precision ``l2``. The strategies × trials
+    campaigns are independent tasks (``run_tasks``: ``jobs`` processes or the current cluster
+    backend), each seeded from ``SeedSequence(random_state)`` by its trial."""
+    from humeval.experiments.parallel import run_tasks
+    checkpoint = checkpoint or batch
     if reference is None:
         reference = np.asarray(environment.truth, dtype=float)
     reference = np.asarray(reference, dtype=float)
     seeds = np.random.SeedSequence(random_state).generate_state(trials)
-    rows, total, done = [], len(strategies) * trials, 0
-    for name, strategy in strategies.items():
-        for trial in range(trials):
-            rng = np.random.default_rng(int(seeds[trial]))  # the same stream start for every strategy
-            environment.reset(rng)
-            state = PairState(n, _availability(environment, n))
-            strategy.reset(n)
-            next_check = checkpoint
-            while state.size < budget:
-                want = min(batch, budget - state.size)
-                if strategy.kind == "rankings":
-                    k = getattr(strategy, "k", 5)
-                    a, b, outcome = environment.judge_rankings(max(1, want // (k * (k - 1) // 2)), k)
-                else:
-                    pairs = strategy.next_batch(state, want, rng)
-                    if len(pairs) == 0:
-                        break
-                    a, b, outcome = environment.judge_pairs(pairs)
-                if len(a) == 0:
-                    break
-                state.add(a, b, outcome)
-                strategy.update(state, a, b, outcome)
-                while state.size >= next_check or (state.size >= budget and next_check - checkpoint < budget):
-                    at = min(next_check, budget)
-                    rows.append({"strategy": name, "trial": trial, "judgments": at,
-                                 **_evaluate(state, systems, reference, clusters, int(seeds[trial]), l2)})
-                    next_check += checkpoint
-            done += 1
-            if progress:
-                progress(done, total)
-    return pd.DataFrame(rows)
+    tasks = [(environment, name, strategy, trial, int(seeds[trial]), budget, batch, checkpoint, reference, clusters,
+              l2) for name, strategy in strategies.items() for trial in range(trials)]
+    return pd.DataFrame([row for rows in run_tasks(_campaign, tasks, jobs, progress) for row in rows])
 
 
 def savings(curves: pd.DataFrame, baseline: str | None = None, measure: str = "spearman") -> pd.DataFrame:

@@ -3,6 +3,7 @@ the output options, and rendering of tables. Commands live in the sibling module
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -411,6 +412,34 @@ def drop_option(f):
     return click.option("--drop-judges", "drop_file", type=click.Path(exists=True, dir_okay=False),
                         help="Leave out the judges listed in this file (one per line, e.g. from "
                              "`humeval judges --drop-list`) before anything is fitted.")(f)
+
+
+def execution_options(f):
+    """``--backend`` and ``--scheduler`` for a command with ``--jobs``: where its independent tasks
+    (refits, trials, simulated campaigns) run. The command runs inside
+    ``humeval.experiments.parallel.execution``; with a cluster backend and no ``--jobs``, the tasks
+    use every worker of the cluster. A missing package or an unreachable scheduler is one line,
+    exit 2."""
+    from humeval.experiments.parallel import BACKENDS
+
+    @functools.wraps(f)
+    def run(*args, backend, scheduler, **kwargs):
+        from humeval.experiments.parallel import ExecutionError, execution
+        if backend != "local" and not explicit(click.get_current_context(), "jobs"):
+            kwargs["jobs"] = 0
+        try:
+            with execution(backend, scheduler, workers=kwargs["jobs"]):
+                return f(*args, **kwargs)
+        except ExecutionError as error:
+            raise UserError(str(error)) from None
+
+    run = click.option("--scheduler", metavar="ADDRESS", default=None,
+                       help="With --backend dask or ray: a running cluster's scheduler (tcp://HOST:8786 for Dask, "
+                            "HOST:6379 or auto for Ray); without it a cluster of --jobs workers starts here.")(run)
+    return click.option("--backend", type=click.Choice(BACKENDS), default="local", show_default=True,
+                        help="Where the tasks run: local processes (--jobs of them), or a Dask or Ray cluster "
+                             "(pip install 'humeval[dask]' or 'humeval[ray]'; --jobs then caps the tasks in "
+                             "flight, default all workers).")(run)
 
 
 def explicit(ctx: click.Context, name: str) -> bool:

@@ -19,6 +19,7 @@ from humeval.cli.common import (
     check_output,
     common_options,
     count,
+    execution_options,
     jsonable,
     l2_option,
     load,
@@ -161,6 +162,7 @@ def simulate(output, systems, items, judges, judgments, design, random_judges, r
 @click.option("--no-report", is_flag=True, help="Print the tables only.")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
               help="Processes for the report's refits (0 = all cores).")
+@execution_options
 @l2_option
 @common_options
 def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges, judgments, design,
@@ -182,7 +184,8 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
           "with FILE: they shape the simulated campaign, which FILE replaces")
     needs(ctx, {"fmt": "--format", "encoding": "--encoding", "columns": "--columns", "outcomes": "--outcomes",
                 "tracks": "--track"}, bool(file), "without FILE: they say how to read it")
-    needs(ctx, {"report_file": "--report", "jobs": "--jobs"}, not no_report, "with --no-report")
+    needs(ctx, {"report_file": "--report", "jobs": "--jobs", "backend": "--backend", "scheduler": "--scheduler"},
+          not no_report, "with --no-report")
     if not file:
         check_simulation(design, systems)
     if not no_report:

@@ -22,6 +22,7 @@ from humeval.cli.common import (
     count,
     drop_option,
     err,
+    execution_options,
     jsonable,
     l2_option,
     load,
@@ -48,6 +49,7 @@ from humeval.data.export import write
 @click.option("--plot", type=FIGURE_OUT, help="Draw each quantity against the budget.")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write every simulated campaign's row.")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS, help="Processes (0 = all cores).")
+@execution_options
 @click.option("--random-state", default=0, show_default=True, type=SEED)
 @l2_option
 @drop_option
@@ -107,6 +109,8 @@ def check_active_options(ctx, file, design, budget, batch, checkpoint):
         needs(ctx, {"checkpoint": "--checkpoint", "clusters": "--clusters",
                     "spread": "--spread", "ties": "--ties"}, False, "with --design baseline (random against "
               "most-informative segments, measured at eight points)")
+        needs(ctx, {"jobs": "--jobs", "backend": "--backend", "scheduler": "--scheduler"}, False,
+              "with --design baseline (its campaigns run here, one after the other)", warn=True)
     needs(ctx, {"systems": "--systems", "spread": "--spread", "ties": "--ties"}, not file,
           "with FILE: they shape the simulated systems, which FILE's judgments replace")
     for name, value in (("--batch", batch), ("--checkpoint", checkpoint)):
@@ -137,11 +141,15 @@ def check_active_options(ctx, file, design, budget, batch, checkpoint):
                    "segments, or the least certain system first, refitted or updated online.")
 @click.option("--plot", type=FIGURE_OUT, help="Draw the curves.")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write every checkpoint of every campaign.")
+@click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
+              help="Processes for the campaigns (0 = all cores; --design pairs).")
+@execution_options
 @click.option("--random-state", default=0, show_default=True, type=SEED)
 @l2_option
 @common_options
 def active_study_command(file, fmt, encoding, columns, outcomes, tracks, strategies, budget, batch, checkpoint, trials,
-                         clusters, systems, spread, ties, design, plot, out_file, random_state, l2, quiet, as_json):
+                         clusters, systems, spread, ties, design, plot, out_file, jobs, random_state, l2, quiet,
+                         as_json):
     """How many judgments each elicitation strategy needs to reach the correlation with the
     full-information ranking (and, with --clusters, the number of clusters) that uniformly random
     pairs reach with the whole budget. Without FILE: simulated abilities; with FILE: its real
@@ -198,7 +206,7 @@ def active_study_command(file, fmt, encoding, columns, outcomes, tracks, strateg
                 reference = None
                 source = f"{systems} simulated systems, abilities N(0, {spread}²), ties {ties:.0%}"
             curves = active_study(environment, chosen, budget, batch, checkpoint, trials, reference, clusters,
-                                  random_state, progress=report, **({} if l2 is None else {"l2": l2}))
+                                  random_state, progress=report, jobs=jobs, **({} if l2 is None else {"l2": l2}))
     if out_file:
         write(curves, out_file)
     if plot:

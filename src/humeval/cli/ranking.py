@@ -28,6 +28,7 @@ from humeval.cli.common import (
     count,
     drop_option,
     err,
+    execution_options,
     fit_shown,
     group_note,
     jsonable,
@@ -67,6 +68,7 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 @click.option("--heatmap", type=FIGURE_OUT, help="Draw the fitted preference model as a heatmap.")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
               help="Processes for bootstrap refits (0 = all cores).")
+@execution_options
 @click.option("--random-state", default=0, show_default=True, type=SEED, help="Seed for sampled models and resampling.")
 @click.option("--chains", default=1, show_default=True, type=count(1),
               help="Gibbs chains for irt-gaussian/irt-categorical (spawned seeds, draws pooled); above 1, "
@@ -272,7 +274,8 @@ def check_rank_options(ctx, models, n_boot, plot, heatmap, analytic=None):
           "without --bootstrap (clusters and rank ranges come from the resamples)")
     needs(ctx, {"confidence": "--confidence"}, n_boot > 0 or analytic is not None,
           "without --bootstrap or analytic --intervals (it is the coverage of their intervals)")
-    needs(ctx, {"jobs": "--jobs"}, n_boot > 0, "without --bootstrap (only the resamples run in parallel)", warn=True)
+    needs(ctx, {"jobs": "--jobs", "backend": "--backend", "scheduler": "--scheduler"}, n_boot > 0,
+          "without --bootstrap (only the resamples run in parallel)", warn=True)
     if len(models) > 1 and (plot or heatmap):
         raise click.UsageError(f"{'--plot' if plot else '--heatmap'} draws one model; {len(models)} were given "
                                "(the side-by-side table has ranks only): pick one with --model")
@@ -479,6 +482,7 @@ def _cluster_breaks(table: pd.DataFrame) -> tuple[int, ...]:
 @click.option("--plot", type=FIGURE_OUT, help="Draw the learning curves.")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write every trial's perplexity (CSV/Parquet/JSONL).")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS, help="Processes for the trials (0 = all cores).")
+@execution_options
 @click.option("--random-state", default=0, show_default=True, type=SEED, help="Seed for subsets and sampled models.")
 @click.option("--tune-on", type=Names(), help="Development tracks (comma-separated): grid-search --grid on them by "
                                               "held-out perplexity, then compare the tuned model on the other tracks.")

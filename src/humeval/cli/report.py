@@ -19,6 +19,7 @@ from humeval.cli.common import (
     count,
     drop_option,
     err,
+    execution_options,
     l2_option,
     load,
     needs,
@@ -101,6 +102,7 @@ METRIC_RESAMPLES = 200  # permutations for the metrics table's clusters: enough 
 @click.option("--details", type=click.Path(dir_okay=False), help="Segment ids → document and segment (seg level).")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
               help="Processes for learning curves and refits (0 = all cores).")
+@execution_options
 @click.option("--random-state", default=0, show_default=True, type=SEED,
               help="Seed for subsets, sampled models and resampling.")
 @l2_option

@@ -131,7 +131,7 @@ def learning_curve(models: dict[str, PreferenceModel] | list[PreferenceModel], t
     each. Every model of a trial sees the same subset.
     """
     tasks = _curve_tasks(_named(models), train, test, sizes, trials, random_state, unit)
-    rows = [row for result in run_tasks(_trial, tasks, jobs, progress, chunks=len(tasks)) for row in result]
+    rows = [row for result in run_tasks(_trial, tasks, jobs, progress) for row in result]
     return pd.DataFrame(rows)
 
 
@@ -175,13 +175,12 @@ def track_curves(comparisons: Comparisons, models, sizes=SIZES, trials: int = 5,
                              "(--min-test), e.g. to a third of the track")
     conditions = [("expert", lambda t: splits[t].train), ("crowd", lambda t: own[t])] if expert is not None \
         else [("train split", lambda t: splits[t].train)]
-    # one pool for the trials of every track and condition (a pool per track costs a start-up each)
+    # one run_tasks for the trials of every track and condition: the workers stay busy across tracks
     models = _named(models)
     parts = [(label, track, _curve_tasks(models, train_of(track), splits[track].test, sizes, trials, random_state,
                                                unit))
              for label, train_of in conditions for track in tracks]
-    results = run_tasks(_trial, [task for *_, tasks in parts for task in tasks], jobs, progress,
-                        chunks=sum(len(tasks) for *_, tasks in parts))
+    results = run_tasks(_trial, [task for *_, tasks in parts for task in tasks], jobs, progress)
     frames, start = [], 0
     for label, track, tasks in parts:
         curve = pd.DataFrame([row for result in results[start:start + len(tasks)] for row in result])

@@ -1,0 +1,61 @@
+"""``humeval serve``: the annotation server (``humeval.serve``)."""
+
+from __future__ import annotations
+
+import click
+
+from humeval.cli.common import UserError, count, err, out
+
+
+@click.command("serve")
+@click.argument("campaign_file", required=False, type=click.Path(dir_okay=False))
+@click.option("--check", is_flag=True, help="Only check the campaign file and its data, then exit.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port to listen on.")
+@click.option("--db", "database", type=click.Path(dir_okay=False),
+              help="SQLite database file (default: the campaign's `database`, beside the campaign file).")
+@click.option("--demo", "demo_dir", type=click.Path(file_okay=False),
+              help="Write a demo campaign (simulated systems, 3 annotators, an organiser) into this folder and exit.")
+@click.option("--hash-password", is_flag=True, help="Read a password (prompted) and print its scrypt hash for the "
+                                                    "campaign file's password_hash.")
+@click.option("--workers", type=count(1), default=1, show_default=True, hidden=True,
+              help="Server processes (keep 1: the strategy's model lives in the process).")
+def serve(campaign_file, check, host, port, database, demo_dir, hash_password, workers):
+    """Serve a judging campaign: annotators log in and judge in the browser, the campaign's strategy
+    chooses the next task, the organiser watches the ranking and exports the judgments.
+
+    \b
+    Example:
+      humeval serve --demo demo/
+      humeval serve --check demo/campaign.toml
+    """
+    if hash_password:
+        from humeval.serve.auth import hash_password as make_hash
+        out.print(make_hash(click.prompt("password", hide_input=True, confirmation_prompt=True)))
+        return
+    if demo_dir:
+        from humeval.serve.demo import PASSWORD, write_demo
+        path = write_demo(demo_dir)
+        out.print(f"wrote {path}: accounts ann1, ann2, ann3 and organiser, password {PASSWORD!r}; "
+                  f"start it with: humeval serve {path}")
+        return
+    if campaign_file is None:
+        raise UserError("give a campaign file (humeval serve CAMPAIGN.toml), or --demo DIR to write one")
+    from humeval.serve.campaign import load_campaign
+    campaign = load_campaign(campaign_file, database)
+    roles = [a.role for a in campaign.accounts]
+    out.print(f"{campaign_file}: {len(campaign.items):,} segments, {len(campaign.systems)} systems, tasks "
+              f"{', '.join(campaign.tasks)}, strategy {campaign.strategy}, {roles.count('annotator')} annotators, "
+              f"{roles.count('organiser')} organisers, database {campaign.database}")
+    if check:
+        out.print("campaign file OK")
+        return
+    try:
+        import uvicorn
+
+        from humeval.serve.app import create_app
+    except ImportError as error:
+        raise UserError(f"humeval serve needs {error.name}: pip install 'humeval[serve]'") from None
+    err.print(f"serving on http://{host}:{port}/ (Ctrl-C stops after the requests under way)")
+    uvicorn.run(create_app(campaign), host=host, port=port, workers=workers, log_level="warning",
+                timeout_graceful_shutdown=30)

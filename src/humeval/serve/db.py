@@ -1,0 +1,153 @@
+"""The campaign database: an SQLite file in WAL mode.
+
+WAL lets the leaderboard thread and the request threads read while one writer commits. Every
+write is one ``BEGIN IMMEDIATE`` transaction, committed before the server answers, so an
+acknowledged judgment is in the database. ``synchronous = FULL`` (the default) fsyncs the WAL on
+every commit: the judgment survives a power cut too. ``NORMAL`` fsyncs only at checkpoints: a
+commit still survives the server process being killed (the WAL is in the OS's page cache), but
+the last commits may be lost on a power cut (SQLite's documentation, "Write-Ahead Logging" §
+performance considerations). A copy can be taken while serving with ``backup`` (SQLite's online
+backup API), which reads a consistent snapshot.
+
+Schema changes are numbered scripts in ``MIGRATIONS``; ``schema_version`` records how many ran
+(no Alembic: one embedded database and a few tables do not need it, and it would pull in
+SQLAlchemy). PostgreSQL is not supported yet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from pathlib import Path
+
+from humeval.errors import InputError
+
+MIGRATIONS = [
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, role TEXT NOT NULL,
+                           password_hash TEXT NOT NULL);
+    CREATE TABLE systems (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL);
+    CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, source TEXT NOT NULL, reference TEXT);
+    CREATE TABLE outputs (item_id INTEGER NOT NULL, system_id INTEGER NOT NULL, text TEXT NOT NULL,
+                          PRIMARY KEY (item_id, system_id));
+    CREATE TABLE tasks (id INTEGER PRIMARY KEY, token TEXT UNIQUE NOT NULL, annotator_id INTEGER NOT NULL,
+                        type TEXT NOT NULL, kind TEXT NOT NULL, item_id INTEGER NOT NULL, systems TEXT NOT NULL,
+                        shown TEXT NOT NULL, control_of INTEGER, issued_at REAL NOT NULL, status TEXT NOT NULL);
+    CREATE INDEX tasks_by_annotator ON tasks (annotator_id, status);
+    CREATE TABLE judgments (id INTEGER PRIMARY KEY, task_id INTEGER UNIQUE NOT NULL, annotator_id INTEGER NOT NULL,
+                            answer TEXT NOT NULL, receipt TEXT NOT NULL, submitted_at REAL NOT NULL);
+    """,
+]
+
+
+class Database:
+    """One SQLite file; a connection per thread (``conn``); ``write()`` is a transaction."""
+
+    def __init__(self, path, synchronous: str = "full"):
+        self.path = Path(path)
+        self.synchronous = synchronous.upper()
+        self._local = threading.local()
+        self.migrate()
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA synchronous={self.synchronous}")
+            conn.execute("PRAGMA foreign_keys=ON")
+            self._local.conn = conn
+        return conn
+
+    def write(self):
+        return _Transaction(self.conn)
+
+    def query(self, sql: str, params=()) -> list[sqlite3.Row]:
+        return self.conn.execute(sql, params).fetchall()
+
+    def one(self, sql: str, params=()):
+        return self.conn.execute(sql, params).fetchone()
+
+    def migrate(self):
+        conn = self.conn
+        with self.write():
+            conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            row = conn.execute("SELECT version FROM schema_version").fetchone()
+            version = row[0] if row else 0
+            if version > len(MIGRATIONS):
+                raise InputError(self.path, None, f"the database has schema version {version}, newer than this "
+                                 f"humeval's {len(MIGRATIONS)}", "upgrade humeval")
+            for script in MIGRATIONS[version:]:
+                for statement in filter(str.strip, script.split(";")):
+                    conn.execute(statement)
+            conn.execute("DELETE FROM schema_version")
+            conn.execute("INSERT INTO schema_version VALUES (?)", (len(MIGRATIONS),))
+
+    def load_campaign(self, campaign, secret: str):
+        """Put the campaign's systems, items, outputs and accounts in; refuse a database that holds
+        another campaign's texts (its fingerprint differs). Returns the session secret kept in the
+        database, so sessions survive a restart."""
+        fingerprint = hashlib.sha256(json.dumps([campaign.track, campaign.source, campaign.reference,
+                                                 campaign.outputs], ensure_ascii=False).encode()).hexdigest()
+        conn = self.conn
+        with self.write():
+            rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            if "fingerprint" in rows and rows["fingerprint"] != fingerprint:
+                raise InputError(self.path, None, "the database holds another campaign's texts",
+                                 "give a new database with --db, or the campaign file it was made from")
+            if "fingerprint" not in rows:
+                conn.execute("INSERT INTO meta VALUES ('fingerprint', ?), ('secret', ?)", (fingerprint, secret))
+                conn.executemany("INSERT INTO systems (id, name) VALUES (?, ?)", enumerate(campaign.systems))
+                refs = campaign.reference or [None] * len(campaign.items)
+                conn.executemany("INSERT INTO items (id, name, source, reference) VALUES (?, ?, ?, ?)",
+                                 [(i, n, s, r) for i, (n, s, r) in enumerate(zip(campaign.items, campaign.source,
+                                                                                   refs))])
+                conn.executemany("INSERT INTO outputs VALUES (?, ?, ?)",
+                                 [(i, s, text) for s, lines in enumerate(campaign.outputs.values())
+                                  for i, text in enumerate(lines)])
+                secret_value = secret
+            else:
+                secret_value = rows["secret"]
+            for account in campaign.accounts:
+                conn.execute("INSERT INTO accounts (name, role, password_hash) VALUES (?, ?, ?) ON CONFLICT(name) "
+                             "DO UPDATE SET role = excluded.role, password_hash = excluded.password_hash",
+                             (account.name, account.role, account.password_hash))
+            listed = [a.name for a in campaign.accounts]
+            # an account taken out of the campaign file can no longer log in; its judgments stay
+            conn.execute(f"UPDATE accounts SET password_hash = '!' WHERE name NOT IN ({','.join('?' * len(listed))})",
+                         listed)
+        return secret_value
+
+    def backup(self, target) -> Path:
+        """A consistent copy of the database, taken while serving (SQLite's online backup)."""
+        target = Path(target)
+        dest = sqlite3.connect(target)
+        try:
+            self.conn.backup(dest)
+        finally:
+            dest.close()
+        return target
+
+    def close(self):
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+
+class _Transaction:
+    def __init__(self, conn):
+        self.conn = conn
+
+    def __enter__(self):
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, kind, value, tb):
+        self.conn.execute("COMMIT" if kind is None else "ROLLBACK")
+        return False

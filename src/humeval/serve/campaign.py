@@ -91,7 +91,7 @@ def _get(table: dict, key: str, kind, default, path, where: str = ""):
     value = table.get(key, default)
     ok = isinstance(value, kind) and not (kind in (int, (int, float)) and isinstance(value, bool))
     if not ok:
-        name = kind.__name__ if isinstance(kind, type) else "number"
+        name = {int: "whole number", str: "string", dict: "table", list: "list"}.get(kind, "number")
         _fail(path, f"{where}{key} = {value!r} is not a {name}", f"give {where}{key} as a {name}")
     return value
 

@@ -10,7 +10,7 @@ PASSWORD = "correct horse battery"
 
 def write_campaign(folder, tasks=("pairwise",), strategy="uniform", n_systems=4, n_items=12, bad_reference=0.0,
                    repeat=0.0, annotators=("alice", "bob"), organisers=("olga",), outputs=None, extra="") -> Path:
-    """A campaign of ``n_systems`` systems (outputs ``sysN says segment X``, or ``outputs``) on
+    """A campaign of ``n_systems`` systems (outputs ``sysN saysX segmentX hereX nowX``, or ``outputs``) on
     ``n_items`` segments; every account's password is ``PASSWORD``."""
     folder = Path(folder)
     (folder / "systems").mkdir(parents=True, exist_ok=True)
@@ -19,7 +19,7 @@ def write_campaign(folder, tasks=("pairwise",), strategy="uniform", n_systems=4,
     systems = []
     for s in range(n_systems):
         name = f"sys{s}"
-        lines = outputs[name] if outputs and name in outputs else [f"{name} says segment {i} here" for i in range(n_items)]
+        lines = outputs[name] if outputs and name in outputs else [f"{name} says{i} segment{i} here{i} now{i}" for i in range(n_items)]
         (folder / "systems" / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
         systems.append(f'{name} = "systems/{name}.txt"')
     task_list = ", ".join(f'"{t}"' for t in tasks)

@@ -18,7 +18,7 @@ from humeval.serve.campaign import load_campaign
 def test_a_campaign_loads_with_its_texts_and_hashed_passwords(tmp_path):
     campaign = load_campaign(write_campaign(tmp_path, tasks=("pairwise", "da"), strategy="bt-order", n_items=5))
     assert campaign.systems == ("sys0", "sys1", "sys2", "sys3") and campaign.items == ("1", "2", "3", "4", "5")
-    assert campaign.outputs["sys2"][4] == "sys2 says segment 4 here" and campaign.reference[0] == "reference 0"
+    assert campaign.outputs["sys2"][4] == "sys2 says4 segment4 here4 now4" and campaign.reference[0] == "reference 0"
     assert campaign.tasks == ("pairwise", "da") and campaign.strategy == "bt-order"
     assert campaign.database == tmp_path / "campaign.sqlite"
     assert [(a.name, a.role) for a in campaign.accounts] == [("alice", "annotator"), ("bob", "annotator"),

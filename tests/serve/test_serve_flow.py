@@ -20,8 +20,9 @@ from humeval.serve.campaign import load_campaign  # noqa: E402
 
 
 def system_of(text: str) -> int:
-    """The system that wrote ``text``; a degraded copy (its phrase replaced) counts as the worst."""
-    match = re.match(r"sys(\d+) says segment \d+ here$", text)
+    """The system that wrote ``text``; a degraded copy (a 2-word phrase replaced from another
+    segment, so an item number differs) counts as the worst."""
+    match = re.fullmatch(r"sys(\d+) says(\d+) segment\2 here\2 now\2", text)
     return int(match.group(1)) if match else 99
 
 

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 PASSWORD = "correct horse battery"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def write_campaign(folder, tasks=("pairwise",), strategy="uniform", n_systems=4, n_items=12, bad_reference=0.0,
@@ -45,3 +52,37 @@ def api_login(client, name, password=PASSWORD) -> dict:
 
 def form_csrf(html: str) -> str:
     return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``humeval serve PATH`` in a subprocess on a free loopback port (uvicorn), up when built."""
+
+    def __init__(self, path: Path):
+        import httpx
+        self.port = free_port()
+        env = {**os.environ, "PYTHONPATH": str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        self.process = subprocess.Popen([sys.executable, "-c", "from humeval.cli import main; main()", "serve",
+                                         str(path), "--port", str(self.port)], env=env,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.url = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(self.process.stderr.read().decode())
+            try:
+                if httpx.get(self.url + "/login", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise AssertionError("the server did not start")
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            self.process.wait(timeout=30)

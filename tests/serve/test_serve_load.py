@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -21,22 +18,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from serve_helpers import write_campaign
+from serve_helpers import Server, write_campaign
 
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 
 from humeval.serve.auth import hash_password  # noqa: E402
 
-SRC = Path(__file__).resolve().parents[2] / "src"
 ANNOTATORS, SUBMISSIONS = (int(x) for x in os.environ.get("HUMEVAL_LOAD", "50x20").split("x"))
 PASSWORD = "load test password"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def campaign(folder, n_annotators) -> Path:
@@ -48,31 +38,6 @@ def campaign(folder, n_annotators) -> Path:
                     for i in range(n_annotators))
     path.write_text(text)
     return path
-
-
-class Server:
-    def __init__(self, path: Path):
-        self.port = free_port()
-        env = {**os.environ, "PYTHONPATH": str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-        self.process = subprocess.Popen([sys.executable, "-c", "from humeval.cli import main; main()", "serve",
-                                         str(path), "--port", str(self.port)], env=env,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        self.url = f"http://127.0.0.1:{self.port}"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(self.process.stderr.read().decode())
-            try:
-                if httpx.get(self.url + "/login", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        raise AssertionError("the server did not start")
-
-    def stop(self, sig=signal.SIGTERM):
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-            self.process.wait(timeout=30)
 
 
 def annotator(url, name, n, acknowledged, latencies, stop=None):

@@ -57,5 +57,5 @@ def serve(campaign_file, check, host, port, database, demo_dir, hash_password, w
     except ImportError as error:
         raise UserError(f"humeval serve needs {error.name}: pip install 'humeval[serve]'") from None
     err.print(f"serving on http://{host}:{port}/ (Ctrl-C stops after the requests under way)")
-    uvicorn.run(create_app(campaign), host=host, port=port, workers=workers, log_level="warning",
+    uvicorn.run(create_app(campaign, process=True), host=host, port=port, workers=workers, log_level="warning",
                 timeout_graceful_shutdown=30)

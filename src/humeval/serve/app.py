@@ -46,12 +46,12 @@ MEDIA = {"csv": "text/csv", "tsv": "text/tab-separated-values", "jsonl": "applic
 class Server:
     """The state one running campaign needs: database, issuer, leaderboard, templates."""
 
-    def __init__(self, campaign, leaderboard: bool = True):
+    def __init__(self, campaign, leaderboard: bool = True, process: bool = False):
         self.campaign = campaign
         self.db = Database(campaign.database, campaign.synchronous)
         self.secret = self.db.load_campaign(campaign, new_token() + new_token())
         self.issuer = Issuer(campaign, self.db)
-        self.board = Leaderboard(self.db, campaign, campaign.leaderboard_interval)
+        self.board = Leaderboard(self.db, campaign, campaign.leaderboard_interval, process and leaderboard)
         self.run_board = leaderboard
         self.templates = Environment(loader=PackageLoader("humeval.serve", "templates"),
                                      autoescape=select_autoescape(default=True, default_for_string=True))
@@ -271,10 +271,11 @@ class Server:
         return FileResponse(path, media_type="application/vnd.sqlite3", filename=path.name, headers=HEADERS)
 
 
-def create_app(campaign, leaderboard: bool = True) -> Starlette:
-    """The ASGI app of ``campaign``; ``leaderboard=False`` computes the leaderboard on request
-    instead of in the background thread (tests)."""
-    server = Server(campaign, leaderboard)
+def create_app(campaign, leaderboard: bool = True, process: bool = False) -> Starlette:
+    """The ASGI app of ``campaign``. The leaderboard is recomputed by a background thread, in a
+    child process with ``process=True`` (what ``humeval serve`` runs), or on request with
+    ``leaderboard=False`` (tests)."""
+    server = Server(campaign, leaderboard, process)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):

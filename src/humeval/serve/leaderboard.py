@@ -3,7 +3,8 @@ quality from the controls.
 
 ``Leaderboard`` recomputes on a timer in a background thread (only when new judgments arrived)
 and swaps in the finished result, so a request reads the last result and a submission never
-waits for a fit. The ranking of pairwise and k-way answers is Bradley–Terry (``BradleyTerry``,
+waits for a fit. The server runs the computation itself in a child process (``process=True``),
+so its bootstrap does not hold the request threads' interpreter lock either. The ranking of pairwise and k-way answers is Bradley–Terry (``BradleyTerry``,
 N(0, 1) prior) with ``bootstrap`` (``campaign.bootstrap`` resamples of comparisons): score
 interval, rank range and WMT's rank clusters (``BootstrapResult.table``). DA answers are ranked
 as WMT does (``humeval.ratings.rank_ratings``: z-mean, Wilcoxon rank-sum clusters, bootstrap
@@ -38,9 +39,10 @@ def progress(db) -> dict[str, pd.DataFrame]:
                     .pivot_table(index="annotator", columns="column", values="kind", aggfunc="size", fill_value=0)
                     if len(df) else pd.DataFrame(index=pd.Index([], name="annotator")))
     counts = pd.DataFrame(0, index=pd.Index(systems, name="system"), columns=["pairwise", "ranking", "da"])
-    for r in df[df["kind"] == "SYSTEM"].itertuples():
-        for s in set(json.loads(r.systems)):
-            counts.loc[systems[s], r.type] += 1
+    shown = df[df["kind"] == "SYSTEM"]
+    for task_type, part in shown.groupby("type"):
+        codes = np.concatenate([np.unique(json.loads(s)) for s in part["systems"]]) if len(part) else []
+        counts[task_type] = np.bincount(np.asarray(codes, dtype=np.int64), minlength=len(systems))
     return {"annotators": by_annotator, "systems": counts}
 
 
@@ -109,12 +111,27 @@ def compute(db, campaign) -> dict:
     return result
 
 
+def compute_at(path: str, campaign) -> dict:
+    """``compute`` on the database file at ``path`` (in the leaderboard's own process: it reads only)."""
+    from humeval.serve.db import Database
+    db = Database(path, "normal")
+    try:
+        return compute(db, campaign)
+    finally:
+        db.close()
+
+
 class Leaderboard:
     """``compute`` every ``interval`` seconds in a daemon thread when the judgment count changed;
     ``latest`` is the last result (None before the first)."""
 
-    def __init__(self, db, campaign, interval: float):
+    def __init__(self, db, campaign, interval: float, process: bool = False):
         self.db, self.campaign, self.interval = db, campaign, interval
+        self.pool = None
+        if process:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
         self.latest: dict | None = None
         self.error: str | None = None
         self._seen = -1
@@ -125,7 +142,10 @@ class Leaderboard:
         count = self.db.one("SELECT COUNT(*) FROM judgments")[0]
         if count != self._seen or self.latest is None:
             try:
-                latest = compute(self.db, self.campaign)
+                if self.pool is not None:
+                    latest = self.pool.submit(compute_at, str(self.db.path), self.campaign).result()
+                else:
+                    latest = compute(self.db, self.campaign)
                 latest["judgments"] = count
                 self.latest, self.error, self._seen = latest, None, count
             except Exception:  # the page says what failed; serving goes on
@@ -145,3 +165,5 @@ class Leaderboard:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=30)
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)

@@ -149,7 +149,7 @@ class Issuer:
     # -- issuing ---------------------------------------------------------------------------------
     def current(self, annotator_id: int) -> dict:
         """The annotator's open task, or a new one."""
-        with self.lock, self.db.write() as conn:
+        with self.lock, self.db.write(durable=False) as conn:
             now = time.time()
             row = conn.execute("SELECT * FROM tasks WHERE annotator_id = ? AND status = 'open'",
                                (annotator_id,)).fetchone()
@@ -160,7 +160,7 @@ class Issuer:
             return self._issue(conn, annotator_id, now)
 
     def skip(self, annotator_id: int, token: str):
-        with self.db.write() as conn:
+        with self.db.write(durable=False) as conn:
             row = self._own(conn, annotator_id, token)
             if row["status"] != "open":
                 raise Refused(409, f"task {token} is no longer open ({row['status']})")

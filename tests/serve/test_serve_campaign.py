@@ -4,6 +4,7 @@ naming the file and the fix, exit code 2, never a traceback); passwords stored o
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pytest
 from click.testing import CliRunner
@@ -71,6 +72,8 @@ def test_check_and_demo_from_the_command_line(tmp_path):
     check = runner.invoke(cli, ["serve", "--check", str(tmp_path / "demo" / "campaign.toml")])
     assert check.exit_code == 0 and "40 segments, 5 systems" in check.output and "campaign file OK" in check.output
     assert not (tmp_path / "demo" / "demo.sqlite").exists()  # --check starts nothing
+    as_json = runner.invoke(cli, ["serve", "--check", "--json", str(tmp_path / "demo" / "campaign.toml")])
+    assert json.loads(as_json.output)["systems"] == ["sys01", "sys02", "sys03", "sys04", "sys05"]
     missing = runner.invoke(cli, ["serve"])
     assert missing.exit_code == 2 and "--demo DIR" in missing.output
     port = runner.invoke(cli, ["serve", "--port", "70000", str(tmp_path / "demo" / "campaign.toml")])

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 
-from humeval.cli.common import UserError, count, err, out
+from humeval.cli.common import UserError, common_options, count, err, out
 
 
 @click.command("serve")
@@ -20,7 +22,8 @@ from humeval.cli.common import UserError, count, err, out
                                                     "campaign file's password_hash.")
 @click.option("--workers", type=count(1), default=1, show_default=True, hidden=True,
               help="Server processes (keep 1: the strategy's model lives in the process).")
-def serve(campaign_file, check, host, port, database, demo_dir, hash_password, workers):
+@common_options
+def serve(campaign_file, check, host, port, database, demo_dir, hash_password, workers, quiet, as_json):
     """Serve a judging campaign: annotators log in and judge in the browser, the campaign's strategy
     chooses the next task, the organiser watches the ranking and exports the judgments.
 
@@ -36,19 +39,30 @@ def serve(campaign_file, check, host, port, database, demo_dir, hash_password, w
     if demo_dir:
         from humeval.serve.demo import PASSWORD, write_demo
         path = write_demo(demo_dir)
-        out.print(f"wrote {path}: accounts ann1, ann2, ann3 and organiser, password {PASSWORD!r}; "
-                  f"start it with: humeval serve {path}")
+        if as_json:
+            click.echo(json.dumps({"campaign": str(path), "password": PASSWORD}))
+        elif not quiet:
+            out.print(f"wrote {path}: accounts ann1, ann2, ann3 and organiser, password {PASSWORD!r}; "
+                      f"start it with: humeval serve {path}")
         return
     if campaign_file is None:
         raise UserError("give a campaign file (humeval serve CAMPAIGN.toml), or --demo DIR to write one")
     from humeval.serve.campaign import load_campaign
     campaign = load_campaign(campaign_file, database)
     roles = [a.role for a in campaign.accounts]
-    out.print(f"{campaign_file}: {len(campaign.items):,} segments, {len(campaign.systems)} systems, tasks "
-              f"{', '.join(campaign.tasks)}, strategy {campaign.strategy}, {roles.count('annotator')} annotators, "
-              f"{roles.count('organiser')} organisers, database {campaign.database}")
+    summary = {"segments": len(campaign.items), "systems": list(campaign.systems), "tasks": list(campaign.tasks),
+               "strategy": campaign.strategy, "annotators": roles.count("annotator"),
+               "organisers": roles.count("organiser"), "database": str(campaign.database)}
+    if as_json and check:
+        click.echo(json.dumps(summary))
+        return
+    if not quiet:
+        out.print(f"{campaign_file}: {len(campaign.items):,} segments, {len(campaign.systems)} systems, tasks "
+                  f"{', '.join(campaign.tasks)}, strategy {campaign.strategy}, {summary['annotators']} annotators, "
+                  f"{summary['organisers']} organisers, database {campaign.database}")
     if check:
-        out.print("campaign file OK")
+        if not quiet:
+            out.print("campaign file OK")
         return
     try:
         import uvicorn
@@ -56,6 +70,7 @@ def serve(campaign_file, check, host, port, database, demo_dir, hash_password, w
         from humeval.serve.app import create_app
     except ImportError as error:
         raise UserError(f"humeval serve needs {error.name}: pip install 'humeval[serve]'") from None
-    err.print(f"serving on http://{host}:{port}/ (Ctrl-C stops after the requests under way)")
+    if not quiet:
+        err.print(f"serving on http://{host}:{port}/ (Ctrl-C stops after the requests under way)")
     uvicorn.run(create_app(campaign, process=True), host=host, port=port, workers=workers, log_level="warning",
                 timeout_graceful_shutdown=30)

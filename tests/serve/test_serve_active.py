@@ -69,3 +69,30 @@ def test_live_trueskill_matches_the_active_study(tmp_path):
     # the same quality: the served mean within two standard errors of the study's trial spread
     assert abs(np.mean(served) - study) < 2 * spread / np.sqrt(TRIALS) + 0.02
     assert np.mean(served) > 0.7
+
+
+def test_live_grm_strategy_judges_against_the_baseline(tmp_path):
+    """``strategy = "grm"``: every pairwise task pits a system against the baseline; after the first
+    batch a GRM is fitted and ``GRMUncertainty`` chooses; its abilities find the truth's order."""
+    from humeval.ranking.grm import GRM
+    truth = np.array([0.0, 1.5, 0.5, -0.5, -1.5])  # sys0 is the baseline
+    text = write_campaign(tmp_path, n_systems=5, n_items=30, strategy="grm", annotators=("a1", "a2"),
+                          extra='baseline = "sys0"\nbatch = 40\n').read_text()
+    campaign = load_campaign(tmp_path / "campaign.toml")
+    assert campaign.baseline == "sys0" and 'strategy = "grm"' in text
+    app = create_app(campaign, leaderboard=False)
+    rng = np.random.default_rng(5)
+    with TestClient(app) as c1, TestClient(app) as c2:
+        crowd = [(c1, api_login(c1, "a1")), (c2, api_login(c2, "a2"))]
+        for j in range(200):
+            client, headers = crowd[j % 2]
+            task = client.get("/api/task").json()
+            a, b = (np.array([system_of(t)]) for t in task["outputs"])
+            assert 0 in (a[0], b[0])
+            outcome = int(pair_outcomes(truth, a, b, TIE_RATE, rng)[0])
+            assert client.post(f"/api/task/{task['task']}", json={"outcome": outcome}, headers=headers).status_code == 200
+    issuer = app.state.server.issuer
+    assert issuer.grm_model is not None
+    comparisons = export.comparisons(app.state.server.db, campaign)
+    scores = GRM(baseline="sys0").fit(comparisons).scores_.reindex(["sys1", "sys2", "sys3", "sys4"]).to_numpy()
+    assert list(np.argsort(-scores)) == [0, 1, 2, 3]

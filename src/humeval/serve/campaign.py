@@ -5,7 +5,8 @@ judged, how the next judgment is chosen, which quality controls are mixed in, an
 name = "demo"
 track = "deu-eng"                 # source-target: srclang and trglang of the WMT CSV export
 tasks = ["pairwise", "da"]        # pairwise (preference with ties), ranking (k-way, WMT), da (0–100 slider)
-strategy = "trueskill"            # uniform, wmt, trueskill, bt-order, bt-outcome (pairwise tasks)
+strategy = "trueskill"            # uniform, wmt, trueskill, bt-order, bt-outcome, grm (pairwise tasks)
+# baseline = "sysA"               # grm only: every pairwise task pits a system against this one
 k = 5                             # outputs per ranking task
 seed = 1
 database = "demo.sqlite"          # relative to this file; `--db` overrides
@@ -41,10 +42,10 @@ from pathlib import Path
 from humeval.errors import InputError
 
 TASKS = ("pairwise", "ranking", "da")
-STRATEGIES = ("uniform", "wmt", "trueskill", "bt-order", "bt-outcome")
+STRATEGIES = ("uniform", "wmt", "trueskill", "bt-order", "bt-outcome", "grm")
 ROLES = ("annotator", "organiser")
 SYNCHRONOUS = ("full", "normal")
-KEYS = {"name", "track", "tasks", "strategy", "k", "seed", "database", "batch", "task_timeout",
+KEYS = {"name", "track", "tasks", "strategy", "baseline", "k", "seed", "database", "batch", "task_timeout",
         "leaderboard_interval", "bootstrap", "synchronous", "data", "quality", "accounts"}
 
 
@@ -73,6 +74,7 @@ class Campaign:
     repeat: float = 0.0
     accounts: list[Account] = field(default_factory=list)
     batch: int = 20
+    baseline: str | None = None
     task_timeout: float = 3600.0
     leaderboard_interval: float = 5.0
     bootstrap: int = 200
@@ -151,6 +153,12 @@ def load_campaign(path, database=None) -> Campaign:
         if lines is not None and len(lines) != len(source):
             _fail(path, f"data {name} has {len(lines)} lines but the source has {len(source)}",
                   "give line-aligned files: one segment per line in every file")
+    baseline = raw.get("baseline")
+    if strategy == "grm" and (baseline not in outputs or "pairwise" not in tasks):
+        _fail(path, f"strategy = \"grm\" needs pairwise tasks and baseline = one of the systems (got {baseline!r})",
+              f"add baseline = \"{next(iter(outputs))}\" (or another system) and \"pairwise\" to tasks")
+    if strategy != "grm" and baseline is not None:
+        _fail(path, "baseline is only used by strategy = \"grm\"", "remove baseline or set strategy = \"grm\"")
     k = _get(raw, "k", int, min(5, len(outputs)), path)
     if "ranking" in tasks and not 2 <= k <= len(outputs):
         _fail(path, f"k = {k}", f"give 2 ≤ k ≤ {len(outputs)} (the number of systems)")
@@ -172,7 +180,7 @@ def load_campaign(path, database=None) -> Campaign:
         _fail(path, f"synchronous = {synchronous!r}", f"use one of {', '.join(SYNCHRONOUS)}")
     db = Path(database) if database is not None else base / _get(raw, "database", str, path.stem + ".sqlite", path)
     return Campaign(path=path, name=_get(raw, "name", str, path.stem, path), track=track, tasks=tuple(tasks),
-                    strategy=strategy, k=k, seed=counts["seed"], database=db,
+                    strategy=strategy, baseline=baseline, k=k, seed=counts["seed"], database=db,
                     items=tuple(str(i + 1) for i in range(len(source))), source=source, reference=reference,
                     outputs=outputs, accounts=accounts, batch=counts["batch"], bootstrap=counts["bootstrap"],
                     task_timeout=float(numbers["task_timeout"]),

@@ -13,7 +13,11 @@ shares, a quality control (WMT's design, Graham et al. 2017; ``humeval.ratings.q
 
 Otherwise (``SYSTEM``): pairwise tasks take the next pair of ``humeval.active.strategies``'
 strategy (its ``next_batch`` fills a queue of ``batch`` pairs; every answer updates it online with
-``update``); ranking tasks show ``k`` distinct random systems (WMT's random 5-way rankings); DA
+``update``), or, with ``strategy = "grm"``, a system against the campaign's ``baseline`` on a
+segment, chosen by ``GRMUncertainty`` (the system whose GRM ability is least certain, on its most
+informative segment) from a GRM refitted on all answers each time the queue of ``batch`` runs
+out (random systems and segments until a first batch is answered; the refit, about a second,
+holds up that one request); ranking tasks show ``k`` distinct random systems (WMT's random 5-way rankings); DA
 tasks rate the system with the fewest ratings so far. The segment is drawn at random among those
 the annotator has not seen yet (any segment once all are seen).
 
@@ -31,7 +35,7 @@ import time
 
 import numpy as np
 
-from humeval.active.strategies import PairState, UniformPairs, make_strategy
+from humeval.active.strategies import GRMUncertainty, PairState, UniformPairs, make_strategy
 
 KINDS = ("SYSTEM", "BAD_REF", "REPEAT")
 
@@ -107,11 +111,16 @@ class Issuer:
         self.n = len(campaign.systems)
         self.lock = threading.Lock()
         self.rng = np.random.default_rng(campaign.seed)
-        strategy = make_strategy("uniform" if campaign.strategy == "wmt" else campaign.strategy)
+        strategy = make_strategy("uniform" if campaign.strategy in ("wmt", "grm") else campaign.strategy)
         self.strategy = strategy if strategy.kind == "pairs" else UniformPairs()
         self.strategy.reset(self.n)
         self.state = PairState(self.n)
-        self.queue: list[tuple[int, int]] = []
+        self.queue: list[tuple] = []
+        self.grm = self.grm_model = None
+        if campaign.strategy == "grm":
+            self.base = campaign.systems.index(campaign.baseline)
+            self.others = [i for i in range(self.n) if i != self.base]
+            self.grm = GRMUncertainty([campaign.systems[i] for i in self.others], campaign.items)
         self._replay()
 
     # -- the strategy's model --------------------------------------------------------------------
@@ -137,6 +146,28 @@ class Issuer:
         if add:
             self.state.add(a, b, o)
         self.strategy.update(self.state, a, b, o)
+
+    def _next_grm(self) -> tuple[int, int, int]:
+        """(system, baseline, segment) in a random order of presentation (see the module docstring)."""
+        if not self.queue:
+            from humeval.ranking.grm import GRM
+            from humeval.serve.export import comparisons
+            data = comparisons(self.db, self.campaign)
+            if len(data) >= self.campaign.batch:
+                try:
+                    self.grm_model = GRM(baseline=self.campaign.baseline).fit(data)
+                except (ValueError, np.linalg.LinAlgError):  # e.g. one system never judged yet
+                    self.grm_model = None
+            if self.grm_model is not None:
+                system, segment = self.grm.choose(self.grm_model, self.campaign.batch, self.rng)
+                system = [self.others[s] for s in system]
+            else:
+                system = [self.others[s] for s in self.rng.integers(0, len(self.others), self.campaign.batch)]
+                segment = self.rng.integers(0, len(self.campaign.items), self.campaign.batch)
+            self.queue = [(int(s), int(g)) for s, g in zip(system, segment)]
+        system, segment = self.queue.pop(0)
+        pair = (system, self.base) if self.rng.random() < 0.5 else (self.base, system)
+        return (*pair, segment)
 
     def _next_pair(self) -> tuple[int, int]:
         if not self.queue:
@@ -202,7 +233,10 @@ class Issuer:
 
     def _system_task(self, conn, annotator_id, task_type) -> dict:
         item = self._fresh_item(conn, annotator_id)
-        if task_type == "pairwise":
+        if task_type == "pairwise" and self.grm is not None:
+            a, b, item = self._next_grm()
+            systems = [a, b]
+        elif task_type == "pairwise":
             systems = list(self._next_pair())
         elif task_type == "ranking":
             systems = [int(s) for s in self.rng.permutation(self.n)[:self.campaign.k]]

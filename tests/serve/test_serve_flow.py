@@ -141,3 +141,48 @@ def test_export_reads_back_with_identical_counts(app_for, tmp_path):
     assert board["comparisons"] == pairwise + 3 * kinds[("ranking", "SYSTEM")]
     assert [row["system"] for row in board["pairwise"]] == list(campaign.systems)  # sys0 best … sys3 worst
     assert [row["system"] for row in board["da"]] == list(campaign.systems)
+
+
+def test_esa_spans_from_the_form_and_the_api_read_back(app_for, tmp_path):
+    import json
+
+    from humeval.serve.tasks import marked_spans
+    campaign, client = app_for(tasks=("esa",), n_systems=2, n_items=30, bad_reference=0.3)
+    page = client.get("/login")
+    client.post("/login", data={"name": "alice", "password": PASSWORD, "csrf": form_csrf(page.text)})
+    page = client.get("/task")
+    token = re.search(r'data-task="([^"]+)"', page.text).group(1)
+    text = client.get(f"/api/task/{token}").json()["outputs"][0]
+    assert 'name="w4"' in page.text and 'name="w5"' not in page.text  # one mark per word of the output
+    done = client.post("/task", data={"csrf": form_csrf(page.text), "task": token, "score": "40",
+                                      "w1": "major", "w2": "major", "w4": "minor"})
+    assert done.status_code == 200 and "Saved" in done.text
+    stored = json.loads(client.app.state.server.db.one("SELECT answer FROM judgments")[0])
+    words = text.split()
+    assert stored["score"] == 40.0 and [(text[s["start_i"]:s["end_i"]], s["severity"]) for s in stored["spans"]] == [
+        (f"{words[1]} {words[2]}", "major"), (words[4], "minor")]
+    assert marked_spans("a b c", ["minor", "", "minor"]) == [{"start_i": 0, "end_i": 1, "severity": "minor"},
+                                                           {"start_i": 4, "end_i": 5, "severity": "minor"}]
+    headers = api_login(client, "bob")
+    for _ in range(26):  # fewer system tasks than segments: no output scored twice by one annotator
+        task = client.get("/api/task").json()
+        n = len(task["outputs"][0])
+        url = f"/api/task/{task['task']}"
+        wrong = client.post(url, json={"score": 50, "spans": [{"start_i": 0, "end_i": n + 1, "severity": "minor"}]},
+                            headers=headers)
+        assert wrong.status_code == 400 and "character offsets" in wrong.json()["error"]
+        spans = [{"start_i": 0, "end_i": 4, "severity": "major"}] if system_of(task["outputs"][0]) else []
+        assert client.post(url, json={"score": 80 - 30 * min(1, system_of(task["outputs"][0])), "spans": spans},
+                           headers=headers).status_code == 200
+    organiser = TestClient(client.app)
+    api_login(organiser, "olga")
+    (tmp_path / "esa.csv").write_bytes(organiser.get("/organiser/export/esa.csv").content)
+    kinds = dict(client.app.state.server.db.query("SELECT t.kind, COUNT(*) FROM judgments j JOIN tasks t "
+                                                  "ON t.id = j.task_id GROUP BY t.kind"))
+    assert kinds.get("BAD_REF", 0) > 0
+    plain = read(tmp_path / "esa.csv").ratings
+    assert len(plain) == kinds["SYSTEM"]
+    controls = read(tmp_path / "esa.csv", controls=True).ratings
+    assert len(controls) == kinds["SYSTEM"] + kinds["BAD_REF"]
+    board = organiser.get("/api/leaderboard").json()
+    assert [row["system"] for row in board["esa"]] == ["sys0", "sys1"]

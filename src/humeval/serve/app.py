@@ -34,7 +34,7 @@ from humeval.serve import export
 from humeval.serve.auth import new_token, same_token, verify_password
 from humeval.serve.db import Database
 from humeval.serve.leaderboard import Leaderboard
-from humeval.serve.tasks import Issuer, Refused, public
+from humeval.serve.tasks import Issuer, Refused, marked_spans, public, word_offsets
 
 HEADERS = {"Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'none'; "
                                       "frame-ancestors 'none'; form-action 'self'",
@@ -155,6 +155,11 @@ class Server:
             ranks = [form.get(f"rank{i}") for i in range(self.campaign.k)]
             answer["ranks"] = ranks if all(r is not None for r in ranks) else None
             answer = {k: v for k, v in answer.items() if v is not None}
+            row = self.db.one("SELECT type, shown FROM tasks WHERE token = ?", (token,))
+            if row is not None and row["type"] == "esa":  # spans from the words marked minor/major
+                text = json.loads(row["shown"])[0]
+                marks = [form.get(f"w{i}", "") for i in range(len(word_offsets(text)))]
+                answer["spans"] = marked_spans(text, marks)
             result = await run_in_threadpool(self.issuer.submit, user["id"], token, answer)
         except Refused as refused:
             return self.page("message.html", request, refused.status, message=str(refused))
@@ -231,6 +236,7 @@ class Server:
         tables = {}
         for key, title in (("pairwise", "Ranking from pairwise and k-way judgments (Bradley–Terry, 95% bootstrap)"),
                            ("da", "Ranking from DA scores (z-mean, WMT clusters)"),
+                           ("esa", "Ranking from ESA scores (z-mean, WMT clusters)"),
                            ("pairwise_quality", "Pairwise quality controls"),
                            ("da_quality", "DA quality controls (WMT: degraded references, repeats)")):
             if board is not None and key in board and len(board[key]):
@@ -247,10 +253,10 @@ class Server:
         self.organiser(request)
         board = self.board.latest if self.run_board else await run_in_threadpool(self.board.refresh)
         if board is None:
-            return JSONResponse({"judgments": 0, "pairwise": [], "da": []})
+            return JSONResponse({"judgments": 0, "pairwise": [], "da": [], "esa": []})
         out = {"judgments": board["judgments"], "computed_at": board["computed_at"],
                "comparisons": board["comparisons"], "ratings": board["ratings"]}
-        for key in ("pairwise", "da"):
+        for key in ("pairwise", "da", "esa"):
             out[key] = json.loads(board[key].reset_index().to_json(orient="records")) if key in board else []
         return JSONResponse(out)
 

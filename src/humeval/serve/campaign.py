@@ -4,7 +4,8 @@ judged, how the next judgment is chosen, which quality controls are mixed in, an
 ```toml
 name = "demo"
 track = "deu-eng"                 # source-target: srclang and trglang of the WMT CSV export
-tasks = ["pairwise", "da"]        # pairwise (preference with ties), ranking (k-way, WMT), da (0–100 slider)
+tasks = ["pairwise", "da"]        # pairwise (preference with ties), ranking (k-way, WMT), da (0–100 slider),
+                                  # esa (error spans marked minor/major, then the 0–100 slider; Kocmi et al. 2024)
 strategy = "trueskill"            # uniform, wmt, trueskill, bt-order, bt-outcome, grm (pairwise tasks)
 # baseline = "sysA"               # grm only: every pairwise task pits a system against this one
 k = 5                             # outputs per ranking task
@@ -41,7 +42,8 @@ from pathlib import Path
 
 from humeval.errors import InputError
 
-TASKS = ("pairwise", "ranking", "da")
+TASKS = ("pairwise", "ranking", "da", "esa")
+RATED = ("da", "esa")  # task types that score one output
 STRATEGIES = ("uniform", "wmt", "trueskill", "bt-order", "bt-outcome", "grm")
 ROLES = ("annotator", "organiser")
 SYNCHRONOUS = ("full", "normal")

@@ -4,9 +4,13 @@
   0 tie, 1 first preferred, 2 second preferred, group = the task id); written in humeval's
   pairwise layout (``data.export.pairwise_frame``: CSV, TSV, JSONL or Parquet).
 - ``rankings``: the ranking tasks' answers (``Rankings``, rank 1 best).
-- ``ratings``: the DA answers (``Ratings``, criterion ``DA``, scale 0–100, ``kind`` SYSTEM /
-  BAD_REF / REPEAT); the long-form ratings file holds the system outputs' ratings only (the
-  ratings reader has no kind column), the controls go to ``controls`` files.
+- ``ratings``: the DA and ESA answers (``Ratings``, criterion ``DA`` or ``ESA``, scale 0–100,
+  ``kind`` SYSTEM / BAD_REF / REPEAT); the long-form ratings file holds the system outputs'
+  ratings only (the ratings reader has no kind column), the controls go to ``controls`` files.
+- ``esa``: the ESA answers in the ESA reader's CSV layout (system, item, score, error_spans as
+  WMT24's JSON list of {start_i, end_i, severity}, annotator, segment_type TGT or BAD, lp):
+  ``humeval.read`` reads the error spans' counts too; repeats are left out (the reader keeps one
+  score per annotator and output).
 - ``appraise_csv``: WMT's ranking CSV as Appraise exported it for WMT10–14 (srclang, trglang,
   srcIndex, documentId, segmentId, judgeId, systemNNumber, systemNId, systemNrank): ranking tasks
   and pairwise tasks (a two-way ranking: the preferred output rank 1, the other 2, a tie 1 and 1).
@@ -27,14 +31,17 @@ import pandas as pd
 from humeval.data.export import frame, write
 from humeval.data.tables import Comparisons, Rankings, Ratings
 
-EXPORTS = ("comparisons", "rankings", "ratings", "controls", "appraise")
+EXPORTS = ("comparisons", "ratings", "controls", "esa", "appraise")
+CRITERIA = {"da": "DA", "esa": "ESA"}
 
 
-def answered(db, task_type: str, kinds=("SYSTEM",)) -> list[dict]:
-    marks = ",".join("?" * len(kinds))
-    rows = db.query(f"SELECT t.id, t.kind, t.item_id, t.systems, t.control_of, a.name AS judge, j.answer "
+def answered(db, task_type, kinds=("SYSTEM",)) -> list[dict]:
+    """Answered tasks of ``task_type`` (a name or a tuple of names) and ``kinds``, in answer order."""
+    types = (task_type,) if isinstance(task_type, str) else tuple(task_type)
+    marks, type_marks = ",".join("?" * len(kinds)), ",".join("?" * len(types))
+    rows = db.query(f"SELECT t.id, t.type, t.kind, t.item_id, t.systems, t.control_of, a.name AS judge, j.answer "
                     f"FROM judgments j JOIN tasks t ON t.id = j.task_id JOIN accounts a ON a.id = t.annotator_id "
-                    f"WHERE t.type = ? AND t.kind IN ({marks}) ORDER BY j.id", (task_type, *kinds))
+                    f"WHERE t.type IN ({type_marks}) AND t.kind IN ({marks}) ORDER BY j.id", (*types, *kinds))
     return [{**dict(r), "systems": json.loads(r["systems"]), "answer": json.loads(r["answer"])} for r in rows]
 
 
@@ -76,16 +83,18 @@ def rankings(db, campaign) -> Rankings:
 
 def ratings(db, campaign, kinds=("SYSTEM",)) -> Ratings:
     from humeval.serve.tasks import KINDS
-    rows = answered(db, "da", kinds)
+    rows = answered(db, tuple(CRITERIA), kinds)
     systems, items = _labels(db)
     judges, judge = _judges(rows)
     n = len(rows)
+    criteria = tuple(CRITERIA[t] for t in campaign.tasks if t in CRITERIA) or ("DA",)
     return Ratings(item=np.array([r["item_id"] for r in rows], np.int32),
                    system=np.array([r["systems"][0] for r in rows], np.int32), judge=judge,
-                   track=np.zeros(n, np.int32), criterion=np.zeros(n, np.int32),
+                   track=np.zeros(n, np.int32),
+                   criterion=np.array([criteria.index(CRITERIA[r["type"]]) for r in rows], np.int32),
                    kind=np.array([KINDS.index(r["kind"]) for r in rows], np.int8),
                    score=np.array([r["answer"]["score"] for r in rows], np.float64),
-                   systems=systems, items=items, judges=judges, tracks=(campaign.track,), criteria=("DA",),
+                   systems=systems, items=items, judges=judges, tracks=(campaign.track,), criteria=criteria,
                    kinds=KINDS, scale="0-100")
 
 
@@ -125,11 +134,27 @@ def appraise_csv(db, campaign) -> str:
     return buffer.getvalue()
 
 
+def esa_frame(db, campaign) -> pd.DataFrame:
+    """ESA answers (system outputs and degraded copies) in the ESA reader's CSV layout."""
+    systems, items = _labels(db)
+    rows = answered(db, "esa", ("SYSTEM", "BAD_REF"))
+    return pd.DataFrame({"system": [systems[r["systems"][0]] for r in rows], "item": [items[r["item_id"]] for r in rows],
+                         "score": [r["answer"]["score"] for r in rows],
+                         "error_spans": [json.dumps([{**x, "error_type": ""} for x in r["answer"]["spans"]])
+                                         for r in rows],
+                         "annotator": [r["judge"] for r in rows],
+                         "segment_type": ["TGT" if r["kind"] == "SYSTEM" else "BAD" for r in rows],
+                         "lp": campaign.track}, columns=["system", "item", "score", "error_spans", "annotator",
+                                                         "segment_type", "lp"])
+
+
 def export_frame(db, campaign, what: str) -> pd.DataFrame:
     if what == "comparisons":
         return frame(comparisons(db, campaign))
     if what == "ratings":
         return ratings_frame(ratings(db, campaign)).drop(columns="kind")
+    if what == "esa":
+        return esa_frame(db, campaign)
     if what == "controls":
         return ratings_frame(ratings(db, campaign, ("SYSTEM", "BAD_REF", "REPEAT")))
     raise ValueError(f"unknown export {what!r}; choose from {', '.join(EXPORTS)}")

@@ -7,8 +7,8 @@ waits for a fit. The server runs the computation itself in a child process (``pr
 so its bootstrap does not hold the request threads' interpreter lock either. The ranking of pairwise and k-way answers is Bradley–Terry (``BradleyTerry``,
 N(0, 1) prior) with ``bootstrap`` (``campaign.bootstrap`` resamples of comparisons): score
 interval, rank range and WMT's rank clusters (``BootstrapResult.table``). DA answers are ranked
-as WMT does (``humeval.ratings.rank_ratings``: z-mean, Wilcoxon rank-sum clusters, bootstrap
-intervals by segment).
+and ESA answers are ranked as WMT does, each on its own (``humeval.ratings.rank_ratings``:
+z-mean, Wilcoxon rank-sum clusters, bootstrap intervals by segment).
 
 Quality: DA controls by ``humeval.ratings.quality.annotator_qc`` (degraded-reference Wilcoxon
 test, repeat consistency). Pairwise controls: the share of degraded-reference tasks where the
@@ -38,7 +38,7 @@ def progress(db) -> dict[str, pd.DataFrame]:
     by_annotator = (df.assign(column=df["type"] + " " + df["kind"].str.lower())
                     .pivot_table(index="annotator", columns="column", values="kind", aggfunc="size", fill_value=0)
                     if len(df) else pd.DataFrame(index=pd.Index([], name="annotator")))
-    counts = pd.DataFrame(0, index=pd.Index(systems, name="system"), columns=["pairwise", "ranking", "da"])
+    counts = pd.DataFrame(0, index=pd.Index(systems, name="system"), columns=["pairwise", "ranking", "da", "esa"])
     shown = df[df["kind"] == "SYSTEM"]
     for task_type, part in shown.groupby("type"):
         codes = np.concatenate([np.unique(json.loads(s)) for s in part["systems"]]) if len(part) else []
@@ -99,12 +99,16 @@ def compute(db, campaign) -> dict:
     if result["ratings"]:
         from humeval.ratings.quality import annotator_qc, system_ratings
         from humeval.ratings.rank import rank_ratings
-        try:
-            ranked = rank_ratings(system_ratings(ratings), model="z-mean", n_boot=campaign.bootstrap,
-                                  random_state=campaign.seed)
-            result["da"] = ranked.table
-        except ValueError as error:  # too few ratings for z scores or tests yet
-            result["notes"].append(f"DA ranking not available yet: {error}")
+        scored = system_ratings(ratings)
+        for code, criterion in enumerate(ratings.criteria):
+            part = scored.take(scored.criterion == code).compact()
+            if not len(part):
+                continue
+            try:
+                ranked = rank_ratings(part, model="z-mean", n_boot=campaign.bootstrap, random_state=campaign.seed)
+                result[criterion.lower()] = ranked.table
+            except ValueError as error:  # too few ratings for z scores or tests yet
+                result["notes"].append(f"{criterion} ranking not available yet: {error}")
         qc = annotator_qc(ratings)
         result["da_quality"] = qc.table
     result["pairwise_quality"] = pairwise_quality(db)

@@ -11,6 +11,9 @@ shares, a quality control (WMT's design, Graham et al. 2017; ``humeval.ratings.q
   degraded one should score lower).
 - ``REPEAT``: a task the annotator already answered, shown again.
 
+Each answered task is degraded or repeated at most once (WMT pairs each original with one
+control); when none is left, a system task is issued instead.
+
 Otherwise (``SYSTEM``): pairwise tasks take the next pair of ``humeval.active.strategies``'
 strategy (its ``next_batch`` fills a queue of ``batch`` pairs; every answer updates it online with
 ``update``), or, with ``strategy = "grm"``, a system against the campaign's ``baseline`` on a
@@ -18,7 +21,7 @@ segment, chosen by ``GRMUncertainty`` (the system whose GRM ability is least cer
 informative segment) from a GRM refitted on all answers each time the queue of ``batch`` runs
 out (random systems and segments until a first batch is answered; the refit, about a second,
 holds up that one request); ranking tasks show ``k`` distinct random systems (WMT's random 5-way rankings); DA
-tasks rate the system with the fewest ratings so far. The segment is drawn at random among those
+and ESA tasks rate the system with the fewest ratings of that type so far. The segment is drawn at random among those
 the annotator has not seen yet (any segment once all are seen).
 
 ``submit`` writes an answer once: the same answer again returns the first receipt (a retry), a
@@ -29,6 +32,7 @@ different answer to an answered task is refused (409), a task issued to someone 
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import threading
 import time
@@ -36,8 +40,10 @@ import time
 import numpy as np
 
 from humeval.active.strategies import GRMUncertainty, PairState, UniformPairs, make_strategy
+from humeval.serve.campaign import RATED
 
 KINDS = ("SYSTEM", "BAD_REF", "REPEAT")
+SEVERITIES = ("minor", "major")
 
 
 class Refused(Exception):
@@ -64,7 +70,25 @@ def degrade(text: str, donor: str, rng) -> str:
     return " ".join(out)
 
 
-def canonical(task_type: str, answer, k: int) -> str:
+def word_offsets(text: str) -> list[tuple[int, int]]:
+    """(start, end) character offsets of the whitespace-separated words of ``text``."""
+    return [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+
+
+def marked_spans(text: str, marks) -> list[dict]:
+    """ESA error spans from per-word marks (``marks[i]``: "", "minor" or "major"): runs of
+    adjacent words with the same severity become one span of character offsets [start_i, end_i)."""
+    out, previous = [], None
+    for i, ((start, end), mark) in enumerate(zip(word_offsets(text), marks)):
+        if mark in SEVERITIES and previous is not None and previous[0] == i - 1 and previous[1] == mark:
+            out[-1]["end_i"] = end
+        elif mark in SEVERITIES:
+            out.append({"start_i": start, "end_i": end, "severity": mark})
+        previous = (i, mark) if mark in SEVERITIES else None
+    return out
+
+
+def canonical(task_type: str, answer, k: int, text: str = "") -> str:
     """The answer checked and written canonically (so a retry compares equal), or ``Refused``."""
     if not isinstance(answer, dict):
         raise Refused(400, "the answer must be an object")
@@ -86,10 +110,19 @@ def canonical(task_type: str, answer, k: int) -> str:
             if not 0 <= score <= 100:
                 raise ValueError
             value = {"score": score}
+            if task_type == "esa":
+                spans = sorted(({"start_i": int(x["start_i"]), "end_i": int(x["end_i"]), "severity": x["severity"]}
+                                for x in answer.get("spans", [])), key=lambda x: (x["start_i"], x["end_i"]))
+                if any(not 0 <= x["start_i"] < x["end_i"] <= len(text) or x["severity"] not in SEVERITIES
+                       for x in spans):
+                    raise ValueError
+                value["spans"] = spans
     except (KeyError, TypeError, ValueError):
         need = {"pairwise": '{"outcome": 0 (tie), 1 (first better) or 2 (second better)}',
                 "ranking": f'{{"ranks": [{k} ranks from 1 (best) to {k}]}}',
-                "da": '{"score": a number from 0 to 100}'}[task_type]
+                "da": '{"score": a number from 0 to 100}',
+                "esa": '{"score": 0 to 100, "spans": [{"start_i", "end_i" (character offsets in the output), '
+                       '"severity": "minor" or "major"}]}'}[task_type]
         raise Refused(400, f"a {task_type} answer is {need}") from None
     return json.dumps(value, sort_keys=True)
 
@@ -203,7 +236,7 @@ class Issuer:
         task_type = c.tasks[done % len(c.tasks)]
         u = rng.random()
         task = None
-        if u < c.bad_reference and task_type in ("pairwise", "da"):
+        if u < c.bad_reference and task_type in ("pairwise", *RATED):
             task = self._bad_reference(conn, annotator_id, task_type)
         elif u < c.bad_reference + c.repeat:
             task = self._repeat(conn, annotator_id, task_type)
@@ -242,8 +275,8 @@ class Issuer:
             systems = [int(s) for s in self.rng.permutation(self.n)[:self.campaign.k]]
         else:
             counts = np.zeros(self.n)
-            for s, count in conn.execute("SELECT systems, COUNT(*) FROM tasks WHERE type = 'da' AND kind = 'SYSTEM' "
-                                         "GROUP BY systems"):
+            for s, count in conn.execute("SELECT systems, COUNT(*) FROM tasks WHERE type = ? AND kind = 'SYSTEM' "
+                                         "GROUP BY systems", (task_type,)):
                 counts[json.loads(s)[0]] = count
             fewest = np.flatnonzero(counts == counts.min())
             systems = [int(self.rng.choice(fewest))]
@@ -263,7 +296,9 @@ class Issuer:
             return {"kind": "BAD_REF", "item_id": item, "systems": [system, system], "shown": shown,
                     "degraded": shown.index(bad)}
         rated = conn.execute("SELECT t.id, t.item_id, t.systems, t.shown FROM tasks t JOIN judgments j ON j.task_id = t.id "
-                             "WHERE t.annotator_id = ? AND t.type = 'da' AND t.kind = 'SYSTEM'", (annotator_id,)).fetchall()
+                             "WHERE t.annotator_id = ? AND t.type = ? AND t.kind = 'SYSTEM' AND t.id NOT IN "
+                             "(SELECT control_of FROM tasks WHERE kind = 'BAD_REF' AND control_of IS NOT NULL)",
+                             (annotator_id, task_type)).fetchall()
         if not rated:
             return None
         row = rated[int(self.rng.integers(len(rated)))]
@@ -273,7 +308,8 @@ class Issuer:
 
     def _repeat(self, conn, annotator_id, task_type):
         rows = conn.execute("SELECT t.* FROM tasks t JOIN judgments j ON j.task_id = t.id WHERE t.annotator_id = ? "
-                            "AND t.type = ? AND t.kind = 'SYSTEM'", (annotator_id, task_type)).fetchall()
+                            "AND t.type = ? AND t.kind = 'SYSTEM' AND t.id NOT IN (SELECT control_of FROM tasks "
+                            "WHERE kind = 'REPEAT' AND control_of IS NOT NULL)", (annotator_id, task_type)).fetchall()
         if not rows:
             return None
         row = rows[int(self.rng.integers(len(rows)))]
@@ -294,7 +330,7 @@ class Issuer:
         """Write the answer once; returns {"receipt", "repeated"} (``repeated``: a retry)."""
         with self.db.write() as conn:
             row = self._own(conn, annotator_id, token)
-            value = canonical(row["type"], answer, len(json.loads(row["systems"])))
+            value = canonical(row["type"], answer, len(json.loads(row["systems"])), json.loads(row["shown"])[0])
             old = conn.execute("SELECT answer, receipt FROM judgments WHERE task_id = ?", (row["id"],)).fetchone()
             if old is not None:
                 if old["answer"] != value:

@@ -186,3 +186,44 @@ def test_esa_spans_from_the_form_and_the_api_read_back(app_for, tmp_path):
     assert len(controls) == kinds["SYSTEM"] + kinds["BAD_REF"]
     board = organiser.get("/api/leaderboard").json()
     assert [row["system"] for row in board["esa"]] == ["sys0", "sys1"]
+
+
+def test_mqm_lite_errors_scored_and_read_back(app_for, tmp_path):
+    """MQM-lite: marked words become (category, severity) errors; the export is Google's MQM TSV,
+    which ``read_mqm`` scores −(5 · major + 1 · minor) per output, as the leaderboard does."""
+    import json
+    campaign, client = app_for(tasks=("mqm",), n_systems=3, n_items=20, bad_reference=0.3, repeat=0.2)
+    page = client.get("/login")
+    client.post("/login", data={"name": "alice", "password": PASSWORD, "csrf": form_csrf(page.text)})
+    page = client.get("/task")
+    token = re.search(r'data-task="([^"]+)"', page.text).group(1)
+    assert 'value="Accuracy|major"' in page.text
+    client.post("/task", data={"csrf": form_csrf(page.text), "task": token, "w0": "Accuracy|major",
+                               "w1": "Accuracy|major", "w3": "Fluency|minor"})
+    stored = json.loads(client.app.state.server.db.one("SELECT answer FROM judgments")[0])
+    assert [(e["category"], e["severity"]) for e in stored["errors"]] == [("Accuracy", "major"), ("Fluency", "minor")]
+    headers = api_login(client, "bob")
+    expected = {}
+    for _ in range(15):
+        task = client.get("/api/task").json()
+        s = system_of(task["outputs"][0])
+        errors = [{"start_i": 0, "end_i": 3, "severity": "major", "category": "Accuracy"}] * (s >= 1) + \
+            [{"start_i": 4, "end_i": 6, "severity": "minor", "category": "Style"}] * (s >= 2)
+        bad = client.post(f"/api/task/{task['task']}", json={"errors": [{**e, "category": "Grammar"} for e in errors]},
+                          headers=headers)
+        assert bad.status_code == (400 if errors else 200)
+        if errors:
+            assert "category" in bad.json()["error"]
+            assert client.post(f"/api/task/{task['task']}", json={"errors": errors}, headers=headers).status_code == 200
+        expected[("bob", task["item"], f"sys{s}")] = -(5.0 * (s >= 1) + 1.0 * (s >= 2))
+    organiser = TestClient(client.app)
+    api_login(organiser, "olga")
+    response = organiser.get("/organiser/export/mqm.tsv")
+    assert response.status_code == 200 and organiser.get("/organiser/export/mqm.csv").status_code == 404
+    (tmp_path / "mqm.tsv").write_bytes(response.content)
+    back = read(tmp_path / "mqm.tsv").ratings.to_pandas()
+    assert len(back) == 16  # every answer one score: no controls in MQM-lite
+    bob = {(r.judge, r.item, r.system): r.score for r in back.itertuples() if r.judge == "bob"}
+    assert bob == expected
+    board = organiser.get("/api/leaderboard").json()
+    assert [row["system"] for row in board["mqm"]][0] == "sys0"

@@ -34,7 +34,7 @@ from humeval.serve import export
 from humeval.serve.auth import new_token, same_token, verify_password
 from humeval.serve.db import Database
 from humeval.serve.leaderboard import Leaderboard
-from humeval.serve.tasks import Issuer, Refused, marked_spans, public, word_offsets
+from humeval.serve.tasks import CATEGORIES, Issuer, Refused, marked_spans, public, word_offsets
 
 HEADERS = {"Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'none'; "
                                       "frame-ancestors 'none'; form-action 'self'",
@@ -138,7 +138,7 @@ class Server:
         shown = public(task, self.db)
         done = await run_in_threadpool(self.db.one, "SELECT COUNT(*) FROM judgments WHERE annotator_id = ?",
                                        (user["id"],))
-        return self.page("task.html", request, user=user, task=shown, done=done[0],
+        return self.page("task.html", request, user=user, task=shown, done=done[0], categories=CATEGORIES,
                          receipt=request.query_params.get("receipt"), error=request.query_params.get("error"))
 
     async def task_post(self, request: Request):
@@ -156,10 +156,10 @@ class Server:
             answer["ranks"] = ranks if all(r is not None for r in ranks) else None
             answer = {k: v for k, v in answer.items() if v is not None}
             row = self.db.one("SELECT type, shown FROM tasks WHERE token = ?", (token,))
-            if row is not None and row["type"] == "esa":  # spans from the words marked minor/major
+            if row is not None and row["type"] in ("esa", "mqm"):  # spans from the words marked
                 text = json.loads(row["shown"])[0]
                 marks = [form.get(f"w{i}", "") for i in range(len(word_offsets(text)))]
-                answer["spans"] = marked_spans(text, marks)
+                answer["spans" if row["type"] == "esa" else "errors"] = marked_spans(text, marks)
             result = await run_in_threadpool(self.issuer.submit, user["id"], token, answer)
         except Refused as refused:
             return self.page("message.html", request, refused.status, message=str(refused))
@@ -237,6 +237,7 @@ class Server:
         for key, title in (("pairwise", "Ranking from pairwise and k-way judgments (Bradley–Terry, 95% bootstrap)"),
                            ("da", "Ranking from DA scores (z-mean, WMT clusters)"),
                            ("esa", "Ranking from ESA scores (z-mean, WMT clusters)"),
+                           ("mqm", "Ranking from MQM-lite errors (mean MQM score)"),
                            ("pairwise_quality", "Pairwise quality controls"),
                            ("da_quality", "DA quality controls (WMT: degraded references, repeats)")):
             if board is not None and key in board and len(board[key]):
@@ -253,18 +254,20 @@ class Server:
         self.organiser(request)
         board = self.board.latest if self.run_board else await run_in_threadpool(self.board.refresh)
         if board is None:
-            return JSONResponse({"judgments": 0, "pairwise": [], "da": [], "esa": []})
+            return JSONResponse({"judgments": 0, "pairwise": [], "da": [], "esa": [], "mqm": []})
         out = {"judgments": board["judgments"], "computed_at": board["computed_at"],
                "comparisons": board["comparisons"], "ratings": board["ratings"]}
-        for key in ("pairwise", "da", "esa"):
+        for key in ("pairwise", "da", "esa", "mqm"):
             out[key] = json.loads(board[key].reset_index().to_json(orient="records")) if key in board else []
         return JSONResponse(out)
 
     async def export_file(self, request: Request):
         self.organiser(request)
         what, ext = request.path_params["what"], request.path_params["ext"]
-        if what not in export.EXPORTS or ext not in MEDIA or (what == "appraise" and ext != "csv"):
-            raise Refused(404, f"exports: {', '.join(export.EXPORTS)} as .{', .'.join(MEDIA)} (appraise: .csv)")
+        fixed = {"appraise": "csv", "mqm": "tsv"}
+        if what not in export.EXPORTS or ext not in MEDIA or fixed.get(what, ext) != ext:
+            raise Refused(404, f"exports: {', '.join(export.EXPORTS)} as .{', .'.join(MEDIA)} (appraise: .csv, "
+                               "mqm: .tsv)")
         folder = tempfile.mkdtemp(prefix="humeval-export-")
         path = Path(folder) / f"{self.campaign.name}-{what}.{ext}"
         await run_in_threadpool(export.export, self.db, self.campaign, what, path)

@@ -5,7 +5,8 @@ judged, how the next judgment is chosen, which quality controls are mixed in, an
 name = "demo"
 track = "deu-eng"                 # source-target: srclang and trglang of the WMT CSV export
 tasks = ["pairwise", "da"]        # pairwise (preference with ties), ranking (k-way, WMT), da (0–100 slider),
-                                  # esa (error spans marked minor/major, then the 0–100 slider; Kocmi et al. 2024)
+                                  # esa (error spans marked minor/major, then the 0–100 slider; Kocmi et al. 2024),
+                                  # mqm (MQM-lite: error spans with a category and a severity, no score)
 strategy = "trueskill"            # uniform, wmt, trueskill, bt-order, bt-outcome, grm (pairwise tasks)
 # baseline = "sysA"               # grm only: every pairwise task pits a system against this one
 k = 5                             # outputs per ranking task
@@ -42,8 +43,8 @@ from pathlib import Path
 
 from humeval.errors import InputError
 
-TASKS = ("pairwise", "ranking", "da", "esa")
-RATED = ("da", "esa")  # task types that score one output
+TASKS = ("pairwise", "ranking", "da", "esa", "mqm")
+RATED = ("da", "esa", "mqm")  # task types that judge one output
 STRATEGIES = ("uniform", "wmt", "trueskill", "bt-order", "bt-outcome", "grm")
 ROLES = ("annotator", "organiser")
 SYNCHRONOUS = ("full", "normal")

@@ -11,6 +11,10 @@
   WMT24's JSON list of {start_i, end_i, severity}, annotator, segment_type TGT or BAD, lp):
   ``humeval.read`` reads the error spans' counts too; repeats are left out (the reader keeps one
   score per annotator and output).
+- ``mqm``: the MQM-lite answers as Google's per-error MQM TSV (system, doc, doc_id, seg_id,
+  rater, source, target, category, severity; a ``No-error`` row for an output without errors),
+  which ``read_mqm`` scores with Freitag et al.'s weights; ``mqm_ratings`` is the same score
+  (``MQMWeights``: −(5 · major + 1 · minor), Non-translation 25) for the leaderboard.
 - ``appraise_csv``: WMT's ranking CSV as Appraise exported it for WMT10–14 (srclang, trglang,
   srcIndex, documentId, segmentId, judgeId, systemNNumber, systemNId, systemNrank): ranking tasks
   and pairwise tasks (a two-way ranking: the preferred output rank 1, the other 2, a tie 1 and 1).
@@ -31,7 +35,7 @@ import pandas as pd
 from humeval.data.export import frame, write
 from humeval.data.tables import Comparisons, Rankings, Ratings
 
-EXPORTS = ("comparisons", "ratings", "controls", "esa", "appraise")
+EXPORTS = ("comparisons", "ratings", "controls", "esa", "mqm", "appraise")
 CRITERIA = {"da": "DA", "esa": "ESA"}
 
 
@@ -148,6 +152,38 @@ def esa_frame(db, campaign) -> pd.DataFrame:
                                                          "segment_type", "lp"])
 
 
+def mqm_frame(db, campaign) -> pd.DataFrame:
+    """MQM-lite answers in Google's per-error MQM TSV layout (tabs and line breaks in texts become spaces)."""
+    systems, items = _labels(db)
+    texts = {r[0]: (r[1], r[2]) for r in db.query("SELECT id, source, name FROM items")}
+    outputs = {(r[0], r[1]): r[2] for r in db.query("SELECT item_id, system_id, text FROM outputs")}
+    rows = []
+    for r in answered(db, "mqm"):
+        source, name = texts[r["item_id"]]
+        base = [systems[r["systems"][0]], "doc", name, name, r["judge"], " ".join(source.split()),
+                " ".join(outputs[(r["item_id"], r["systems"][0])].split())]
+        rows += [base + [e["category"], e["severity"].capitalize()] for e in r["answer"]["errors"]] or \
+            [base + ["No-error", "No-error"]]
+    return pd.DataFrame(rows, columns=["system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category",
+                                       "severity"])
+
+
+def mqm_ratings(db, campaign) -> Ratings:
+    """One MQM score per answered MQM-lite task: −Σ error weights (``MQMWeights``; 0 = no error)."""
+    from humeval.data.readers.mqm import SCALE, MQMWeights
+    weights = MQMWeights()
+    rows = answered(db, "mqm")
+    systems, items = _labels(db)
+    judges, judge = _judges(rows)
+    n = len(rows)
+    score = [-sum(weights.of(e["severity"], e["category"]) for e in r["answer"]["errors"]) for r in rows]
+    return Ratings(item=np.array([r["item_id"] for r in rows], np.int32),
+                   system=np.array([r["systems"][0] for r in rows], np.int32), judge=judge,
+                   track=np.zeros(n, np.int32), criterion=np.zeros(n, np.int32), score=np.array(score, np.float64),
+                   systems=systems, items=items, judges=judges, tracks=(campaign.track,), criteria=("MQM",),
+                   scale=SCALE)
+
+
 def export_frame(db, campaign, what: str) -> pd.DataFrame:
     if what == "comparisons":
         return frame(comparisons(db, campaign))
@@ -155,15 +191,21 @@ def export_frame(db, campaign, what: str) -> pd.DataFrame:
         return ratings_frame(ratings(db, campaign)).drop(columns="kind")
     if what == "esa":
         return esa_frame(db, campaign)
+    if what == "mqm":
+        return mqm_frame(db, campaign)
     if what == "controls":
         return ratings_frame(ratings(db, campaign, ("SYSTEM", "BAD_REF", "REPEAT")))
     raise ValueError(f"unknown export {what!r}; choose from {', '.join(EXPORTS)}")
 
 
 def export(db, campaign, what: str, path):
-    """Write one export to ``path`` (by its ending: .csv, .tsv, .jsonl, .parquet; ``appraise``: .csv)."""
+    """Write one export to ``path`` (by its ending: .csv, .tsv, .jsonl, .parquet; ``appraise``: .csv;
+    ``mqm``: .tsv)."""
     if what == "appraise":
         with open(path, "w", encoding="utf-8", newline="") as f:
             f.write(appraise_csv(db, campaign))
+        return path
+    if what == "mqm":  # the MQM reader splits on tabs without quoting
+        mqm_frame(db, campaign).to_csv(path, sep="\t", index=False, quoting=csv.QUOTE_NONE, escapechar=None)
         return path
     return write(export_frame(db, campaign, what), path)

@@ -7,7 +7,8 @@ waits for a fit. The server runs the computation itself in a child process (``pr
 so its bootstrap does not hold the request threads' interpreter lock either. The ranking of pairwise and k-way answers is Bradley–Terry (``BradleyTerry``,
 N(0, 1) prior) with ``bootstrap`` (``campaign.bootstrap`` resamples of comparisons): score
 interval, rank range and WMT's rank clusters (``BootstrapResult.table``). DA answers are ranked
-and ESA answers are ranked as WMT does, each on its own (``humeval.ratings.rank_ratings``:
+and ESA answers are ranked as WMT does, each on its own, and MQM-lite answers by their mean MQM
+score (``model="mqm"``) (``humeval.ratings.rank_ratings``:
 z-mean, Wilcoxon rank-sum clusters, bootstrap intervals by segment).
 
 Quality: DA controls by ``humeval.ratings.quality.annotator_qc`` (degraded-reference Wilcoxon
@@ -38,7 +39,8 @@ def progress(db) -> dict[str, pd.DataFrame]:
     by_annotator = (df.assign(column=df["type"] + " " + df["kind"].str.lower())
                     .pivot_table(index="annotator", columns="column", values="kind", aggfunc="size", fill_value=0)
                     if len(df) else pd.DataFrame(index=pd.Index([], name="annotator")))
-    counts = pd.DataFrame(0, index=pd.Index(systems, name="system"), columns=["pairwise", "ranking", "da", "esa"])
+    counts = pd.DataFrame(0, index=pd.Index(systems, name="system"),
+                          columns=["pairwise", "ranking", "da", "esa", "mqm"])
     shown = df[df["kind"] == "SYSTEM"]
     for task_type, part in shown.groupby("type"):
         codes = np.concatenate([np.unique(json.loads(s)) for s in part["systems"]]) if len(part) else []
@@ -111,6 +113,13 @@ def compute(db, campaign) -> dict:
                 result["notes"].append(f"{criterion} ranking not available yet: {error}")
         qc = annotator_qc(ratings)
         result["da_quality"] = qc.table
+    mqm = export.mqm_ratings(db, campaign)
+    if len(mqm):
+        from humeval.ratings.rank import rank_ratings
+        try:
+            result["mqm"] = rank_ratings(mqm, model="mqm", n_boot=campaign.bootstrap, random_state=campaign.seed).table
+        except ValueError as error:
+            result["notes"].append(f"MQM ranking not available yet: {error}")
     result["pairwise_quality"] = pairwise_quality(db)
     return result
 

@@ -44,6 +44,8 @@ from humeval.serve.campaign import RATED
 
 KINDS = ("SYSTEM", "BAD_REF", "REPEAT")
 SEVERITIES = ("minor", "major")
+# MQM-lite: the top level of the MQM typology (Lommel et al. 2014; Freitag et al. 2021's categories)
+CATEGORIES = ("Accuracy", "Fluency", "Terminology", "Style", "Locale convention", "Non-translation", "Other")
 
 
 class Refused(Exception):
@@ -76,16 +78,35 @@ def word_offsets(text: str) -> list[tuple[int, int]]:
 
 
 def marked_spans(text: str, marks) -> list[dict]:
-    """ESA error spans from per-word marks (``marks[i]``: "", "minor" or "major"): runs of
-    adjacent words with the same severity become one span of character offsets [start_i, end_i)."""
+    """Error spans from per-word marks: ESA's ``"minor"``/``"major"``, or MQM-lite's
+    ``"Category|severity"`` (anything else: no error). Runs of adjacent words with the same mark
+    become one span of character offsets [start_i, end_i) with its severity (and category)."""
     out, previous = [], None
     for i, ((start, end), mark) in enumerate(zip(word_offsets(text), marks)):
-        if mark in SEVERITIES and previous is not None and previous[0] == i - 1 and previous[1] == mark:
+        category, _, severity = mark.rpartition("|") if isinstance(mark, str) else ("", "", "")
+        known = severity in SEVERITIES and (not category or category in CATEGORIES)
+        if known and previous is not None and previous == (i - 1, mark):
             out[-1]["end_i"] = end
-        elif mark in SEVERITIES:
-            out.append({"start_i": start, "end_i": end, "severity": mark})
-        previous = (i, mark) if mark in SEVERITIES else None
+        elif known:
+            out.append({"start_i": start, "end_i": end, "severity": severity, **({"category": category}
+                                                                                  if category else {})})
+        previous = (i, mark) if known else None
     return out
+
+
+def _spans(raw, text: str, categories: bool) -> list[dict]:
+    """Checked error spans, sorted: offsets inside ``text``, a known severity (and category)."""
+    spans = []
+    for x in raw:
+        span = {"start_i": int(x["start_i"]), "end_i": int(x["end_i"]), "severity": x["severity"]}
+        if categories:
+            span["category"] = x["category"]
+            if span["category"] not in CATEGORIES:
+                raise ValueError
+        if not 0 <= span["start_i"] < span["end_i"] <= len(text) or span["severity"] not in SEVERITIES:
+            raise ValueError
+        spans.append(span)
+    return sorted(spans, key=lambda x: (x["start_i"], x["end_i"]))
 
 
 def canonical(task_type: str, answer, k: int, text: str = "") -> str:
@@ -105,24 +126,23 @@ def canonical(task_type: str, answer, k: int, text: str = "") -> str:
             if len(ranks) != k or any(not 1 <= r <= k for r in ranks):
                 raise ValueError
             value = {"ranks": ranks}
+        elif task_type == "mqm":
+            value = {"errors": _spans(answer.get("errors", []), text, categories=True)}
         else:
             score = float(answer["score"])
             if not 0 <= score <= 100:
                 raise ValueError
             value = {"score": score}
             if task_type == "esa":
-                spans = sorted(({"start_i": int(x["start_i"]), "end_i": int(x["end_i"]), "severity": x["severity"]}
-                                for x in answer.get("spans", [])), key=lambda x: (x["start_i"], x["end_i"]))
-                if any(not 0 <= x["start_i"] < x["end_i"] <= len(text) or x["severity"] not in SEVERITIES
-                       for x in spans):
-                    raise ValueError
-                value["spans"] = spans
+                value["spans"] = _spans(answer.get("spans", []), text, categories=False)
     except (KeyError, TypeError, ValueError):
         need = {"pairwise": '{"outcome": 0 (tie), 1 (first better) or 2 (second better)}',
                 "ranking": f'{{"ranks": [{k} ranks from 1 (best) to {k}]}}',
                 "da": '{"score": a number from 0 to 100}',
                 "esa": '{"score": 0 to 100, "spans": [{"start_i", "end_i" (character offsets in the output), '
-                       '"severity": "minor" or "major"}]}'}[task_type]
+                       '"severity": "minor" or "major"}]}',
+                "mqm": '{"errors": [{"start_i", "end_i" (character offsets in the output), "severity": "minor" or '
+                       f'"major", "category": one of {", ".join(CATEGORIES)}}}]}}'}[task_type]
         raise Refused(400, f"a {task_type} answer is {need}") from None
     return json.dumps(value, sort_keys=True)
 
@@ -236,7 +256,9 @@ class Issuer:
         task_type = c.tasks[done % len(c.tasks)]
         u = rng.random()
         task = None
-        if u < c.bad_reference and task_type in ("pairwise", *RATED):
+        if task_type == "mqm":
+            pass  # MQM-lite has no controls: WMT's controls are defined for scores
+        elif u < c.bad_reference and task_type in ("pairwise", *RATED):
             task = self._bad_reference(conn, annotator_id, task_type)
         elif u < c.bad_reference + c.repeat:
             task = self._repeat(conn, annotator_id, task_type)

@@ -3,6 +3,7 @@ background thread (it changes as judgments arrive), and the quality controls' su
 
 from __future__ import annotations
 
+import sqlite3
 import time
 
 import pytest
@@ -54,6 +55,10 @@ def test_leaderboard_progress_and_quality_live(tmp_path):
         assert [row["system"] for row in late["pairwise"]] == ["sys0", "sys1", "sys2", "sys3"]
         assert all(row["lower"] <= row["score"] <= row["upper"] for row in late["pairwise"])
         page = organiser.get("/organiser").text
+        backup = tmp_path / "backup.sqlite"  # taken while serving: every judgment so far is in it
+        backup.write_bytes(organiser.get("/organiser/backup").content)
+        with sqlite3.connect(backup) as copy:
+            assert copy.execute("SELECT COUNT(*) FROM judgments").fetchone()[0] == done
     for table in ('id="pairwise"', 'id="da"', 'id="pairwise-quality"', 'id="da-quality"', "Judged per annotator",
                   "System outputs judged"):
         assert table in page, table

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import tempfile
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
@@ -31,7 +33,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Redire
 from starlette.routing import Route
 
 from humeval.serve import export
-from humeval.serve.auth import new_token, same_token, verify_password
+from humeval.serve.auth import hash_password, new_token, same_token, verify_password
 from humeval.serve.db import Database
 from humeval.serve.leaderboard import Leaderboard
 from humeval.serve.tasks import CATEGORIES, Issuer, Refused, marked_spans, public, word_offsets
@@ -50,6 +52,7 @@ class Server:
         self.campaign = campaign
         self.db = Database(campaign.database, campaign.synchronous)
         self.secret = self.db.load_campaign(campaign, new_token() + new_token())
+        self.dummy = hash_password(new_token())
         self.issuer = Issuer(campaign, self.db)
         self.board = Leaderboard(self.db, campaign, campaign.leaderboard_interval, process and leaderboard)
         self.run_board = leaderboard
@@ -82,7 +85,8 @@ class Server:
     async def _check_login(self, request, name, password):
         row = await run_in_threadpool(self.db.one, "SELECT id, role, password_hash FROM accounts WHERE name = ?",
                                       (name,))
-        ok = await run_in_threadpool(verify_password, password or "", row["password_hash"] if row else "scrypt$2$1$1$00$00")
+        # an unknown name costs one scrypt too, so timing does not tell which names exist
+        ok = await run_in_threadpool(verify_password, password or "", row["password_hash"] if row else self.dummy)
         return row if row is not None and ok else None
 
     async def login(self, request: Request):
@@ -271,13 +275,16 @@ class Server:
         folder = tempfile.mkdtemp(prefix="humeval-export-")
         path = Path(folder) / f"{self.campaign.name}-{what}.{ext}"
         await run_in_threadpool(export.export, self.db, self.campaign, what, path)
-        return FileResponse(path, media_type=MEDIA[ext], filename=path.name, headers=HEADERS)
+        return FileResponse(path, media_type=MEDIA[ext], filename=path.name, headers=HEADERS,
+                            background=BackgroundTask(shutil.rmtree, folder, ignore_errors=True))
 
     async def backup(self, request: Request):
         self.organiser(request)
-        path = Path(tempfile.mkdtemp(prefix="humeval-backup-")) / f"{self.campaign.name}-backup.sqlite"
+        folder = tempfile.mkdtemp(prefix="humeval-backup-")
+        path = Path(folder) / f"{self.campaign.name}-backup.sqlite"
         await run_in_threadpool(self.db.backup, path)
-        return FileResponse(path, media_type="application/vnd.sqlite3", filename=path.name, headers=HEADERS)
+        return FileResponse(path, media_type="application/vnd.sqlite3", filename=path.name, headers=HEADERS,
+                            background=BackgroundTask(shutil.rmtree, folder, ignore_errors=True))
 
 
 def create_app(campaign, leaderboard: bool = True, process: bool = False) -> Starlette:

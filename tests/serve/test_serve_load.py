@@ -101,13 +101,13 @@ def test_load_no_judgment_lost_or_doubled(tmp_path):
 
 
 def test_kill_mid_load_keeps_every_acknowledged_judgment(tmp_path):
-    path = campaign(tmp_path, 20)
+    path = campaign(tmp_path, 10)
     server = Server(path)
     acknowledged, latencies, stop = [], [], threading.Event()
-    with ThreadPoolExecutor(20) as pool:
+    with ThreadPoolExecutor(10) as pool:
         futures = [pool.submit(annotator, server.url, f"ann{i}", 10 ** 6, acknowledged, latencies, stop)
-                   for i in range(20)]
-        while len(acknowledged) < 150:
+                   for i in range(10)]
+        while len(acknowledged) < 100:
             time.sleep(0.01)
             assert not any(f.done() for f in futures), [f.exception() for f in futures if f.done()]
         server.stop(signal.SIGKILL)

@@ -14,8 +14,9 @@ from humeval.cli.common import UserError, common_options, count, err, out
 @click.option("--check", is_flag=True, help="Only check the campaign file and its data, then exit.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port to listen on.")
-@click.option("--db", "database", type=click.Path(dir_okay=False),
-              help="SQLite database file (default: the campaign's `database`, beside the campaign file).")
+@click.option("--db", "database",
+              help="SQLite database file, or a postgresql:// URL (default: the campaign's `database`, beside the "
+                   "campaign file).")
 @click.option("--demo", "demo_dir", type=click.Path(file_okay=False),
               help="Write a demo campaign (simulated systems, 3 annotators, an organiser) into this folder and exit.")
 @click.option("--hash-password", is_flag=True, help="Read a password (prompted) and print its scrypt hash for the "

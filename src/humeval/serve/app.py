@@ -280,6 +280,8 @@ class Server:
 
     async def backup(self, request: Request):
         self.organiser(request)
+        if self.db.postgres:
+            raise Refused(501, "this campaign's database is PostgreSQL: back it up with pg_dump")
         folder = tempfile.mkdtemp(prefix="humeval-backup-")
         path = Path(folder) / f"{self.campaign.name}-backup.sqlite"
         await run_in_threadpool(self.db.backup, path)

@@ -11,7 +11,7 @@ strategy = "trueskill"            # uniform, wmt, trueskill, bt-order, bt-outcom
 # baseline = "sysA"               # grm only: every pairwise task pits a system against this one
 k = 5                             # outputs per ranking task
 seed = 1
-database = "demo.sqlite"          # relative to this file; `--db` overrides
+database = "demo.sqlite"          # relative to this file, or a postgresql:// URL; `--db` overrides
 
 [data]                            # plain text, one segment per line, all files line-aligned
 source = "source.txt"
@@ -68,7 +68,7 @@ class Campaign:
     strategy: str
     k: int
     seed: int
-    database: Path
+    database: Path | str  # an SQLite file, or a postgresql:// URL
     items: tuple[str, ...]  # item names: 1-based line numbers
     source: tuple[str, ...]
     reference: tuple[str, ...] | None
@@ -181,7 +181,9 @@ def load_campaign(path, database=None) -> Campaign:
     synchronous = _get(raw, "synchronous", str, "full", path)
     if synchronous not in SYNCHRONOUS:
         _fail(path, f"synchronous = {synchronous!r}", f"use one of {', '.join(SYNCHRONOUS)}")
-    db = Path(database) if database is not None else base / _get(raw, "database", str, path.stem + ".sqlite", path)
+    from humeval.serve.db import is_url
+    db = database if database is not None else _get(raw, "database", str, path.stem + ".sqlite", path)
+    db = str(db) if is_url(db) else Path(db) if database is not None else base / db
     return Campaign(path=path, name=_get(raw, "name", str, path.stem, path), track=track, tasks=tuple(tasks),
                     strategy=strategy, baseline=baseline, k=k, seed=counts["seed"], database=db,
                     items=tuple(str(i + 1) for i in range(len(source))), source=source, reference=reference,

@@ -1,4 +1,5 @@
-"""The campaign database: an SQLite file in WAL mode.
+"""The campaign database: an SQLite file in WAL mode, or PostgreSQL given a
+``postgresql://`` URL (through psycopg 3).
 
 WAL lets the leaderboard thread and the request threads read while one writer commits. Every
 write is one ``BEGIN IMMEDIATE`` transaction, committed before the server answers, so an
@@ -12,7 +13,11 @@ backup API), which reads a consistent snapshot.
 
 Schema changes are numbered scripts in ``MIGRATIONS``; ``schema_version`` records how many ran
 (no Alembic: one embedded database and a few tables do not need it, and it would pull in
-SQLAlchemy). PostgreSQL is not supported yet.
+SQLAlchemy). On PostgreSQL the same SQL runs through a thin adapter (``?`` placeholders become
+``%s``, rows answer by index and by name like ``sqlite3.Row``, identity columns for SQLite's
+integer keys, double precision for REAL); an answer commits with ``synchronous_commit = on``, a
+task issued with it off. The server is one process, so one in-process lock orders the writers on
+either database. Back it up with ``pg_dump``.
 """
 
 from __future__ import annotations
@@ -44,11 +49,59 @@ MIGRATIONS = [
 ]
 
 
+def is_url(database) -> bool:
+    return str(database).startswith(("postgresql://", "postgres://"))
+
+
+class Row(tuple):
+    """A PostgreSQL row that answers by index and by column name, and converts with ``dict``."""
+
+    def __getitem__(self, key):
+        return super().__getitem__(self._index[key] if isinstance(key, str) else key)
+
+    def keys(self):
+        return list(self._index)
+
+
+def _rows(cursor):
+    index = {c.name: i for i, c in enumerate(cursor.description or ())}
+
+    def make(values):
+        row = Row(values)
+        row._index = index
+        return row
+    return make
+
+
+class _PostgreSQL:
+    """The part of ``sqlite3.Connection`` the server uses, on a psycopg connection."""
+
+    def __init__(self, url: str):
+        try:
+            import psycopg
+        except ImportError:
+            raise InputError(url, None, "a PostgreSQL database needs psycopg", "pip install 'psycopg[binary]'") from None
+        self.raw = psycopg.connect(url, autocommit=True, row_factory=_rows)
+
+    def execute(self, sql: str, params=()):
+        return self.raw.execute(sql.replace("?", "%s"), params)
+
+    def executemany(self, sql: str, rows):
+        with self.raw.cursor() as cursor:
+            cursor.executemany(sql.replace("?", "%s"), list(rows))
+
+    def close(self):
+        self.raw.close()
+
+
 class Database:
-    """One SQLite file; a connection per thread (``conn``); ``write()`` is a transaction."""
+    """One SQLite file or PostgreSQL database; a connection per thread (``conn``); ``write()`` is a
+    transaction."""
 
     def __init__(self, path, synchronous: str = "full"):
-        self.path = Path(path)
+        self.postgres = is_url(path)
+        self.url = str(path)
+        self.path = None if self.postgres else Path(path)
         self.synchronous = synchronous.upper()
         self._local = threading.local()
         # one writer at a time in this process: waiting on a lock is fair and immediate, where
@@ -59,6 +112,8 @@ class Database:
     @property
     def conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
+        if conn is None and self.postgres:
+            conn = self._local.conn = _PostgreSQL(self.url)
         if conn is None:
             conn = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
             conn.row_factory = sqlite3.Row
@@ -71,8 +126,11 @@ class Database:
     def write(self, durable: bool = True):
         """A write transaction; ``durable=False`` (issuing a task: a task lost to a power cut is
         simply issued again) commits without the fsync that ``synchronous = full`` gives answers."""
-        level = self.synchronous if durable else "NORMAL"
-        return _Transaction(self.conn, self._write_lock, level)
+        if self.postgres:
+            begin = ("BEGIN", f"SET LOCAL synchronous_commit = {'on' if durable else 'off'}")
+        else:  # PRAGMA synchronous cannot change inside a transaction
+            begin = (f"PRAGMA synchronous={self.synchronous if durable else 'NORMAL'}", "BEGIN IMMEDIATE")
+        return _Transaction(self.conn, self._write_lock, begin)
 
     def query(self, sql: str, params=()) -> list[sqlite3.Row]:
         return self.conn.execute(sql, params).fetchall()
@@ -82,7 +140,10 @@ class Database:
 
     def migrate(self):
         conn = self.conn
-        known = conn.execute("SELECT name FROM sqlite_master WHERE name = 'schema_version'").fetchone()
+        if self.postgres:
+            known = conn.execute("SELECT to_regclass('schema_version')").fetchone()[0]
+        else:
+            known = conn.execute("SELECT name FROM sqlite_master WHERE name = 'schema_version'").fetchone()
         if known and conn.execute("SELECT version FROM schema_version").fetchone() == (len(MIGRATIONS),):
             return  # up to date: opening writes nothing (the leaderboard's process only reads)
         with self.write():
@@ -90,9 +151,12 @@ class Database:
             row = conn.execute("SELECT version FROM schema_version").fetchone()
             version = row[0] if row else 0
             if version > len(MIGRATIONS):
-                raise InputError(self.path, None, f"the database has schema version {version}, newer than this "
+                raise InputError(self.url, None, f"the database has schema version {version}, newer than this "
                                  f"humeval's {len(MIGRATIONS)}", "upgrade humeval")
             for script in MIGRATIONS[version:]:
+                if self.postgres:
+                    script = script.replace("INTEGER PRIMARY KEY", "INTEGER GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY")
+                    script = script.replace(" REAL ", " DOUBLE PRECISION ")
                 for statement in filter(str.strip, script.split(";")):
                     conn.execute(statement)
             conn.execute("DELETE FROM schema_version")
@@ -108,7 +172,7 @@ class Database:
         with self.write():
             rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
             if "fingerprint" in rows and rows["fingerprint"] != fingerprint:
-                raise InputError(self.path, None, "the database holds another campaign's texts",
+                raise InputError(self.url, None, "the database holds another campaign's texts",
                                  "give a new database with --db, or the campaign file it was made from")
             if "fingerprint" not in rows:
                 conn.execute("INSERT INTO meta VALUES ('fingerprint', ?), ('secret', ?)", (fingerprint, secret))
@@ -135,6 +199,8 @@ class Database:
 
     def backup(self, target) -> Path:
         """A consistent copy of the database, taken while serving (SQLite's online backup)."""
+        if self.postgres:
+            raise InputError(self.url, None, "the server backs up SQLite databases only", "use pg_dump")
         target = Path(target)
         dest = sqlite3.connect(target)
         try:
@@ -151,14 +217,14 @@ class Database:
 
 
 class _Transaction:
-    def __init__(self, conn, lock, level: str):
-        self.conn, self.lock, self.level = conn, lock, level
+    def __init__(self, conn, lock, begin):
+        self.conn, self.lock, self.begin = conn, lock, begin
 
     def __enter__(self):
         self.lock.acquire()
         try:
-            self.conn.execute(f"PRAGMA synchronous={self.level}")  # per transaction: outside BEGIN only
-            self.conn.execute("BEGIN IMMEDIATE")
+            for statement in self.begin:
+                self.conn.execute(statement)
         except BaseException:
             self.lock.release()
             raise

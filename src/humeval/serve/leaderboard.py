@@ -125,7 +125,7 @@ def compute(db, campaign) -> dict:
 
 
 def compute_at(path: str, campaign) -> dict:
-    """``compute`` on the database file at ``path`` (in the leaderboard's own process: it reads only)."""
+    """``compute`` on the database at ``path`` (file or URL), in the leaderboard's own process (it only reads)."""
     from humeval.serve.db import Database
     db = Database(path, "normal")
     try:
@@ -156,7 +156,7 @@ class Leaderboard:
         if count != self._seen or self.latest is None:
             try:
                 if self.pool is not None:
-                    latest = self.pool.submit(compute_at, str(self.db.path), self.campaign).result()
+                    latest = self.pool.submit(compute_at, self.db.url, self.campaign).result()
                 else:
                     latest = compute(self.db, self.campaign)
                 latest["judgments"] = count

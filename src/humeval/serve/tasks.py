@@ -265,11 +265,11 @@ class Issuer:
         if task is None:
             task = self._system_task(conn, annotator_id, task_type)
         token = secrets.token_urlsafe(12)
-        cur = conn.execute("INSERT INTO tasks (token, annotator_id, type, kind, item_id, systems, shown, control_of, "
-                           "issued_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open')",
+        row = conn.execute("INSERT INTO tasks (token, annotator_id, type, kind, item_id, systems, shown, control_of, "
+                           "issued_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open') RETURNING *",
                            (token, annotator_id, task_type, task["kind"], task["item_id"], json.dumps(task["systems"]),
                             json.dumps(task["shown"], ensure_ascii=False), task.get("control_of"), now))
-        return dict(conn.execute("SELECT * FROM tasks WHERE id = ?", (cur.lastrowid,)).fetchone())
+        return dict(row.fetchone())
 
     def _texts(self, conn, item_id, systems):
         return [conn.execute("SELECT text FROM outputs WHERE item_id = ? AND system_id = ?", (item_id, s)).fetchone()[0]

@@ -81,3 +81,13 @@ def test_check_and_demo_from_the_command_line(tmp_path):
     assert missing.exit_code == 2 and "--demo DIR" in missing.output
     port = runner.invoke(cli, ["serve", "--port", "70000", str(tmp_path / "demo" / "campaign.toml")])
     assert port.exit_code == 2 and "70000" in port.output
+
+
+def test_hash_password_prints_a_hash_the_campaign_accepts(tmp_path):
+    result = CliRunner().invoke(cli, ["serve", "--hash-password"], input="a long pass phrase\na long pass phrase\n")
+    assert result.exit_code == 0, result.output
+    hashed = result.output.strip().splitlines()[-1]
+    assert verify_password("a long pass phrase", hashed) and not verify_password("a long pass phrasE", hashed)
+    path = write_campaign(tmp_path)
+    path.write_text(path.read_text().replace('password = "correct horse battery"', f'password_hash = "{hashed}"', 1))
+    assert load_campaign(path).accounts[0].password_hash == hashed

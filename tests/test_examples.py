@@ -103,6 +103,12 @@ def _da_campaign(directory: Path):
                              "--quiet"], catch_exceptions=False)
 
 
+def _serve_demo(directory: Path):
+    """demo/campaign.toml: the demo campaign `humeval serve --demo demo/` writes."""
+    from humeval.serve.demo import write_demo
+    write_demo(directory / "demo")
+
+
 def _arena_battles(directory: Path):
     """battles.json: 4,000 simulated arena battles in FastChat's clean_battle layout (a JSON array;
     model_a, model_b, winner with "tie (bothbad)", question_id, judge, language, category,
@@ -150,7 +156,7 @@ def _arena_votes(directory: Path):
     shutil.copy(FIXTURES / "arena_weights.csv", directory / "votes.csv")
 
 
-GENERATED = {"battles.json": _arena_battles, "votes.csv": _arena_votes, "ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
+GENERATED = {"demo/campaign.toml": _serve_demo, "battles.json": _arena_battles, "votes.csv": _arena_votes, "ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
 
 # Examples that cannot run here, with the reason. Keep this list short.
 NO_OUTPUTS = ("WMT10's system outputs and reference (outputs/cz-en/, newstest2010.ref.en) are not in the shared data; "
@@ -160,6 +166,8 @@ NO_SECOND_SYSTEM = ("needs two systems' outputs of one test set and its referenc
 NO_MTME = ("mt-metrics-eval's data (mt-metrics-eval-v2/) is not in the shared data; "
            "tests/metaeval/test_metaeval_cli.py runs it on a fixture of its layout")
 NOT_RUNNABLE: dict[str, str] = {
+    "humeval serve demo/campaign.toml": "starts a server that runs until stopped; tests/serve/test_serve_load.py and "
+                                        "test_serve_browser.py run it in a subprocess",
     "humeval metric compare --baseline base.txt --system new.txt --ref ref.txt --test ar": NO_SECOND_SYSTEM,
     "humeval metric correlate --mtme mt-metrics-eval-v2/wmt22 --lp en-de --human-name mqm --average-by item": NO_MTME,
     "humeval metric tune --objective consistency --conflicts tie-across-judges "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from humeval.cli import complete, data, grm, hmeant, judges, metric, planning, ranking, report
+from humeval.cli import complete, data, grm, hmeant, judges, metric, planning, ranking, report, serve
 from humeval.cli.common import Group
 
 
@@ -26,7 +26,7 @@ def cli():
 
 for command in (data.info, data.convert, data.simulate, data.demo, ranking.rank, ranking.compare_models,
                 judges.agreement, judges.judges, grm.grm, complete.complete, metric.metric, hmeant.hmeant_command,
-                report.report, planning.plan_command, planning.active_study_command):
+                report.report, planning.plan_command, planning.active_study_command, serve.serve):
     cli.add_command(command)
 
 

@@ -1,0 +1,77 @@
+"""``humeval serve``: the annotation server (``humeval.serve``)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from humeval.cli.common import UserError, common_options, count, err, out
+
+
+@click.command("serve")
+@click.argument("campaign_file", required=False, type=click.Path(dir_okay=False))
+@click.option("--check", is_flag=True, help="Only check the campaign file and its data, then exit.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port to listen on.")
+@click.option("--db", "database",
+              help="SQLite database file, or a postgresql:// URL (default: the campaign's `database`, beside the "
+                   "campaign file).")
+@click.option("--demo", "demo_dir", type=click.Path(file_okay=False),
+              help="Write a demo campaign (simulated systems, 3 annotators, an organiser) into this folder and exit.")
+@click.option("--hash-password", is_flag=True, help="Read a password (prompted) and print its scrypt hash for the "
+                                                    "campaign file's password_hash.")
+@click.option("--workers", type=count(1), default=1, show_default=True, hidden=True,
+              help="Server processes (keep 1: the strategy's model lives in the process).")
+@common_options
+def serve(campaign_file, check, host, port, database, demo_dir, hash_password, workers, quiet, as_json):
+    """Serve a judging campaign: annotators log in and judge in the browser, the campaign's strategy
+    chooses the next task, the organiser watches the ranking and exports the judgments.
+
+    \b
+    Example:
+      humeval serve --demo demo/
+      humeval serve --check demo/campaign.toml
+    """
+    if hash_password:
+        from humeval.serve.auth import hash_password as make_hash
+        out.print(make_hash(click.prompt("password", hide_input=True, confirmation_prompt=True)))
+        return
+    if demo_dir:
+        from humeval.serve.demo import PASSWORD, write_demo
+        path = write_demo(demo_dir)
+        if as_json:
+            click.echo(json.dumps({"campaign": str(path), "password": PASSWORD}))
+        elif not quiet:
+            out.print(f"wrote {path}: accounts ann1, ann2, ann3 and organiser, password {PASSWORD!r}; "
+                      f"start it with: humeval serve {path}")
+        return
+    if campaign_file is None:
+        raise UserError("give a campaign file (humeval serve CAMPAIGN.toml), or --demo DIR to write one")
+    from humeval.serve.campaign import load_campaign
+    campaign = load_campaign(campaign_file, database)
+    roles = [a.role for a in campaign.accounts]
+    summary = {"segments": len(campaign.items), "systems": list(campaign.systems), "tasks": list(campaign.tasks),
+               "strategy": campaign.strategy, "annotators": roles.count("annotator"),
+               "organisers": roles.count("organiser"), "database": str(campaign.database)}
+    if as_json and check:
+        click.echo(json.dumps(summary))
+        return
+    if not quiet:
+        out.print(f"{campaign_file}: {len(campaign.items):,} segments, {len(campaign.systems)} systems, tasks "
+                  f"{', '.join(campaign.tasks)}, strategy {campaign.strategy}, {summary['annotators']} annotators, "
+                  f"{summary['organisers']} organisers, database {campaign.database}")
+    if check:
+        if not quiet:
+            out.print("campaign file OK")
+        return
+    try:
+        import uvicorn
+
+        from humeval.serve.app import create_app
+    except ImportError as error:
+        raise UserError(f"humeval serve needs {error.name}: pip install 'humeval[serve]'") from None
+    if not quiet:
+        err.print(f"serving on http://{host}:{port}/ (Ctrl-C stops after the requests under way)")
+    uvicorn.run(create_app(campaign, process=True), host=host, port=port, workers=workers, log_level="warning",
+                timeout_graceful_shutdown=30)

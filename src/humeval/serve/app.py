@@ -1,0 +1,323 @@
+"""The web application (Starlette): server-rendered pages for annotators and the organiser, and a
+small JSON API for scripts (and the load and crowd tests).
+
+Pages: ``/login``, ``/task`` (one task at a time; the answer is a form post), ``/organiser``
+(progress, leaderboard, quality, exports). API: ``POST /api/login`` → ``{"csrf"}``;
+``GET /api/task``; ``POST /api/task/{task}`` with the answer; ``POST /api/task/{task}/skip``;
+``GET /api/task/{task}`` (own tasks only); ``GET /api/judgments`` (own answers only);
+``GET /api/leaderboard`` and ``GET /organiser/export/{what}.{ext}`` (organisers only).
+
+Every state-changing request needs the session's CSRF token (form field ``csrf`` or header
+``X-CSRF-Token``); API posts must be JSON. Templates are autoescaped (a system output containing
+markup shows as text), pages send a Content-Security-Policy without scripts, and only accounts
+listed in the campaign file can log in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+from starlette.applications import Starlette
+from starlette.background import BackgroundTask
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.sessions import SessionMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from humeval.serve import export
+from humeval.serve.auth import hash_password, new_token, same_token, verify_password
+from humeval.serve.db import Database
+from humeval.serve.leaderboard import Leaderboard
+from humeval.serve.tasks import CATEGORIES, Issuer, Refused, marked_spans, public, word_offsets
+
+HEADERS = {"Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'none'; "
+                                      "frame-ancestors 'none'; form-action 'self'",
+           "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin", "Cache-Control": "no-store"}
+MEDIA = {"csv": "text/csv", "tsv": "text/tab-separated-values", "jsonl": "application/x-ndjson",
+         "parquet": "application/vnd.apache.parquet"}
+
+
+class Server:
+    """The state one running campaign needs: database, issuer, leaderboard, templates."""
+
+    def __init__(self, campaign, leaderboard: bool = True, process: bool = False):
+        self.campaign = campaign
+        self.db = Database(campaign.database, campaign.synchronous)
+        self.secret = self.db.load_campaign(campaign, new_token() + new_token())
+        self.dummy = hash_password(new_token())
+        self.issuer = Issuer(campaign, self.db)
+        self.board = Leaderboard(self.db, campaign, campaign.leaderboard_interval, process and leaderboard)
+        self.run_board = leaderboard
+        self.templates = Environment(loader=PackageLoader("humeval.serve", "templates"),
+                                     autoescape=select_autoescape(default=True, default_for_string=True))
+
+    # -- helpers ----------------------------------------------------------------------------------
+    def page(self, name: str, request: Request, status: int = 200, **context) -> HTMLResponse:
+        context.setdefault("user", None)
+        html = self.templates.get_template(name).render(campaign=self.campaign, csrf=request.session.get("csrf", ""),
+                                                        **context)
+        return HTMLResponse(html, status_code=status, headers=HEADERS)
+
+    def account(self, request: Request):
+        uid = request.session.get("uid")
+        if uid is None:
+            return None
+        row = self.db.one("SELECT id, name, role, password_hash FROM accounts WHERE id = ?", (uid,))
+        return None if row is None or row["password_hash"] == "!" else row
+
+    @staticmethod
+    def csrf_ok(request: Request, given) -> bool:
+        return same_token(given, request.session.get("csrf"))
+
+    # -- login -------------------------------------------------------------------------------------
+    async def login_page(self, request: Request):
+        request.session.setdefault("csrf", new_token())
+        return self.page("login.html", request)
+
+    async def _check_login(self, request, name, password):
+        row = await run_in_threadpool(self.db.one, "SELECT id, role, password_hash FROM accounts WHERE name = ?",
+                                      (name,))
+        # an unknown name costs one scrypt too, so timing does not tell which names exist
+        ok = await run_in_threadpool(verify_password, password or "", row["password_hash"] if row else self.dummy)
+        return row if row is not None and ok else None
+
+    async def login(self, request: Request):
+        form = await request.form()
+        if not self.csrf_ok(request, form.get("csrf")):
+            return self.page("login.html", request, 403, error="The form expired; please try again.")
+        row = await self._check_login(request, form.get("name", ""), form.get("password", ""))
+        if row is None:
+            return self.page("login.html", request, 401, error="Unknown name or wrong password.")
+        request.session.clear()
+        request.session.update(uid=row["id"], csrf=new_token())
+        return RedirectResponse("/organiser" if row["role"] == "organiser" else "/task", status_code=303)
+
+    async def api_login(self, request: Request):
+        body = await self.json_body(request)
+        row = await self._check_login(request, str(body.get("name", "")), str(body.get("password", "")))
+        if row is None:
+            return JSONResponse({"error": "unknown name or wrong password"}, 401)
+        request.session.clear()
+        request.session.update(uid=row["id"], csrf=new_token())
+        return JSONResponse({"csrf": request.session["csrf"], "role": row["role"]})
+
+    async def logout(self, request: Request):
+        form = await request.form()
+        if not self.csrf_ok(request, form.get("csrf")):
+            return Response("CSRF token missing or wrong", 403)
+        request.session.clear()
+        return RedirectResponse("/login", status_code=303)
+
+    async def home(self, request: Request):
+        user = self.account(request)
+        if user is None:
+            return RedirectResponse("/login", status_code=303)
+        return RedirectResponse("/organiser" if user["role"] == "organiser" else "/task", status_code=303)
+
+    # -- annotators -------------------------------------------------------------------------------
+    def annotator(self, request: Request):
+        user = self.account(request)
+        if user is None:
+            raise Refused(401, "log in first")
+        if user["role"] != "annotator":
+            raise Refused(403, "only annotators get tasks")
+        return user
+
+    async def task_page(self, request: Request):
+        try:
+            user = self.annotator(request)
+        except Refused as refused:
+            if refused.status == 401:
+                return RedirectResponse("/login", status_code=303)
+            return self.page("message.html", request, refused.status, message=str(refused))
+        task = await run_in_threadpool(self.issuer.current, user["id"])
+        shown = public(task, self.db)
+        done = await run_in_threadpool(self.db.one, "SELECT COUNT(*) FROM judgments WHERE annotator_id = ?",
+                                       (user["id"],))
+        return self.page("task.html", request, user=user, task=shown, done=done[0], categories=CATEGORIES,
+                         receipt=request.query_params.get("receipt"), error=request.query_params.get("error"))
+
+    async def task_post(self, request: Request):
+        form = await request.form()
+        try:
+            user = self.annotator(request)
+            if not self.csrf_ok(request, form.get("csrf")):
+                raise Refused(403, "CSRF token missing or wrong")
+            token = str(form.get("task", ""))
+            if form.get("skip"):
+                await run_in_threadpool(self.issuer.skip, user["id"], token)
+                return RedirectResponse("/task", status_code=303)
+            answer = {"outcome": form.get("outcome"), "score": form.get("score")}
+            ranks = [form.get(f"rank{i}") for i in range(self.campaign.k)]
+            answer["ranks"] = ranks if all(r is not None for r in ranks) else None
+            answer = {k: v for k, v in answer.items() if v is not None}
+            row = self.db.one("SELECT type, shown FROM tasks WHERE token = ?", (token,))
+            if row is not None and row["type"] in ("esa", "mqm"):  # spans from the words marked
+                text = json.loads(row["shown"])[0]
+                marks = [form.get(f"w{i}", "") for i in range(len(word_offsets(text)))]
+                answer["spans" if row["type"] == "esa" else "errors"] = marked_spans(text, marks)
+            result = await run_in_threadpool(self.issuer.submit, user["id"], token, answer)
+        except Refused as refused:
+            return self.page("message.html", request, refused.status, message=str(refused))
+        return RedirectResponse(f"/task?receipt={result['receipt']}", status_code=303)
+
+    @staticmethod
+    async def json_body(request: Request) -> dict:
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            raise Refused(415, "send JSON (Content-Type: application/json)")
+        try:
+            body = json.loads(await request.body())
+        except ValueError:
+            raise Refused(400, "the body is not valid JSON") from None
+        if not isinstance(body, dict):
+            raise Refused(400, "the body must be a JSON object")
+        return body
+
+    def api_annotator(self, request: Request, post: bool = False):
+        user = self.annotator(request)
+        if post and not self.csrf_ok(request, request.headers.get("x-csrf-token")):
+            raise Refused(403, "CSRF token missing or wrong (header X-CSRF-Token)")
+        return user
+
+    async def api_task(self, request: Request):
+        user = self.api_annotator(request)
+        task = await run_in_threadpool(self.issuer.current, user["id"])
+        return JSONResponse(public(task, self.db))
+
+    async def api_task_get(self, request: Request):
+        user = self.api_annotator(request)
+        row = self.db.one("SELECT * FROM tasks WHERE token = ?", (request.path_params["task"],))
+        if row is None:
+            raise Refused(404, "no such task")
+        if row["annotator_id"] != user["id"]:
+            raise Refused(403, "this task was not issued to you")
+        return JSONResponse({**public(dict(row), self.db), "status": row["status"]})
+
+    async def api_submit(self, request: Request):
+        user = self.api_annotator(request, post=True)
+        answer = await self.json_body(request)
+        result = await run_in_threadpool(self.issuer.submit, user["id"], request.path_params["task"], answer)
+        return JSONResponse(result)
+
+    async def api_skip(self, request: Request):
+        user = self.api_annotator(request, post=True)
+        await run_in_threadpool(self.issuer.skip, user["id"], request.path_params["task"])
+        return JSONResponse({"skipped": request.path_params["task"]})
+
+    async def api_judgments(self, request: Request):
+        user = self.api_annotator(request)
+        rows = await run_in_threadpool(self.db.query, "SELECT t.token, t.type, j.answer, j.receipt FROM judgments j "
+                                       "JOIN tasks t ON t.id = j.task_id WHERE j.annotator_id = ? ORDER BY j.id",
+                                       (user["id"],))
+        return JSONResponse([{"task": r["token"], "type": r["type"], "answer": json.loads(r["answer"]),
+                              "receipt": r["receipt"]} for r in rows])
+
+    # -- organisers -------------------------------------------------------------------------------
+    def organiser(self, request: Request):
+        user = self.account(request)
+        if user is None:
+            raise Refused(401, "log in first")
+        if user["role"] != "organiser":
+            raise Refused(403, "organisers only")
+        return user
+
+    async def organiser_page(self, request: Request):
+        try:
+            user = self.organiser(request)
+        except Refused as refused:
+            if refused.status == 401:
+                return RedirectResponse("/login", status_code=303)
+            return self.page("message.html", request, refused.status, message=str(refused))
+        board = self.board.latest if self.run_board else await run_in_threadpool(self.board.refresh)
+        tables = {}
+        for key, title in (("pairwise", "Ranking from pairwise and k-way judgments (Bradley–Terry, 95% bootstrap)"),
+                           ("da", "Ranking from DA scores (z-mean, WMT clusters)"),
+                           ("esa", "Ranking from ESA scores (z-mean, WMT clusters)"),
+                           ("mqm", "Ranking from MQM-lite errors (mean MQM score)"),
+                           ("pairwise_quality", "Pairwise quality controls"),
+                           ("da_quality", "DA quality controls (WMT: degraded references, repeats)")):
+            if board is not None and key in board and len(board[key]):
+                tables[title] = Markup(board[key].to_html(float_format=lambda x: f"{x:.3g}", border=0,
+                                                          table_id=key.replace("_", "-")))
+        progress = {}
+        if board is not None:
+            progress = {"Judged per annotator": Markup(board["progress"]["annotators"].to_html(border=0)),
+                        "System outputs judged": Markup(board["progress"]["systems"].to_html(border=0))}
+        return self.page("organiser.html", request, user=user, board=board, tables=tables, progress=progress,
+                         error=self.board.error, exports=export.EXPORTS)
+
+    async def api_leaderboard(self, request: Request):
+        self.organiser(request)
+        board = self.board.latest if self.run_board else await run_in_threadpool(self.board.refresh)
+        if board is None:
+            return JSONResponse({"judgments": 0, "pairwise": [], "da": [], "esa": [], "mqm": []})
+        out = {"judgments": board["judgments"], "computed_at": board["computed_at"],
+               "comparisons": board["comparisons"], "ratings": board["ratings"]}
+        for key in ("pairwise", "da", "esa", "mqm"):
+            out[key] = json.loads(board[key].reset_index().to_json(orient="records")) if key in board else []
+        return JSONResponse(out)
+
+    async def export_file(self, request: Request):
+        self.organiser(request)
+        what, ext = request.path_params["what"], request.path_params["ext"]
+        fixed = {"appraise": "csv", "mqm": "tsv"}
+        if what not in export.EXPORTS or ext not in MEDIA or fixed.get(what, ext) != ext:
+            raise Refused(404, f"exports: {', '.join(export.EXPORTS)} as .{', .'.join(MEDIA)} (appraise: .csv, "
+                               "mqm: .tsv)")
+        folder = tempfile.mkdtemp(prefix="humeval-export-")
+        path = Path(folder) / f"{self.campaign.name}-{what}.{ext}"
+        await run_in_threadpool(export.export, self.db, self.campaign, what, path)
+        return FileResponse(path, media_type=MEDIA[ext], filename=path.name, headers=HEADERS,
+                            background=BackgroundTask(shutil.rmtree, folder, ignore_errors=True))
+
+    async def backup(self, request: Request):
+        self.organiser(request)
+        if self.db.postgres:
+            raise Refused(501, "this campaign's database is PostgreSQL: back it up with pg_dump")
+        folder = tempfile.mkdtemp(prefix="humeval-backup-")
+        path = Path(folder) / f"{self.campaign.name}-backup.sqlite"
+        await run_in_threadpool(self.db.backup, path)
+        return FileResponse(path, media_type="application/vnd.sqlite3", filename=path.name, headers=HEADERS,
+                            background=BackgroundTask(shutil.rmtree, folder, ignore_errors=True))
+
+
+def create_app(campaign, leaderboard: bool = True, process: bool = False) -> Starlette:
+    """The ASGI app of ``campaign``. The leaderboard is recomputed by a background thread, in a
+    child process with ``process=True`` (what ``humeval serve`` runs), or on request with
+    ``leaderboard=False`` (tests)."""
+    server = Server(campaign, leaderboard, process)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        if server.run_board:
+            server.board.start()
+        yield
+        server.board.stop()
+
+    async def refused(request: Request, error: Refused):
+        if request.url.path.startswith("/api/") or request.url.path.startswith("/organiser/"):
+            return JSONResponse({"error": str(error)}, error.status, headers=HEADERS)
+        return server.page("message.html", request, error.status, message=str(error))
+
+    s = server
+    routes = [Route("/", s.home), Route("/login", s.login_page), Route("/login", s.login, methods=["POST"]),
+              Route("/logout", s.logout, methods=["POST"]), Route("/task", s.task_page),
+              Route("/task", s.task_post, methods=["POST"]), Route("/organiser", s.organiser_page),
+              Route("/organiser/export/{what}.{ext}", s.export_file), Route("/organiser/backup", s.backup),
+              Route("/api/login", s.api_login, methods=["POST"]), Route("/api/task", s.api_task),
+              Route("/api/task/{task}", s.api_task_get), Route("/api/task/{task}", s.api_submit, methods=["POST"]),
+              Route("/api/task/{task}/skip", s.api_skip, methods=["POST"]),
+              Route("/api/judgments", s.api_judgments), Route("/api/leaderboard", s.api_leaderboard)]
+    middleware = [Middleware(SessionMiddleware, secret_key=server.secret, session_cookie="humeval_session",
+                             same_site="strict", max_age=14 * 24 * 3600)]
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers={Refused: refused})
+    app.state.server = server
+    return app

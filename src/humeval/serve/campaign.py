@@ -1,0 +1,227 @@
+"""The campaign file of ``humeval serve``: one TOML file (read with ``tomllib``) saying what is
+judged, how the next judgment is chosen, which quality controls are mixed in, and who may log in.
+
+```toml
+name = "demo"
+track = "deu-eng"                 # source-target: srclang and trglang of the WMT CSV export
+tasks = ["pairwise", "da"]        # pairwise (preference with ties), ranking (k-way, WMT), da (0–100 slider),
+                                  # esa (error spans marked minor/major, then the 0–100 slider; Kocmi et al. 2024),
+                                  # mqm (MQM-lite: error spans with a category and a severity, no score)
+strategy = "trueskill"            # uniform, wmt, trueskill, bt-order, bt-outcome, grm (pairwise tasks)
+# baseline = "sysA"               # grm only: every pairwise task pits a system against this one
+k = 5                             # outputs per ranking task
+seed = 1
+database = "demo.sqlite"          # relative to this file, or a postgresql:// URL; `--db` overrides
+
+[data]                            # plain text, one segment per line, all files line-aligned
+source = "source.txt"
+reference = "reference.txt"       # optional; shown to annotators when given
+[data.systems]
+sysA = "systems/sysA.txt"
+sysB = "systems/sysB.txt"
+
+[quality]                         # WMT's controls, as shares of the tasks issued
+bad_reference = 0.1               # an output with a phrase replaced from another segment
+repeat = 0.1                      # a task the annotator already answered, asked again
+
+[[accounts]]
+name = "alice"
+role = "annotator"                # or "organiser"
+password_hash = "scrypt$16384$8$1$…"   # `humeval serve --hash-password`; `password = "…"` also works
+```
+
+Every problem is an ``InputError`` naming the file, the key and the fix; ``load_campaign`` checks
+everything (files exist, are line-aligned, names are unique) before the server starts, and
+``humeval serve --check`` runs only that.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from humeval.errors import InputError
+
+TASKS = ("pairwise", "ranking", "da", "esa", "mqm")
+RATED = ("da", "esa", "mqm")  # task types that judge one output
+STRATEGIES = ("uniform", "wmt", "trueskill", "bt-order", "bt-outcome", "grm")
+ROLES = ("annotator", "organiser")
+SYNCHRONOUS = ("full", "normal")
+KEYS = {"name", "track", "tasks", "strategy", "baseline", "k", "seed", "database", "batch", "task_timeout",
+        "leaderboard_interval", "bootstrap", "synchronous", "data", "quality", "accounts"}
+
+
+@dataclass
+class Account:
+    name: str
+    role: str
+    password_hash: str
+
+
+@dataclass
+class Campaign:
+    path: Path
+    name: str
+    track: str
+    tasks: tuple[str, ...]
+    strategy: str
+    k: int
+    seed: int
+    database: Path | str  # an SQLite file, or a postgresql:// URL
+    items: tuple[str, ...]  # item names: 1-based line numbers
+    source: tuple[str, ...]
+    reference: tuple[str, ...] | None
+    outputs: dict[str, tuple[str, ...]]  # system → one output per item
+    bad_reference: float = 0.0
+    repeat: float = 0.0
+    accounts: list[Account] = field(default_factory=list)
+    batch: int = 20
+    baseline: str | None = None
+    task_timeout: float = 3600.0
+    leaderboard_interval: float = 5.0
+    bootstrap: int = 200
+    synchronous: str = "full"
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        return tuple(self.outputs)
+
+
+def _fail(path, problem: str, fix: str):
+    raise InputError(path, None, problem, fix)
+
+
+def _get(table: dict, key: str, kind, default, path, where: str = ""):
+    value = table.get(key, default)
+    ok = isinstance(value, kind) and not (kind in (int, (int, float)) and isinstance(value, bool))
+    if not ok:
+        name = {int: "whole number", str: "string", dict: "table", list: "list"}.get(kind, "number")
+        _fail(path, f"{where}{key} = {value!r} is not a {name}", f"give {where}{key} as a {name}")
+    return value
+
+
+def _lines(path: Path, campaign: Path, key: str) -> tuple[str, ...]:
+    if not path.is_file():
+        _fail(campaign, f"data.{key}: file {path} does not exist", "give a path relative to the campaign file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(path, None, f"not UTF-8 text ({error.reason} at byte {error.start})",
+                         "save the file as UTF-8") from None
+    lines = text.splitlines()
+    if not lines:
+        _fail(path, "the file is empty", "give one segment per line")
+    return tuple(lines)
+
+
+def load_campaign(path, database=None) -> Campaign:
+    """Read and check a campaign file (see the module docstring); ``database`` overrides its own."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        _fail(path, "no such campaign file", "give the path of a .toml campaign file (`humeval serve --demo DIR` "
+              "writes one)")
+    except tomllib.TOMLDecodeError as error:
+        _fail(path, f"not valid TOML: {error}", "fix the TOML syntax")
+    unknown = sorted(set(raw) - KEYS)
+    if unknown:
+        _fail(path, f"unknown key {', '.join(unknown)}", f"use only {', '.join(sorted(KEYS))}")
+    base = path.parent
+    tasks = raw.get("tasks", ["pairwise"])
+    tasks = [tasks] if isinstance(tasks, str) else tasks
+    if not isinstance(tasks, list) or not tasks or any(t not in TASKS for t in tasks):
+        _fail(path, f"tasks = {tasks!r}", f"give a list of task types among {', '.join(TASKS)}")
+    strategy = _get(raw, "strategy", str, "uniform", path)
+    if strategy not in STRATEGIES:
+        _fail(path, f"unknown strategy {strategy!r}", f"use one of {', '.join(STRATEGIES)}")
+    if strategy == "wmt" and "ranking" not in tasks:
+        _fail(path, "strategy = \"wmt\" asks for WMT's 5-way rankings but tasks has no \"ranking\"",
+              "add \"ranking\" to tasks or choose a pairwise strategy")
+    track = _get(raw, "track", str, "src-tgt", path)
+    if track.count("-") != 1 or not all(track.split("-")):
+        _fail(path, f"track = {track!r}", "name the track source-target, e.g. \"deu-eng\"")
+    data = _get(raw, "data", dict, None, path)
+    source = _lines(base / _get(data, "source", str, None, path, "data."), path, "source")
+    reference = None
+    if "reference" in data:
+        reference = _lines(base / _get(data, "reference", str, None, path, "data."), path, "reference")
+    systems = _get(data, "systems", dict, None, path, "data.")
+    if len(systems) < 2:
+        _fail(path, f"data.systems names {len(systems)} system(s)", "name at least two systems")
+    outputs = {str(name): _lines(base / _get(systems, name, str, None, path, "data.systems."), path,
+                                 f"systems.{name}") for name in systems}
+    for name, lines in [("reference", reference)] + list(outputs.items()):
+        if lines is not None and len(lines) != len(source):
+            _fail(path, f"data {name} has {len(lines)} lines but the source has {len(source)}",
+                  "give line-aligned files: one segment per line in every file")
+    baseline = raw.get("baseline")
+    if strategy == "grm" and (baseline not in outputs or "pairwise" not in tasks):
+        _fail(path, f"strategy = \"grm\" needs pairwise tasks and baseline = one of the systems (got {baseline!r})",
+              f"add baseline = \"{next(iter(outputs))}\" (or another system) and \"pairwise\" to tasks")
+    if strategy != "grm" and baseline is not None:
+        _fail(path, "baseline is only used by strategy = \"grm\"", "remove baseline or set strategy = \"grm\"")
+    k = _get(raw, "k", int, min(5, len(outputs)), path)
+    if "ranking" in tasks and not 2 <= k <= len(outputs):
+        _fail(path, f"k = {k}", f"give 2 ≤ k ≤ {len(outputs)} (the number of systems)")
+    quality = _get(raw, "quality", dict, {}, path)
+    shares = {key: float(_get(quality, key, (int, float), 0.0, path, "quality.")) for key in ("bad_reference", "repeat")}
+    if any(not 0 <= v < 1 for v in shares.values()) or sum(shares.values()) >= 1:
+        _fail(path, f"quality shares {shares}", "give shares from 0 to below 1 that sum to below 1 (WMT: about 0.1 each)")
+    accounts = _accounts(raw.get("accounts", []), path)
+    numbers = {key: _get(raw, key, (int, float), default, path) for key, default in
+               (("task_timeout", 3600.0), ("leaderboard_interval", 5.0))}
+    counts = {key: _get(raw, key, int, default, path) for key, default in (("batch", 20), ("bootstrap", 200),
+                                                                            ("seed", 0))}
+    if numbers["task_timeout"] <= 0 or numbers["leaderboard_interval"] <= 0 or counts["batch"] < 1:
+        _fail(path, "task_timeout, leaderboard_interval and batch must be positive", "give positive numbers")
+    if counts["bootstrap"] != 0 and counts["bootstrap"] < 2:
+        _fail(path, f"bootstrap = {counts['bootstrap']}", "give 0 (no intervals) or at least 2 resamples")
+    synchronous = _get(raw, "synchronous", str, "full", path)
+    if synchronous not in SYNCHRONOUS:
+        _fail(path, f"synchronous = {synchronous!r}", f"use one of {', '.join(SYNCHRONOUS)}")
+    from humeval.serve.db import is_url
+    db = database if database is not None else _get(raw, "database", str, path.stem + ".sqlite", path)
+    db = str(db) if is_url(db) else Path(db) if database is not None else base / db
+    return Campaign(path=path, name=_get(raw, "name", str, path.stem, path), track=track, tasks=tuple(tasks),
+                    strategy=strategy, baseline=baseline, k=k, seed=counts["seed"], database=db,
+                    items=tuple(str(i + 1) for i in range(len(source))), source=source, reference=reference,
+                    outputs=outputs, accounts=accounts, batch=counts["batch"], bootstrap=counts["bootstrap"],
+                    task_timeout=float(numbers["task_timeout"]),
+                    leaderboard_interval=float(numbers["leaderboard_interval"]), synchronous=synchronous, **shares)
+
+
+def _accounts(raw, path) -> list[Account]:
+    from humeval.serve.auth import hash_password, parse_hash
+    if not isinstance(raw, list) or not raw:
+        _fail(path, "no [[accounts]]", "add [[accounts]] tables with name, role and password_hash (no open "
+              "registration: only listed accounts can log in)")
+    accounts, seen = [], set()
+    for i, entry in enumerate(raw, 1):
+        where = f"accounts[{i}]."
+        if not isinstance(entry, dict):
+            _fail(path, f"accounts[{i}] is not a table", "write each account as [[accounts]] with keys")
+        name = _get(entry, "name", str, None, path, where)
+        role = _get(entry, "role", str, "annotator", path, where)
+        if not name or name in seen:
+            _fail(path, f"{where}name {name!r} is empty or repeated", "give every account its own name")
+        if role not in ROLES:
+            _fail(path, f"{where}role = {role!r}", f"use one of {', '.join(ROLES)}")
+        if ("password" in entry) == ("password_hash" in entry):
+            _fail(path, f"{where} needs exactly one of password, password_hash",
+                  "give password_hash (from `humeval serve --hash-password`)")
+        if "password_hash" in entry:
+            hashed = _get(entry, "password_hash", str, None, path, where)
+            if parse_hash(hashed) is None:
+                _fail(path, f"{where}password_hash is not an scrypt hash", "make one with `humeval serve --hash-password`")
+        else:
+            password = _get(entry, "password", str, None, path, where)
+            if len(password) < 8:
+                _fail(path, f"{where}password is shorter than 8 characters", "give a longer password")
+            hashed = hash_password(password)
+        seen.add(name)
+        accounts.append(Account(name, role, hashed))
+    if not any(a.role == "annotator" for a in accounts):
+        _fail(path, "no annotator account", "add an [[accounts]] with role = \"annotator\"")
+    return accounts

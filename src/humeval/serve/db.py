@@ -1,0 +1,238 @@
+"""The campaign database: an SQLite file in WAL mode, or PostgreSQL given a
+``postgresql://`` URL (through psycopg 3).
+
+WAL lets the leaderboard thread and the request threads read while one writer commits. Every
+write is one ``BEGIN IMMEDIATE`` transaction, committed before the server answers, so an
+acknowledged judgment is in the database. ``synchronous = FULL`` (the default) fsyncs the WAL on
+every answer's commit: the judgment survives a power cut too. ``NORMAL`` fsyncs only at
+checkpoints: a commit still survives the server process being killed (the WAL is in the OS's page
+cache), but the last commits may be lost on a power cut (SQLite's documentation, "Write-Ahead
+Logging" and "PRAGMA synchronous"). Issuing a task always commits at NORMAL: a task lost to a
+power cut is simply issued again, and skipping its fsync doubles the answers a second. A copy can be taken while serving with ``backup`` (SQLite's online
+backup API), which reads a consistent snapshot.
+
+Schema changes are numbered scripts in ``MIGRATIONS``; ``schema_version`` records how many ran
+(no Alembic: one embedded database and a few tables do not need it, and it would pull in
+SQLAlchemy). On PostgreSQL the same SQL runs through a thin adapter (``?`` placeholders become
+``%s``, rows answer by index and by name like ``sqlite3.Row``, identity columns for SQLite's
+integer keys, double precision for REAL); an answer commits with ``synchronous_commit = on``, a
+task issued with it off. The server is one process, so one in-process lock orders the writers on
+either database. Back it up with ``pg_dump``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from pathlib import Path
+
+from humeval.errors import InputError
+
+MIGRATIONS = [
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, role TEXT NOT NULL,
+                           password_hash TEXT NOT NULL);
+    CREATE TABLE systems (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL);
+    CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, source TEXT NOT NULL, reference TEXT);
+    CREATE TABLE outputs (item_id INTEGER NOT NULL, system_id INTEGER NOT NULL, text TEXT NOT NULL,
+                          PRIMARY KEY (item_id, system_id));
+    CREATE TABLE tasks (id INTEGER PRIMARY KEY, token TEXT UNIQUE NOT NULL, annotator_id INTEGER NOT NULL,
+                        type TEXT NOT NULL, kind TEXT NOT NULL, item_id INTEGER NOT NULL, systems TEXT NOT NULL,
+                        shown TEXT NOT NULL, control_of INTEGER, issued_at REAL NOT NULL, status TEXT NOT NULL);
+    CREATE INDEX tasks_by_annotator ON tasks (annotator_id, status);
+    CREATE TABLE judgments (id INTEGER PRIMARY KEY, task_id INTEGER UNIQUE NOT NULL, annotator_id INTEGER NOT NULL,
+                            answer TEXT NOT NULL, receipt TEXT NOT NULL, submitted_at REAL NOT NULL);
+    """,
+]
+
+
+def is_url(database) -> bool:
+    return str(database).startswith(("postgresql://", "postgres://"))
+
+
+class Row(tuple):
+    """A PostgreSQL row that answers by index and by column name, and converts with ``dict``."""
+
+    def __getitem__(self, key):
+        return super().__getitem__(self._index[key] if isinstance(key, str) else key)
+
+    def keys(self):
+        return list(self._index)
+
+
+def _rows(cursor):
+    index = {c.name: i for i, c in enumerate(cursor.description or ())}
+
+    def make(values):
+        row = Row(values)
+        row._index = index
+        return row
+    return make
+
+
+class _PostgreSQL:
+    """The part of ``sqlite3.Connection`` the server uses, on a psycopg connection."""
+
+    def __init__(self, url: str):
+        try:
+            import psycopg
+        except ImportError:
+            raise InputError(url, None, "a PostgreSQL database needs psycopg", "pip install 'psycopg[binary]'") from None
+        self.raw = psycopg.connect(url, autocommit=True, row_factory=_rows)
+
+    def execute(self, sql: str, params=()):
+        return self.raw.execute(sql.replace("?", "%s"), params)
+
+    def executemany(self, sql: str, rows):
+        with self.raw.cursor() as cursor:
+            cursor.executemany(sql.replace("?", "%s"), list(rows))
+
+    def close(self):
+        self.raw.close()
+
+
+class Database:
+    """One SQLite file or PostgreSQL database; a connection per thread (``conn``); ``write()`` is a
+    transaction."""
+
+    def __init__(self, path, synchronous: str = "full"):
+        self.postgres = is_url(path)
+        self.url = str(path)
+        self.path = None if self.postgres else Path(path)
+        self.synchronous = synchronous.upper()
+        self._local = threading.local()
+        # one writer at a time in this process: waiting on a lock is fair and immediate, where
+        # SQLite's busy handler sleeps and retries (up to 100 ms a turn), which made p99 latency seconds
+        self._write_lock = threading.Lock()
+        self.migrate()
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None and self.postgres:
+            conn = self._local.conn = _PostgreSQL(self.url)
+        if conn is None:
+            conn = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA synchronous={self.synchronous}")
+            conn.execute("PRAGMA foreign_keys=ON")
+            self._local.conn = conn
+        return conn
+
+    def write(self, durable: bool = True):
+        """A write transaction; ``durable=False`` (issuing a task: a task lost to a power cut is
+        simply issued again) commits without the fsync that ``synchronous = full`` gives answers."""
+        if self.postgres:
+            begin = ("BEGIN", f"SET LOCAL synchronous_commit = {'on' if durable else 'off'}")
+        else:  # PRAGMA synchronous cannot change inside a transaction
+            begin = (f"PRAGMA synchronous={self.synchronous if durable else 'NORMAL'}", "BEGIN IMMEDIATE")
+        return _Transaction(self.conn, self._write_lock, begin)
+
+    def query(self, sql: str, params=()) -> list[sqlite3.Row]:
+        return self.conn.execute(sql, params).fetchall()
+
+    def one(self, sql: str, params=()):
+        return self.conn.execute(sql, params).fetchone()
+
+    def migrate(self):
+        conn = self.conn
+        if self.postgres:
+            known = conn.execute("SELECT to_regclass('schema_version')").fetchone()[0]
+        else:
+            known = conn.execute("SELECT name FROM sqlite_master WHERE name = 'schema_version'").fetchone()
+        if known and conn.execute("SELECT version FROM schema_version").fetchone() == (len(MIGRATIONS),):
+            return  # up to date: opening writes nothing (the leaderboard's process only reads)
+        with self.write():
+            conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            row = conn.execute("SELECT version FROM schema_version").fetchone()
+            version = row[0] if row else 0
+            if version > len(MIGRATIONS):
+                raise InputError(self.url, None, f"the database has schema version {version}, newer than this "
+                                 f"humeval's {len(MIGRATIONS)}", "upgrade humeval")
+            for script in MIGRATIONS[version:]:
+                if self.postgres:
+                    script = script.replace("INTEGER PRIMARY KEY", "INTEGER GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY")
+                    script = script.replace(" REAL ", " DOUBLE PRECISION ")
+                for statement in filter(str.strip, script.split(";")):
+                    conn.execute(statement)
+            conn.execute("DELETE FROM schema_version")
+            conn.execute("INSERT INTO schema_version VALUES (?)", (len(MIGRATIONS),))
+
+    def load_campaign(self, campaign, secret: str):
+        """Put the campaign's systems, items, outputs and accounts in; refuse a database that holds
+        another campaign's texts (its fingerprint differs). Returns the session secret kept in the
+        database, so sessions survive a restart."""
+        fingerprint = hashlib.sha256(json.dumps([campaign.track, campaign.source, campaign.reference,
+                                                 campaign.outputs], ensure_ascii=False).encode()).hexdigest()
+        conn = self.conn
+        with self.write():
+            rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            if "fingerprint" in rows and rows["fingerprint"] != fingerprint:
+                raise InputError(self.url, None, "the database holds another campaign's texts",
+                                 "give a new database with --db, or the campaign file it was made from")
+            if "fingerprint" not in rows:
+                conn.execute("INSERT INTO meta VALUES ('fingerprint', ?), ('secret', ?)", (fingerprint, secret))
+                conn.executemany("INSERT INTO systems (id, name) VALUES (?, ?)", enumerate(campaign.systems))
+                refs = campaign.reference or [None] * len(campaign.items)
+                conn.executemany("INSERT INTO items (id, name, source, reference) VALUES (?, ?, ?, ?)",
+                                 [(i, n, s, r) for i, (n, s, r) in enumerate(zip(campaign.items, campaign.source,
+                                                                                   refs))])
+                conn.executemany("INSERT INTO outputs VALUES (?, ?, ?)",
+                                 [(i, s, text) for s, lines in enumerate(campaign.outputs.values())
+                                  for i, text in enumerate(lines)])
+                secret_value = secret
+            else:
+                secret_value = rows["secret"]
+            for account in campaign.accounts:
+                conn.execute("INSERT INTO accounts (name, role, password_hash) VALUES (?, ?, ?) ON CONFLICT(name) "
+                             "DO UPDATE SET role = excluded.role, password_hash = excluded.password_hash",
+                             (account.name, account.role, account.password_hash))
+            listed = [a.name for a in campaign.accounts]
+            # an account taken out of the campaign file can no longer log in; its judgments stay
+            conn.execute(f"UPDATE accounts SET password_hash = '!' WHERE name NOT IN ({','.join('?' * len(listed))})",
+                         listed)
+        return secret_value
+
+    def backup(self, target) -> Path:
+        """A consistent copy of the database, taken while serving (SQLite's online backup)."""
+        if self.postgres:
+            raise InputError(self.url, None, "the server backs up SQLite databases only", "use pg_dump")
+        target = Path(target)
+        dest = sqlite3.connect(target)
+        try:
+            self.conn.backup(dest)
+        finally:
+            dest.close()
+        return target
+
+    def close(self):
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+
+class _Transaction:
+    def __init__(self, conn, lock, begin):
+        self.conn, self.lock, self.begin = conn, lock, begin
+
+    def __enter__(self):
+        self.lock.acquire()
+        try:
+            for statement in self.begin:
+                self.conn.execute(statement)
+        except BaseException:
+            self.lock.release()
+            raise
+        return self.conn
+
+    def __exit__(self, kind, value, tb):
+        try:
+            self.conn.execute("COMMIT" if kind is None else "ROLLBACK")
+        finally:
+            self.lock.release()
+        return False

@@ -1,0 +1,211 @@
+"""The campaign's judgments as humeval's tables and files (what ``humeval.read`` reads back).
+
+- ``comparisons``: the pairwise tasks' answers (``Comparisons``: a = the output shown first, outcome
+  0 tie, 1 first preferred, 2 second preferred, group = the task id); written in humeval's
+  pairwise layout (``data.export.pairwise_frame``: CSV, TSV, JSONL or Parquet).
+- ``rankings``: the ranking tasks' answers (``Rankings``, rank 1 best).
+- ``ratings``: the DA and ESA answers (``Ratings``, criterion ``DA`` or ``ESA``, scale 0–100,
+  ``kind`` SYSTEM / BAD_REF / REPEAT); the long-form ratings file holds the system outputs'
+  ratings only (the ratings reader has no kind column), the controls go to ``controls`` files.
+- ``esa``: the ESA answers in the ESA reader's CSV layout (system, item, score, error_spans as
+  WMT24's JSON list of {start_i, end_i, severity}, annotator, segment_type TGT or BAD, lp):
+  ``humeval.read`` reads the error spans' counts too; repeats are left out (the reader keeps one
+  score per annotator and output).
+- ``mqm``: the MQM-lite answers as Google's per-error MQM TSV (system, doc, doc_id, seg_id,
+  rater, source, target, category, severity; a ``No-error`` row for an output without errors),
+  which ``read_mqm`` scores with Freitag et al.'s weights; ``mqm_ratings`` is the same score
+  (``MQMWeights``: −(5 · major + 1 · minor), Non-translation 25) for the leaderboard.
+- ``appraise_csv``: WMT's ranking CSV as Appraise exported it for WMT10–14 (srclang, trglang,
+  srcIndex, documentId, segmentId, judgeId, systemNNumber, systemNId, systemNrank): ranking tasks
+  and pairwise tasks (a two-way ranking: the preferred output rank 1, the other 2, a tie 1 and 1).
+
+Only ``SYSTEM`` answers go into the comparisons, rankings and ratings that rank systems; controls
+are kept apart (``kind``) and summarised by ``leaderboard.quality``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import numpy as np
+import pandas as pd
+
+from humeval.data.export import frame, write
+from humeval.data.tables import Comparisons, Rankings, Ratings
+
+EXPORTS = ("comparisons", "ratings", "controls", "esa", "mqm", "appraise")
+CRITERIA = {"da": "DA", "esa": "ESA"}
+
+
+def answered(db, task_type, kinds=("SYSTEM",)) -> list[dict]:
+    """Answered tasks of ``task_type`` (a name or a tuple of names) and ``kinds``, in answer order."""
+    types = (task_type,) if isinstance(task_type, str) else tuple(task_type)
+    marks, type_marks = ",".join("?" * len(kinds)), ",".join("?" * len(types))
+    rows = db.query(f"SELECT t.id, t.type, t.kind, t.item_id, t.systems, t.control_of, a.name AS judge, j.answer "
+                    f"FROM judgments j JOIN tasks t ON t.id = j.task_id JOIN accounts a ON a.id = t.annotator_id "
+                    f"WHERE t.type IN ({type_marks}) AND t.kind IN ({marks}) ORDER BY j.id", (*types, *kinds))
+    return [{**dict(r), "systems": json.loads(r["systems"]), "answer": json.loads(r["answer"])} for r in rows]
+
+
+def _labels(db):
+    systems = tuple(r[0] for r in db.query("SELECT name FROM systems ORDER BY id"))
+    items = tuple(r[0] for r in db.query("SELECT name FROM items ORDER BY id"))
+    return systems, items
+
+
+def _judges(rows):
+    judges = tuple(dict.fromkeys(r["judge"] for r in rows))
+    code = {j: i for i, j in enumerate(judges)}
+    return judges, np.array([code[r["judge"]] for r in rows], dtype=np.int32)
+
+
+def comparisons(db, campaign) -> Comparisons:
+    rows = answered(db, "pairwise")
+    systems, items = _labels(db)
+    judges, judge = _judges(rows)
+    n = len(rows)
+    pick = np.array([r["systems"] for r in rows], dtype=np.int32).reshape(n, 2)
+    return Comparisons(a=pick[:, 0], b=pick[:, 1], outcome=np.array([r["answer"]["outcome"] for r in rows], np.int8),
+                       item=np.array([r["item_id"] for r in rows], np.int32), judge=judge,
+                       group=np.array([r["id"] for r in rows], np.int32), track=np.zeros(n, np.int32),
+                       systems=systems, items=items, judges=judges, tracks=(campaign.track,))
+
+
+def rankings(db, campaign) -> Rankings:
+    rows = answered(db, "ranking")
+    systems, items = _labels(db)
+    judges, judge = _judges(rows)
+    n, k = len(rows), campaign.k
+    return Rankings(system=np.array([r["systems"] for r in rows], np.int32).reshape(n, k),
+                    rank=np.array([r["answer"]["ranks"] for r in rows], np.int32).reshape(n, k),
+                    item=np.array([r["item_id"] for r in rows], np.int32), judge=judge,
+                    track=np.zeros(n, np.int32), id=np.array([r["id"] for r in rows], np.int32),
+                    systems=systems, items=items, judges=judges, tracks=(campaign.track,))
+
+
+def ratings(db, campaign, kinds=("SYSTEM",)) -> Ratings:
+    from humeval.serve.tasks import KINDS
+    rows = answered(db, tuple(CRITERIA), kinds)
+    systems, items = _labels(db)
+    judges, judge = _judges(rows)
+    n = len(rows)
+    criteria = tuple(CRITERIA[t] for t in campaign.tasks if t in CRITERIA) or ("DA",)
+    return Ratings(item=np.array([r["item_id"] for r in rows], np.int32),
+                   system=np.array([r["systems"][0] for r in rows], np.int32), judge=judge,
+                   track=np.zeros(n, np.int32),
+                   criterion=np.array([criteria.index(CRITERIA[r["type"]]) for r in rows], np.int32),
+                   kind=np.array([KINDS.index(r["kind"]) for r in rows], np.int8),
+                   score=np.array([r["answer"]["score"] for r in rows], np.float64),
+                   systems=systems, items=items, judges=judges, tracks=(campaign.track,), criteria=criteria,
+                   kinds=KINDS, scale="0-100")
+
+
+def ratings_frame(table: Ratings) -> pd.DataFrame:
+    """Long-form ratings with the columns the ratings reader takes (and ``kind`` for controls)."""
+    df = table.to_pandas()
+    return df[[c for c in ("track", "item", "system", "judge", "criterion", "kind", "score") if c in df]]
+
+
+def appraise_rows(db, campaign) -> list[list]:
+    """Rows of WMT's ranking CSV (Appraise's WMT10–14 export), ``campaign.k`` slots wide (2 when
+    the campaign has pairwise tasks only)."""
+    systems, items = _labels(db)
+    width = campaign.k if "ranking" in campaign.tasks else 2
+    src, trg = campaign.track.split("-")
+    header = ["srclang", "trglang", "srcIndex", "documentId", "segmentId", "judgeId"]
+    header += [f"system{i}{x}" for i in range(1, width + 1) for x in ("Number", "Id")]
+    header += [f"system{i}rank" for i in range(1, width + 1)]
+    out = [header]
+    for task_type in ("pairwise", "ranking"):
+        for r in answered(db, task_type):
+            if task_type == "pairwise":
+                o = r["answer"]["outcome"]
+                ranks = [1, 1] if o == 0 else [1, 2] if o == 1 else [2, 1]
+            else:
+                ranks = r["answer"]["ranks"]
+            slots = [(r["id"], systems[s]) for s in r["systems"]] + [("", "")] * (width - len(r["systems"]))
+            ranks = list(ranks) + [-1] * (width - len(ranks))
+            item = items[r["item_id"]]
+            out.append([src, trg, item, "-1", item, r["judge"], *[x for slot in slots for x in slot], *ranks])
+    return out
+
+
+def appraise_csv(db, campaign) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(appraise_rows(db, campaign))
+    return buffer.getvalue()
+
+
+def esa_frame(db, campaign) -> pd.DataFrame:
+    """ESA answers (system outputs and degraded copies) in the ESA reader's CSV layout."""
+    systems, items = _labels(db)
+    rows = answered(db, "esa", ("SYSTEM", "BAD_REF"))
+    return pd.DataFrame({"system": [systems[r["systems"][0]] for r in rows], "item": [items[r["item_id"]] for r in rows],
+                         "score": [r["answer"]["score"] for r in rows],
+                         "error_spans": [json.dumps([{**x, "error_type": ""} for x in r["answer"]["spans"]])
+                                         for r in rows],
+                         "annotator": [r["judge"] for r in rows],
+                         "segment_type": ["TGT" if r["kind"] == "SYSTEM" else "BAD" for r in rows],
+                         "lp": campaign.track}, columns=["system", "item", "score", "error_spans", "annotator",
+                                                         "segment_type", "lp"])
+
+
+def mqm_frame(db, campaign) -> pd.DataFrame:
+    """MQM-lite answers in Google's per-error MQM TSV layout (tabs and line breaks in texts become spaces)."""
+    systems, items = _labels(db)
+    texts = {r[0]: (r[1], r[2]) for r in db.query("SELECT id, source, name FROM items")}
+    outputs = {(r[0], r[1]): r[2] for r in db.query("SELECT item_id, system_id, text FROM outputs")}
+    rows = []
+    for r in answered(db, "mqm"):
+        source, name = texts[r["item_id"]]
+        base = [systems[r["systems"][0]], "doc", name, name, r["judge"], " ".join(source.split()),
+                " ".join(outputs[(r["item_id"], r["systems"][0])].split())]
+        rows += [base + [e["category"], e["severity"].capitalize()] for e in r["answer"]["errors"]] or \
+            [base + ["No-error", "No-error"]]
+    return pd.DataFrame(rows, columns=["system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category",
+                                       "severity"])
+
+
+def mqm_ratings(db, campaign) -> Ratings:
+    """One MQM score per answered MQM-lite task: −Σ error weights (``MQMWeights``; 0 = no error)."""
+    from humeval.data.readers.mqm import SCALE, MQMWeights
+    weights = MQMWeights()
+    rows = answered(db, "mqm")
+    systems, items = _labels(db)
+    judges, judge = _judges(rows)
+    n = len(rows)
+    score = [-sum(weights.of(e["severity"], e["category"]) for e in r["answer"]["errors"]) for r in rows]
+    return Ratings(item=np.array([r["item_id"] for r in rows], np.int32),
+                   system=np.array([r["systems"][0] for r in rows], np.int32), judge=judge,
+                   track=np.zeros(n, np.int32), criterion=np.zeros(n, np.int32), score=np.array(score, np.float64),
+                   systems=systems, items=items, judges=judges, tracks=(campaign.track,), criteria=("MQM",),
+                   scale=SCALE)
+
+
+def export_frame(db, campaign, what: str) -> pd.DataFrame:
+    if what == "comparisons":
+        return frame(comparisons(db, campaign))
+    if what == "ratings":
+        return ratings_frame(ratings(db, campaign)).drop(columns="kind")
+    if what == "esa":
+        return esa_frame(db, campaign)
+    if what == "mqm":
+        return mqm_frame(db, campaign)
+    if what == "controls":
+        return ratings_frame(ratings(db, campaign, ("SYSTEM", "BAD_REF", "REPEAT")))
+    raise ValueError(f"unknown export {what!r}; choose from {', '.join(EXPORTS)}")
+
+
+def export(db, campaign, what: str, path):
+    """Write one export to ``path`` (by its ending: .csv, .tsv, .jsonl, .parquet; ``appraise``: .csv;
+    ``mqm``: .tsv)."""
+    if what == "appraise":
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(appraise_csv(db, campaign))
+        return path
+    if what == "mqm":  # the MQM reader splits on tabs without quoting
+        mqm_frame(db, campaign).to_csv(path, sep="\t", index=False, quoting=csv.QUOTE_NONE, escapechar=None)
+        return path
+    return write(export_frame(db, campaign, what), path)

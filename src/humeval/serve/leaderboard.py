@@ -1,0 +1,182 @@
+"""The organiser's live view: progress, the ranking with intervals and clusters, and annotator
+quality from the controls.
+
+``Leaderboard`` recomputes on a timer in a background thread (only when new judgments arrived)
+and swaps in the finished result, so a request reads the last result and a submission never
+waits for a fit. The server runs the computation itself in a child process (``process=True``),
+so its bootstrap does not hold the request threads' interpreter lock either. The ranking of pairwise and k-way answers is Bradley–Terry (``BradleyTerry``,
+N(0, 1) prior) with ``bootstrap`` (``campaign.bootstrap`` resamples of comparisons): score
+interval, rank range and WMT's rank clusters (``BootstrapResult.table``). DA answers are ranked
+and ESA answers are ranked as WMT does, each on its own, and MQM-lite answers by their mean MQM
+score (``model="mqm"``) (``humeval.ratings.rank_ratings``:
+z-mean, Wilcoxon rank-sum clusters, bootstrap intervals by segment).
+
+Quality: DA controls by ``humeval.ratings.quality.annotator_qc`` (degraded-reference Wilcoxon
+test, repeat consistency). Pairwise controls: the share of degraded-reference tasks where the
+intact output won, and the share of repeats answered the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import traceback
+
+import numpy as np
+import pandas as pd
+
+from humeval.data.tables import Comparisons
+from humeval.serve import export
+
+
+def progress(db) -> dict[str, pd.DataFrame]:
+    """Answered tasks per annotator (by type and kind) and per system (outputs judged)."""
+    rows = db.query("SELECT a.name AS annotator, t.type, t.kind, t.systems FROM judgments j "
+                    "JOIN tasks t ON t.id = j.task_id JOIN accounts a ON a.id = t.annotator_id")
+    systems = [r[0] for r in db.query("SELECT name FROM systems ORDER BY id")]
+    df = pd.DataFrame([dict(r) for r in rows], columns=["annotator", "type", "kind", "systems"])
+    by_annotator = (df.assign(column=df["type"] + " " + df["kind"].str.lower())
+                    .pivot_table(index="annotator", columns="column", values="kind", aggfunc="size", fill_value=0)
+                    if len(df) else pd.DataFrame(index=pd.Index([], name="annotator")))
+    counts = pd.DataFrame(0, index=pd.Index(systems, name="system"),
+                          columns=["pairwise", "ranking", "da", "esa", "mqm"])
+    shown = df[df["kind"] == "SYSTEM"]
+    for task_type, part in shown.groupby("type"):
+        codes = np.concatenate([np.unique(json.loads(s)) for s in part["systems"]]) if len(part) else []
+        counts[task_type] = np.bincount(np.asarray(codes, dtype=np.int64), minlength=len(systems))
+    return {"annotators": by_annotator, "systems": counts}
+
+
+def pairwise_quality(db) -> pd.DataFrame:
+    """Per annotator: degraded-reference tasks and the share the intact output won; repeats and
+    the share answered as the first time."""
+    out: dict[str, dict] = {}
+    texts = {(r[0], r[1]): r[2] for r in db.query("SELECT item_id, system_id, text FROM outputs")}
+    shown = {r[0]: json.loads(r[1]) for r in db.query("SELECT id, shown FROM tasks WHERE type = 'pairwise'")}
+    for r in export.answered(db, "pairwise", ("BAD_REF",)):
+        intact = 0 if shown[r["id"]][0] == texts[(r["item_id"], r["systems"][0])] else 1
+        entry = out.setdefault(r["judge"], {"bad_ref": 0, "bad_ref_passed": 0, "repeats": 0, "repeats_same": 0})
+        entry["bad_ref"] += 1
+        entry["bad_ref_passed"] += r["answer"]["outcome"] == intact + 1
+    first = {r["id"]: r["answer"] for r in export.answered(db, "pairwise")}
+    for r in export.answered(db, "pairwise", ("REPEAT",)):
+        entry = out.setdefault(r["judge"], {"bad_ref": 0, "bad_ref_passed": 0, "repeats": 0, "repeats_same": 0})
+        entry["repeats"] += 1
+        entry["repeats_same"] += first.get(r["control_of"]) == r["answer"]
+    df = pd.DataFrame.from_dict(out, orient="index")
+    if len(df):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            df["bad_ref_pass_rate"] = df["bad_ref_passed"] / df["bad_ref"]
+            df["repeat_agreement"] = df["repeats_same"] / df["repeats"]
+    df.index.name = "annotator"
+    return df
+
+
+def all_comparisons(db, campaign) -> Comparisons:
+    """Pairwise answers and the comparisons of k-way answers, as one table."""
+    parts = [export.comparisons(db, campaign)]
+    ranked = export.rankings(db, campaign)
+    if len(ranked):
+        parts.append(ranked.expand())
+    return Comparisons.concat(parts) if len(parts) > 1 else parts[0]
+
+
+def compute(db, campaign) -> dict:
+    """Everything the organiser's page shows, computed once."""
+    from humeval.experiments.bootstrap import bootstrap
+    from humeval.ranking.bradley_terry import BradleyTerry
+    result = {"computed_at": time.time(), "progress": progress(db), "notes": []}
+    comps = all_comparisons(db, campaign)
+    result["comparisons"] = len(comps)
+    if len(comps):
+        model = BradleyTerry()
+        if campaign.bootstrap:
+            table = bootstrap(model, comps, n=campaign.bootstrap, random_state=campaign.seed).table()
+            result["pairwise"] = table[["score", "lower", "upper", "rank_lo", "rank_hi", "cluster"]]
+        else:
+            result["pairwise"] = model.fit(comps).ranking()
+    ratings = export.ratings(db, campaign, ("SYSTEM", "BAD_REF", "REPEAT"))
+    result["ratings"] = int((ratings.kind == 0).sum())
+    if result["ratings"]:
+        from humeval.ratings.quality import annotator_qc, system_ratings
+        from humeval.ratings.rank import rank_ratings
+        scored = system_ratings(ratings)
+        for code, criterion in enumerate(ratings.criteria):
+            part = scored.take(scored.criterion == code).compact()
+            if not len(part):
+                continue
+            try:
+                ranked = rank_ratings(part, model="z-mean", n_boot=campaign.bootstrap, random_state=campaign.seed)
+                result[criterion.lower()] = ranked.table
+            except ValueError as error:  # too few ratings for z scores or tests yet
+                result["notes"].append(f"{criterion} ranking not available yet: {error}")
+        qc = annotator_qc(ratings)
+        result["da_quality"] = qc.table
+    mqm = export.mqm_ratings(db, campaign)
+    if len(mqm):
+        from humeval.ratings.rank import rank_ratings
+        try:
+            result["mqm"] = rank_ratings(mqm, model="mqm", n_boot=campaign.bootstrap, random_state=campaign.seed).table
+        except ValueError as error:
+            result["notes"].append(f"MQM ranking not available yet: {error}")
+    result["pairwise_quality"] = pairwise_quality(db)
+    return result
+
+
+def compute_at(path: str, campaign) -> dict:
+    """``compute`` on the database at ``path`` (file or URL), in the leaderboard's own process (it only reads)."""
+    from humeval.serve.db import Database
+    db = Database(path, "normal")
+    try:
+        return compute(db, campaign)
+    finally:
+        db.close()
+
+
+class Leaderboard:
+    """``compute`` every ``interval`` seconds in a daemon thread when the judgment count changed;
+    ``latest`` is the last result (None before the first)."""
+
+    def __init__(self, db, campaign, interval: float, process: bool = False):
+        self.db, self.campaign, self.interval = db, campaign, interval
+        self.pool = None
+        if process:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        self.latest: dict | None = None
+        self.error: str | None = None
+        self._seen = -1
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def refresh(self) -> dict | None:
+        count = self.db.one("SELECT COUNT(*) FROM judgments")[0]
+        if count != self._seen or self.latest is None:
+            try:
+                if self.pool is not None:
+                    latest = self.pool.submit(compute_at, self.db.url, self.campaign).result()
+                else:
+                    latest = compute(self.db, self.campaign)
+                latest["judgments"] = count
+                self.latest, self.error, self._seen = latest, None, count
+            except Exception:  # the page says what failed; serving goes on
+                self.error = traceback.format_exc(limit=3)
+        return self.latest
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.refresh()
+            self._stop.wait(self.interval)
+
+    def start(self):
+        self._thread = threading.Thread(target=self._run, name="leaderboard", daemon=True)
+        self._thread.start()
+
+    def stop(self):
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)

@@ -11,7 +11,7 @@ import pytest
 from humeval.data import Comparisons
 from humeval.ranking import Davidson, RaoKupper
 from humeval.ranking import _tie_kernel
-from humeval.ranking.bradley_terry import TIE_BOUND, _bootstrap_cells, _PairModel, _unit_counts
+from humeval.ranking.bradley_terry import TIE_BOUND, _bootstrap_cells, _PairModel, _row_keys, _unit_counts
 
 SEED_MAX = 2 ** 31 - 1
 
@@ -49,14 +49,8 @@ def python_refits(model, c, unit, n, seed):
     if unit is not None:
         counts = _unit_counts(cells, unit, weight, n, rng)
     else:
-        if weight is None:
-            key_cell, key_weight = np.arange(n_cells), np.ones(n_cells)
-            key_count = np.bincount(cells.cell, minlength=n_cells)
-        else:
-            keys, key_count = np.unique(np.column_stack([cells.cell, weight]), axis=0, return_counts=True)
-            key_cell, key_weight = keys[:, 0].astype(np.int64), keys[:, 1]
-        total = len(cells.cell)
-        counts = [_tie_kernel.draw_counts(total, key_count / total, key_cell, key_weight, n_cells, s) for s in seeds]
+        total, key_p, key_cell, key_weight = _row_keys(cells, weight)
+        counts = [_tie_kernel.draw_counts(total, key_p, key_cell, key_weight, n_cells, s) for s in seeds]
     return np.array([model._refit_counts(cells.to_ordered(k)) for k in counts])
 
 
@@ -85,9 +79,10 @@ def test_position_effect_and_anchor_use_ordered_cells(model_class):
 
 @pytest.mark.parametrize("model_class", [Davidson, RaoKupper])
 def test_weighted_rows_resampled_with_their_weights(model_class):
-    c = simulate(seed=3, weights=lambda rng, n: rng.choice([0.5, 1.0, 2.0], n))
+    c = simulate(seed=3, weights=lambda rng, n: rng.uniform(0.2, 3.0, n))
     assert c.weighted
     model = model_class().fit(c)
+    assert len(_row_keys(_bootstrap_cells(model, c, ordered=False), c.weight)[1]) == 0  # every row a key: row draws
     compiled = model.bootstrap_scores(c, None, 30, np.random.default_rng(4))
     np.testing.assert_allclose(compiled, python_refits(model, c, None, 30, 4), atol=1e-8, rtol=0)
     unit = c.item.astype(np.int64)
@@ -95,16 +90,29 @@ def test_weighted_rows_resampled_with_their_weights(model_class):
     np.testing.assert_allclose(compiled, python_refits(model, c, unit, 20, 5), atol=1e-8, rtol=0)
 
 
-def test_a_resample_draws_rows_and_adds_their_weights():
+@pytest.mark.parametrize("keys", ["rows", "multinomial"])
+def test_a_resample_draws_rows_and_adds_their_weights(keys):
     # three rows in one cell with weights 0.5, 0.5 and 2: a resample of 3 rows holds k halves
-    # and 3 − k doubles, so the cell's count is one of 6, 4.5, 3, 1.5 — never 1.5 × 3 = 4.5 by
-    # chance alone; the mean over resamples is the weight sum 3
-    key_cell, key_weight, key_p = np.array([0, 0]), np.array([0.5, 2.0]), np.array([2 / 3, 1 / 3])
+    # and 3 − k doubles, so the cell's count is one of 6, 4.5, 3, 1.5; the mean over resamples
+    # is the weight sum 3, and all three rows are the heavy one with probability 1/27
+    if keys == "rows":
+        key_p, key_cell, key_weight = np.empty(0), np.array([0, 0, 0]), np.array([0.5, 0.5, 2.0])
+    else:
+        key_p, key_cell, key_weight = np.array([2 / 3, 1 / 3]), np.array([0, 0]), np.array([0.5, 2.0])
     draws = np.array([_tie_kernel.draw_counts(3, key_p, key_cell, key_weight, 3, s)[0] for s in range(4000)])
     assert set(np.unique(draws)) == {1.5, 3.0, 4.5, 6.0}
     assert draws.mean() == pytest.approx(3.0, abs=0.05)
-    # P(all three rows are the heavy one) = 1/27
     assert np.mean(draws == 6.0) == pytest.approx(1 / 27, abs=0.01)
+
+
+@pytest.mark.parametrize("model_class", [Davidson, RaoKupper])
+def test_many_rows_per_cell_draw_one_multinomial(model_class):
+    c = simulate(n_systems=3, size=3000, seed=8, weights=lambda rng, n: rng.choice([1.0, 3.0], n))
+    model = model_class().fit(c)
+    cells = _bootstrap_cells(model, c, ordered=False)
+    assert len(_row_keys(cells, cells.weight)[1]) == 18  # 3 pairs × 3 outcomes × 2 weights
+    compiled = model.bootstrap_scores(c, None, 30, np.random.default_rng(2))
+    np.testing.assert_allclose(compiled, python_refits(model, c, None, 30, 2), atol=1e-8, rtol=0)
 
 
 @pytest.mark.parametrize("model_class", [Davidson, RaoKupper])

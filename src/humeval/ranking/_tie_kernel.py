@@ -59,23 +59,25 @@ def _gradient(p, pi, pj, counts, m, has_h, model, l2, g):  # pragma: no cover - 
         g[s] = -l2 * (p[s] - mean)
     for s in range(m, size):
         g[s] = 0.0
+    nu = math.exp(tau)  # ν (Davidson) or η (Rao–Kupper)
+    tie_term = 2.0 / math.expm1(2.0 * nu) if model == RAO_KUPPER else 0.0
     for k in range(len(pi)):
         w, t, l = counts[3 * k], counts[3 * k + 1], counts[3 * k + 2]
         n = w + t + l
         if n == 0.0:
             continue
         x = p[pi[k]] - p[pj[k]] + h
-        if model == DAVIDSON:
-            u = 0.5 * x
-            r = math.exp(tau) / math.cosh(u)  # ν / cosh u; D = cosh u (2 + r)
-            dx = 0.5 * (w - l) - n * math.tanh(u) / (2.0 + r)
+        if model == DAVIDSON:  # with e = exp(−|x|/2): tanh(x/2) = ±(1 − e²)/(1 + e²), 1/cosh(x/2) = 2e/(1 + e²)
+            e = math.exp(-0.5 * abs(x))
+            tanh = math.copysign((1.0 - e * e) / (1.0 + e * e), x)
+            r = nu * 2.0 * e / (1.0 + e * e)  # ν / cosh(x/2); D = cosh(x/2) (2 + r)
+            dx = 0.5 * (w - l) - n * tanh / (2.0 + r)
             dtau = t - n * r / (2.0 + r)
         else:
-            eta = math.exp(tau)
-            won = _sigmoid(eta - x)  # 1 − σ(x − η)
-            lost = _sigmoid(x + eta)  # σ(x + η)
+            won = _sigmoid(nu - x)  # 1 − σ(x − η)
+            lost = _sigmoid(x + nu)  # σ(x + η)
             dx = w * won - l * lost + t * ((1.0 - lost) - (1.0 - won))
-            dtau = eta * (-w * won - l * lost + t * ((1.0 - lost) + (1.0 - won) + 2.0 / math.expm1(2.0 * eta)))
+            dtau = nu * (-w * won - l * lost + t * ((1.0 - lost) + (1.0 - won) + tie_term))
         g[pi[k]] += dx
         g[pj[k]] -= dx
         if has_h:
@@ -114,10 +116,18 @@ def _chord_fit(p0, hinv, pi, pj, counts, m, has_h, model, l2, tol, max_iter, tie
 
 @numba.njit(cache=True)
 def _draw(total, key_p, key_cell, key_weight, n_cells):  # pragma: no cover - compiled
-    """One resample of rows with their weights: a multinomial draw over the keys (cell, weight)
-    with probabilities (rows with that key) / (rows), each drawn row adding its weight to its cell."""
-    drawn = _multinomial(total, key_p)
+    """One resample of ``total`` rows with their weights, each drawn row adding its weight to its
+    cell. Keys are either the rows themselves (``key_p`` empty: ``total`` uniform draws among
+    them, O(rows)) or the distinct (cell, weight) pairs with probabilities (rows with that key) /
+    (rows), drawn as one multinomial (O(keys), for large data)."""
     counts = np.zeros(n_cells)
+    if len(key_p) == 0:
+        keys = len(key_cell)
+        for _ in range(total):
+            k = np.random.randint(0, keys)
+            counts[key_cell[k]] += key_weight[k]
+        return counts
+    drawn = _multinomial(total, key_p)
     for k in range(len(key_cell)):
         counts[key_cell[k]] += drawn[k] * key_weight[k]
     return counts

@@ -402,6 +402,24 @@ def _unit_counts(cells: _Cells, unit: np.ndarray, weight: np.ndarray | None, n: 
                                  minlength=n_cells) for _ in range(n)])
 
 
+ROW_DRAWS = 6  # draw rows one by one while there are at most this many per distinct (cell, weight) key
+# (a row costs ~14 ns, a key's binomial ~90 ns: continuous weights make every row a key)
+
+
+def _row_keys(cells: _Cells, weight: np.ndarray | None):
+    """What ``_tie_kernel`` draws a resample of rows from: ``(total, key_p, key_cell, key_weight)``.
+    The rows themselves (``key_p`` empty: ``total`` uniform draws, O(rows) per resample) while
+    there are at most ``ROW_DRAWS`` rows per distinct (cell, weight) key, else the keys with
+    probabilities (rows with that key) / (rows), one multinomial per resample (O(keys)); both
+    are draws of rows with replacement."""
+    total = len(cells.cell)
+    row_weight = np.ones(total) if weight is None else weight
+    keys, key_count = np.unique(np.column_stack([cells.cell, row_weight]), axis=0, return_counts=True)
+    if total <= ROW_DRAWS * len(keys):
+        return total, np.empty(0), cells.cell.astype(np.int64), row_weight.astype(float)
+    return total, key_count / total, keys[:, 0].astype(np.int64), keys[:, 1]
+
+
 def _bootstrap_finish(model: _PairModel, cells: _Cells, theta: np.ndarray, ok: np.ndarray, redraw) -> np.ndarray:
     """Scores (resamples × systems) from the compiled fits ``theta`` (resamples × rated): centred,
     rescaled, and the resamples that did not converge (``ok`` False: lost a link, left a system
@@ -477,10 +495,11 @@ class _TieBootstrap(_PairModel):
         chord-Newton on (θ, h?, log tie) from the full-data fit in one parallel loop; cells are
         unordered pairs without a position effect (ties stay ties), ordered pairs with one.
 
-        A resample draws the comparisons (rows) with replacement, each with its ``weight``: a
-        multinomial over (cell, weight) keys with as many draws as rows, each drawn row adding its
-        weight to its cell (unweighted: the multinomial over the cells of ``BradleyTerry``'s
-        bootstrap; the generic refit path resamples rows with their weights too). With ``unit``,
+        A resample draws the comparisons (rows) with replacement, as many as there are, each
+        drawn row adding its ``weight`` to its cell (``_row_keys``: row by row for small data, a
+        multinomial over the distinct (cell, weight) keys for large; unweighted, the multinomial
+        over the cells of ``BradleyTerry``'s bootstrap; the generic refit path also resamples
+        rows with their weights). With ``unit``,
         each unit's summed weights per cell enter once per time the unit is drawn. Resamples that
         do not converge (a system left out or, without a prior, separated; the tie parameter at
         its bound) are refitted by the Python solver (``_refit_counts``), as is everything when the
@@ -498,15 +517,7 @@ class _TieBootstrap(_PairModel):
         settings = (float(self.l2), 1e-10, 100, TIE_BOUND)
         fixed = (p0, hinv, pi, pj, len(idx), has_h, self._kernel_model)
         if unit is None:
-            if weight is None:  # the keys are the cells
-                key_cell = np.arange(n_cells)
-                key_count = np.bincount(cells.cell, minlength=n_cells).astype(float)
-                key_weight = np.ones(n_cells)
-            else:
-                keys, key_count = np.unique(np.column_stack([cells.cell, weight]), axis=0, return_counts=True)
-                key_cell, key_weight = keys[:, 0].astype(np.int64), keys[:, 1]
-            total = len(cells.cell)
-            key_p = key_count / total
+            total, key_p, key_cell, key_weight = _row_keys(cells, weight)
             p, ok = _tie_kernel.bootstrap_rows(*fixed, total, key_p, key_cell, key_weight, seeds, *settings)
             redraw = lambda i: _tie_kernel.draw_counts(total, key_p, key_cell, key_weight, n_cells,  # noqa: E731
                                                        seeds[i])

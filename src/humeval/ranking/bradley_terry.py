@@ -503,9 +503,10 @@ class _TieBootstrap(_PairModel):
         each unit's summed weights per cell enter once per time the unit is drawn. Resamples that
         do not converge (a system left out or, without a prior, separated; the tie parameter at
         its bound) are refitted by the Python solver (``_refit_counts``), as is everything when the
-        full-data tie parameter sits at its bound or the model has covariates."""
+        full-data tie parameter sits at its bound, the model has covariates or fewer than two systems
+        are rated."""
         from humeval.ranking import _tie_kernel
-        if abs(self._tie) >= TIE_BOUND or len(getattr(self, "coef_", ())):
+        if abs(self._tie) >= TIE_BOUND or len(getattr(self, "coef_", ())) or self.rated_.sum() < 2:
             return super().bootstrap_scores(comparisons, unit, n, rng, progress)
         has_h = bool(self.position_effect)
         cells = _bootstrap_cells(self, comparisons, ordered=has_h)

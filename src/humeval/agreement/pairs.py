@@ -25,6 +25,15 @@ def pairs2(n):
     return n * (n - 1) / 2
 
 
+def _first_seen_codes(keys: np.ndarray) -> np.ndarray:
+    """Codes 0, 1, … of the distinct ``keys`` in the order each first occurs (``pd.factorize``'s
+    codes, without building a MultiIndex of the (unit, judge) pairs: a tenth of the time)."""
+    unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    rank = np.empty(len(unique), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(unique))
+    return rank[inverse.ravel()]
+
+
 @dataclass
 class LabelCounts:
     """Labels (0..L−1) with their unit and judge, and the counts the formulas above need."""
@@ -40,8 +49,7 @@ class LabelCounts:
             self.judge = self.judge.astype(np.int64).copy()
             self.judge[unknown] = self.judge.max(initial=0) + 1 + np.arange(unknown.sum())
         self.unit_id, self.unit_index = np.unique(self.unit, return_inverse=True)
-        uj = pd.factorize(pd.MultiIndex.from_arrays([self.unit_index, self.judge]))[0] if len(self.unit) else \
-            np.zeros(0, np.int64)
+        uj = _first_seen_codes(self.unit_index.astype(np.int64) * (int(self.judge.max(initial=0)) + 1) + self.judge)
         self.uj_index = uj
         L = self.n_labels
         n_u, n_uj = len(self.unit_id), (uj.max() + 1 if len(uj) else 0)

@@ -49,6 +49,7 @@ covariances and intervals: ``covariance``, ``intervals``, ``coefficients`` (``ra
 from __future__ import annotations
 
 from abc import abstractmethod
+from typing import Callable, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -577,6 +578,105 @@ def resample_counts(cell, comparisons: Comparisons, unit, n_cells: int, rng):
         for _ in range(k)])
 
 
+# -- the compiled bootstraps' shared steps (BradleyTerry, Davidson, RaoKupper) -------------------
+
+class _Cells(NamedTuple):
+    """The cells a compiled bootstrap resamples: ``pi``, ``pj`` the local codes (among the rated
+    systems ``idx``) of each cell's first and second system; per comparison kept (``keep``: not a
+    self-comparison) its flat cell index ``cell`` = 3 × cell + (0 first preferred, 1 tie, 2 second
+    preferred) and ``weight``; ``to_ordered`` maps a resample's flat counts back to the model's
+    ordered cells (tie, a preferred, b preferred) for ``_refit_counts``."""
+    idx: np.ndarray
+    pi: np.ndarray
+    pj: np.ndarray
+    keep: np.ndarray
+    cell: np.ndarray
+    weight: np.ndarray
+    to_ordered: Callable[[np.ndarray], np.ndarray]
+
+
+def _bootstrap_cells(model: _PairModel, comparisons: Comparisons, ordered: bool) -> _Cells:
+    """Cells for ``model``'s compiled bootstrap on the comparisons it was fitted on: unordered
+    pairs (lower local code first) when the likelihood depends on the unordered pair only (no
+    position effect), else the ordered pairs of ``pair_cells``."""
+    a, b, row_cell = model._own_cells(comparisons)
+    idx = np.nonzero(model.rated_)[0]
+    m = len(idx)
+    local = np.full(len(model.systems_), -1)
+    local[idx] = np.arange(m)
+    la, lb = local[a], local[b]
+    keep = row_cell >= 0
+    if ordered:
+        pi, pj, cell_of_row = la.astype(np.int64), lb.astype(np.int64), row_cell[keep]
+        flipped = np.zeros(len(a), dtype=bool)
+        representative = np.arange(len(a))
+    else:  # each ordered cell's unordered pair, and whether the pair lists its systems the other way
+        pair_code, pair_of_cell = np.unique(np.minimum(la, lb).astype(np.int64) * m + np.maximum(la, lb),
+                                            return_inverse=True)
+        pi, pj = (pair_code // m).astype(np.int64), (pair_code % m).astype(np.int64)
+        cell_of_row = pair_of_cell[row_cell[keep]]
+        flipped = la > lb
+        representative = np.zeros(len(pair_code), dtype=np.int64)  # an ordered cell per pair
+        representative[pair_of_cell[::-1]] = np.arange(len(a))[::-1]
+    outcome = comparisons.outcome[keep]
+    row_flipped = flipped[row_cell[keep]]
+    first_won = ((outcome == 1) & ~row_flipped) | ((outcome == 2) & row_flipped)
+    cell = cell_of_row * 3 + np.where(outcome == 0, 1, np.where(first_won, 0, 2))
+    rep_flipped = flipped[representative]
+
+    def to_ordered(flat):
+        w, t, l = np.asarray(flat, dtype=float).reshape(-1, 3).T
+        out = np.zeros((len(a), 3))
+        out[representative] = np.column_stack([t, np.where(rep_flipped, l, w), np.where(rep_flipped, w, l)])
+        return out
+
+    return _Cells(idx, pi, pj, keep, cell, comparisons.weight[keep], to_ordered)
+
+
+def _unit_counts(cells: _Cells, unit: np.ndarray, weight: np.ndarray | None, n: int, rng) -> np.ndarray:
+    """``n`` resamples of units: each unit's cell counts (summed ``weight``, or counted when
+    None) enter once per time the unit is drawn. Shape (n, 3 × cells)."""
+    n_cells = 3 * len(cells.pi)
+    n_units = int(unit.max()) + 1 if len(unit) else 0
+    unique, inverse = np.unique(unit[cells.keep] * n_cells + cells.cell, return_inverse=True)
+    count = np.bincount(inverse, weights=weight)
+    key_unit, key_cell = unique // n_cells, unique % n_cells
+    return np.array([np.bincount(key_cell, weights=np.bincount(rng.integers(0, n_units, n_units),
+                                                              minlength=n_units)[key_unit] * count,
+                                 minlength=n_cells) for _ in range(n)])
+
+
+ROW_DRAWS = 6  # draw rows one by one while there are at most this many per distinct (cell, weight) key
+# (a row costs ~14 ns, a key's binomial ~90 ns: continuous weights make every row a key)
+
+
+def _row_keys(cells: _Cells, weight: np.ndarray | None):
+    """What ``_tie_kernel`` draws a resample of rows from: ``(total, key_p, key_cell, key_weight)``.
+    The rows themselves (``key_p`` empty: ``total`` uniform draws, O(rows) per resample) while
+    there are at most ``ROW_DRAWS`` rows per distinct (cell, weight) key, else the keys with
+    probabilities (rows with that key) / (rows), one multinomial per resample (O(keys)); both
+    are draws of rows with replacement."""
+    total = len(cells.cell)
+    row_weight = np.ones(total) if weight is None else weight
+    keys, key_count = np.unique(np.column_stack([cells.cell, row_weight]), axis=0, return_counts=True)
+    if total <= ROW_DRAWS * len(keys):
+        return total, np.empty(0), cells.cell.astype(np.int64), row_weight.astype(float)
+    return total, key_count / total, keys[:, 0].astype(np.int64), keys[:, 1]
+
+
+def _bootstrap_finish(model: _PairModel, cells: _Cells, theta: np.ndarray, ok: np.ndarray, redraw) -> np.ndarray:
+    """Scores (resamples × systems) from the compiled fits ``theta`` (resamples × rated): centred,
+    rescaled, and the resamples that did not converge (``ok`` False: lost a link, left a system
+    out, or far from the full-data fit) refitted by the robust solver on ``redraw(i)``'s counts."""
+    theta = theta - theta.mean(axis=1, keepdims=True)
+    out = np.full((len(theta), len(model.systems_)), np.nan)
+    out[:, cells.idx] = theta
+    out = model._rescale_rows(out)
+    for i in np.nonzero(~ok)[0]:
+        out[i] = model._refit_counts(cells.to_ordered(redraw(i)))
+    return out
+
+
 class BradleyTerry(_PairModel):
     """Bradley–Terry (MAP with the default weak prior; maximum likelihood with ``l2=0``), ties
     as half a win for each side (see module doc)."""
@@ -595,29 +695,12 @@ class BradleyTerry(_PairModel):
         if self.position_effect or self._used:
             return super().bootstrap_scores(comparisons, unit, n, rng, progress)
         from humeval.ranking import _bt_kernel
-        size = len(self.systems_)
-        a, b, row_cell = self._own_cells(comparisons)
-        idx = np.nonzero(self.rated_)[0]
-        m = len(idx)
-        local = np.full(size, -1)
-        local[idx] = np.arange(m)
-        la, lb = local[a], local[b]
-        # each ordered cell's unordered pair (lower local code first) and whether it is flipped
-        pair_code, pair_of_cell = np.unique(np.minimum(la, lb).astype(np.int64) * m + np.maximum(la, lb),
-                                            return_inverse=True)
-        pi, pj = (pair_code // m).astype(np.int64), (pair_code % m).astype(np.int64)
-        keep = row_cell >= 0
-        pair = pair_of_cell[row_cell[keep]]
-        flipped = (la > lb)[row_cell[keep]]
-        outcome = comparisons.outcome[keep]
-        # cell within the pair: 0 = the lower-coded system won, 1 = tie, 2 = the higher-coded won
-        lower_won = ((outcome == 1) & ~flipped) | ((outcome == 2) & flipped)
-        cell = pair * 3 + np.where(outcome == 0, 1, np.where(lower_won, 0, 2))
-        cells = len(pair_code) * 3
+        cells = _bootstrap_cells(self, comparisons, ordered=False)
+        idx, pi, pj, n_cells = cells.idx, cells.pi, cells.pj, 3 * len(cells.pi)
         theta0 = self.theta_[idx]
-        base = np.bincount(cell, weights=comparisons.weight[keep] if comparisons.weighted else None,
-                           minlength=cells).astype(float)
-        hinv = np.linalg.inv(self._hessian(pi, pj, base, theta0, m))
+        base = np.bincount(cells.cell, weights=cells.weight if comparisons.weighted else None,
+                           minlength=n_cells).astype(float)
+        hinv = np.linalg.inv(self._hessian(pi, pj, base, theta0, len(idx)))
         seeds = rng.integers(0, 2 ** 31 - 1, n)
         l2, tol, iters = float(self.l2), 1e-9, 60
         if unit is None and not comparisons.weighted:
@@ -626,29 +709,16 @@ class BradleyTerry(_PairModel):
             redraw = lambda i: _bt_kernel.draw_counts(base, int(base.sum()), seeds[i])  # noqa: E731
         else:  # clustered or weighted: counts drawn here (``resample_counts``), 100 resamples at a time
             full = np.full(len(comparisons), -1, dtype=np.int64)
-            full[np.nonzero(keep)[0]] = cell
-            draw = resample_counts(full, comparisons, unit, cells, rng)
-            theta, ok, kept = np.empty((n, m)), np.empty(n, dtype=bool), {}
+            full[np.nonzero(cells.keep)[0]] = cells.cell
+            draw = resample_counts(full, comparisons, unit, n_cells, rng)
+            theta, ok, kept = np.empty((n, len(idx))), np.empty(n, dtype=bool), {}
             for start in range(0, n, 100):
                 counts = draw(min(100, n - start))
                 theta[start:start + len(counts)], ok[start:start + len(counts)] = _bt_kernel.fit_many(
                     theta0, hinv, pi, pj, counts, l2, tol, iters)
                 kept.update({start + i: counts[i] for i in np.nonzero(~ok[start:start + len(counts)])[0]})
             redraw = kept.__getitem__
-        theta -= theta.mean(axis=1, keepdims=True)
-        out = np.full((n, size), np.nan)
-        out[:, idx] = theta
-        out = self._rescale_rows(out)
-        # a representative ordered cell per pair, for mapping pair counts back (the robust solver)
-        representative = np.zeros(len(pair_code), dtype=np.int64)
-        representative[pair_of_cell[::-1]] = np.arange(len(a))[::-1]
-        for i in np.nonzero(~ok)[0]:  # lost a link, or far from the full-data fit: the robust solver
-            pair_counts = redraw(i).reshape(-1, 3)
-            ordered = np.zeros((len(a), 3))
-            w, t, l = pair_counts.T
-            rep_flipped = (la > lb)[representative]
-            ordered[representative] = np.column_stack([t, np.where(rep_flipped, l, w), np.where(rep_flipped, w, l)])
-            out[i] = self._refit_counts(ordered)
+        out = _bootstrap_finish(self, cells, theta, ok, redraw)
         if progress:
             progress(n, n)
         return out
@@ -666,12 +736,70 @@ class BradleyTerry(_PairModel):
         return h
 
 
-class Davidson(_PairModel):
+class _TieBootstrap(_PairModel):
+    """The compiled bootstrap of the tie models (``_tie_kernel``), shared by Davidson and Rao–Kupper."""
+
+    _kernel_model: int  # _tie_kernel.DAVIDSON or RAO_KUPPER
+
+    def bootstrap_scores(self, comparisons: Comparisons, unit: np.ndarray | None, n: int, rng,
+                         progress=None) -> np.ndarray:
+        """Compiled bootstrap (see ``_tie_kernel``): all ``n`` resamples drawn and refitted by
+        chord-Newton on (θ, h?, log tie) from the full-data fit in one parallel loop; cells are
+        unordered pairs without a position effect (ties stay ties), ordered pairs with one.
+
+        A resample draws the comparisons (rows) with replacement, as many as there are, each
+        drawn row adding its ``weight`` to its cell (``_row_keys``: row by row for small data, a
+        multinomial over the distinct (cell, weight) keys for large; unweighted, the multinomial
+        over the cells of ``BradleyTerry``'s bootstrap; the generic refit path also resamples
+        rows with their weights). With ``unit``,
+        each unit's summed weights per cell enter once per time the unit is drawn. Resamples that
+        do not converge (a system left out or, without a prior, separated; the tie parameter at
+        its bound) are refitted by the Python solver (``_refit_counts``), as is everything when the
+        full-data tie parameter sits at its bound, the model has covariates or fewer than two systems
+        are rated."""
+        from humeval.ranking import _tie_kernel
+        if abs(self._tie) >= TIE_BOUND or self._used or self.rated_.sum() < 2:
+            return super().bootstrap_scores(comparisons, unit, n, rng, progress)
+        has_h = bool(self.position_effect)
+        cells = _bootstrap_cells(self, comparisons, ordered=has_h)
+        idx, pi, pj, n_cells = cells.idx, cells.pi, cells.pj, 3 * len(cells.pi)
+        weight = cells.weight if comparisons.weighted else None
+        p0 = np.concatenate([self.theta_[idx], [self.position_effect_] if has_h else [], [self._tie]])
+        hinv = np.linalg.inv(self._tie_hessian(cells, np.bincount(cells.cell, weights=weight, minlength=n_cells), p0))
+        seeds = rng.integers(0, 2 ** 31 - 1, n)
+        settings = (float(self.l2), 1e-10, 100, TIE_BOUND)
+        fixed = (p0, hinv, pi, pj, len(idx), has_h, self._kernel_model)
+        if unit is None:
+            total, key_p, key_cell, key_weight = _row_keys(cells, weight)
+            p, ok = _tie_kernel.bootstrap_rows(*fixed, total, key_p, key_cell, key_weight, seeds, *settings)
+            redraw = lambda i: _tie_kernel.draw_counts(total, key_p, key_cell, key_weight, n_cells,  # noqa: E731
+                                                       seeds[i])
+        else:
+            counts = _unit_counts(cells, unit, weight, n, rng)
+            p, ok = _tie_kernel.fit_many(*fixed, counts, *settings)
+            redraw = lambda i: counts[i]  # noqa: E731
+        out = _bootstrap_finish(self, cells, p[:, :len(idx)], ok, redraw)
+        if progress:
+            progress(n, n)
+        return out
+
+    def _tie_hessian(self, cells: _Cells, counts: np.ndarray, p0: np.ndarray) -> np.ndarray:
+        """H₀: the negative Hessian of the log posterior at the full-data fit, on the cells
+        (``_PairModel._newton``, whose counts are ordered (tie, first, second))."""
+        m = len(cells.idx)
+        phi = p0[m:m + 1] if self.position_effect else np.zeros(0)
+        _, H = self._newton(cells.pi, cells.pj, counts.reshape(-1, 3)[:, [1, 0, 2]], self._fixed(None, len(cells.pi)),
+                            p0[:m], phi, self._tie, m)
+        return H
+
+
+class Davidson(_TieBootstrap):
     """Davidson's (1970) tie model; ``nu_`` is the fitted tie parameter ν."""
 
     _link = staticmethod(_davidson)
     _tie_name = "nu"
     _tie_start = 0.0  # ν = 1
+    _kernel_model = 0  # _tie_kernel.DAVIDSON
 
     def _predict(self, x):
         u = x / 2
@@ -680,12 +808,13 @@ class Davidson(_PairModel):
         return np.column_stack([nu / d, np.exp(u) / d, np.exp(-u) / d])
 
 
-class RaoKupper(_PairModel):
+class RaoKupper(_TieBootstrap):
     """Rao & Kupper's (1967) tie model; ``eta_`` is the threshold η (their θ = e^η)."""
 
     _link = staticmethod(_rao_kupper)
     _tie_name = "eta"
     _tie_start = np.log(0.5)
+    _kernel_model = 1  # _tie_kernel.RAO_KUPPER
 
     def _predict(self, x):
         eta = np.exp(self._tie)

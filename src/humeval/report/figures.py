@@ -80,7 +80,7 @@ def plot_preference_heatmap(model, path=None, title: str = "Preference model", v
                 if i != j:
                     value = preferred[i, j]
                     ax.text(j, i, f"{value:.2f}".lstrip("0"), ha="center", va="center", fontsize=6,
-                            color="white" if abs(value - 0.5) > 0.3 else "black")
+                            color="white" if abs(value - 0.5) > 0.3 else "black", in_layout=False)  # inside the axes
     ax.set_xticks(np.arange(len(names)), names, rotation=90, fontsize=7)
     ax.set_yticks(np.arange(len(names)), names, fontsize=7)
     ax.set_xlabel("column system s2")

@@ -45,10 +45,13 @@ def test_every_error_class_pickles_whole():
 
     import humeval
     from humeval.cli.common import UserError
+    from humeval.experiments.parallel import ExecutionError
     from humeval.metrics.meteor.alignment import _TooManyStates
+    from humeval.serve.tasks import Refused
     samples = [InputError("data.csv", 7, "a rank of 9 in a 5-way ranking", "ranks run 1..5"),
                InputError("data.csv", None, "empty file"), DisconnectedError([["A", "B"], ["C"]]),
-               UserError("bad option"), _TooManyStates("too many")]
+               UserError("bad option"), _TooManyStates("too many"), ExecutionError("dask is not installed"),
+               Refused(409, "this task was answered already")]
     for error in samples:
         back = pickle.loads(pickle.dumps(error))
         assert type(back) is type(error) and str(back) == str(error) and vars(back) == vars(error)
@@ -56,6 +59,7 @@ def test_every_error_class_pickles_whole():
     assert (back.path, back.line, back.problem, back.fix) == ("data.csv", 7, "a rank of 9 in a 5-way ranking",
                                                               "ranks run 1..5")
     assert pickle.loads(pickle.dumps(samples[2])).components == [["A", "B"], ["C"]]
+    assert pickle.loads(pickle.dumps(samples[-1])).status == 409
     # every exception class humeval defines is in the list above (a new one must be added)
     found = set()
     for info in pkgutil.walk_packages(humeval.__path__, "humeval."):

@@ -55,6 +55,9 @@ class Refused(Exception):
         super().__init__(message)
         self.status = status
 
+    def __reduce__(self):  # pickles whole (the default would call Refused(message) alone)
+        return type(self), (self.status, str(self))
+
 
 def degrade(text: str, donor: str, rng) -> str:
     """``text`` with a phrase replaced by a phrase of ``donor`` (see the module docstring)."""

@@ -43,7 +43,7 @@ from humeval.errors import DisconnectedError
 
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @read_options
 @click.option("--model", "-m", "model_names", default="irt-gaussian", show_default=True, type=Names(),
               help="A model name, several separated by commas, 'preference' or 'all'.")

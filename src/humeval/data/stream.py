@@ -204,6 +204,20 @@ class _Places:
         return source, first, "line" if self.kind in ("csv", "tsv") else "row"
 
 
+def local_codes(column: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """A batch column as (indices into its own dictionary, the dictionary); a null is index
+    ``len(dictionary)``. Parquet text read as dictionaries costs nothing here; other columns
+    are dictionary-encoded by arrow (numbers become text, as the in-memory readers make them)."""
+    if not pa.types.is_dictionary(column.type):
+        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+            column = column.cast(pa.string())
+        column = pc.dictionary_encode(column)
+    indices = column.indices
+    if indices.null_count:
+        indices = pc.fill_null(indices, len(column.dictionary))
+    return indices.to_numpy(zero_copy_only=False), column.dictionary
+
+
 class Labels:
     """A running dictionary of labels: code = order of first sight; ``-1`` for null or blank."""
 
@@ -211,18 +225,10 @@ class Labels:
         self.index: dict[str, int] = {}
         self.names: list[str] = []
 
-    def codes(self, column: pa.Array) -> np.ndarray:
-        """int64 codes of ``column``'s values; Python sees its distinct values only."""
-        if not pa.types.is_dictionary(column.type):
-            if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-                column = column.cast(pa.string())
-            column = pc.dictionary_encode(column)
-        labels = column.dictionary.cast(pa.string()).to_pylist()
-        lookup = np.fromiter((self._code(x) for x in labels), dtype=np.int64, count=len(labels))
-        indices = column.indices
-        if indices.null_count:
-            indices = pc.fill_null(indices, -1)
-        return np.append(lookup, -1)[indices.to_numpy(zero_copy_only=False)]
+    def lookup(self, dictionary: pa.Array) -> np.ndarray:
+        """Codes of a batch's dictionary entries, and −1 for its null slot after them."""
+        labels = dictionary.cast(pa.string()).to_pylist()
+        return np.fromiter((*map(self._code, labels), -1), dtype=np.int64, count=len(labels) + 1)
 
     def _code(self, label) -> int:
         if label is None or not label.strip():
@@ -242,7 +248,11 @@ class Labels:
 
 
 class Reducer:
-    """Adds record batches up into weighted distinct comparisons (see the module doc)."""
+    """Adds record batches up into weighted distinct comparisons (see the module doc).
+
+    A batch is counted in its own dictionaries' codes first (a mixed-radix key over the batch's
+    dictionary indices, ``bincount``), so the per-row work is a few integer operations; only its
+    distinct cells are then translated to the running labels, checked and kept."""
 
     CODED = {"track": "tracks", "category": "categories", "judge": "judges", "item": "items"}
 
@@ -263,49 +273,50 @@ class Reducer:
             return
         self.rows += n if rows is None else int(rows.sum())
         column = lambda key: batch.column(batch.schema.get_field_index(mapping[key]))
-        a, b = self.systems.codes(column("a")), self.systems.codes(column("b"))
-        outcome, bothbad = self._outcomes(column("outcome"), place)
-        cols = {"a": a, "b": b, "outcome": outcome * 2 + bothbad}
-        for key in ("track", "category", "judge", "item"):
-            if key in mapping:
-                cols[key] = self.labels[key].codes(column(key))
-        if "group" in mapping:
-            cols["group"] = _group_ids(column("group"), self.path, place)
+        keys = [k for k in ("a", "b", "outcome", "track", "category", "judge", "item", "group") if k in mapping]
+        local = {k: local_codes(column(k)) for k in keys}
         weight = _weights(column("weight"), self.path, place) if "weight" in mapping else None
+        if weight is None:
+            cells, counts = reduce_rows({k: v[0] for k, v in local.items()}, rows, offset=0)
+            totals = counts
+        else:
+            cells, counts, totals = reduce_rows({k: v[0] for k, v in local.items()}, rows, offset=0, extra=weight)
+        # the cells in running codes (outcome and both-bad flag in one: 2·outcome + bothbad)
+        lookup = self.systems.lookup(local["a"][1]), self.systems.lookup(local["b"][1])
+        a, b = lookup[0][cells["a"]], lookup[1][cells["b"]]
+        code, bad = self._outcomes(local["outcome"], place)
+        outcome = code[cells["outcome"]]
+        cols = {"a": a, "b": b, "outcome": outcome * 2 + bad[cells["outcome"]]}
+        for key in ("track", "category", "judge", "item"):
+            if key in local:
+                cols[key] = self.labels[key].lookup(local[key][1])[cells[key]]
+        if "group" in local:
+            cols["group"] = _group_ids(local["group"][1], self.path, place)[cells["group"]]
         checks = (("rows without an outcome", outcome < 0), ("rows without both system names", (a < 0) | (b < 0)),
                   ("rows comparing a system with itself", (a == b) & (a >= 0)))
-        keep = np.ones(n, dtype=bool)
-        for reason, bad in checks:
-            bad = bad & keep
-            count = int(bad.sum()) if rows is None else int(rows[bad].sum())
-            if count:
-                self.report.skip(reason, count)
-                keep &= ~bad
-        if not keep.all():
-            cols = {k: v[keep] for k, v in cols.items()}
-            weight = None if weight is None else weight[keep]
-        self._hold(*reduce_rows(cols, weight))
+        keep = np.ones(len(a), dtype=bool)
+        for reason, wrong in checks:
+            wrong = wrong & keep
+            if wrong.any():
+                self.report.skip(reason, int(counts[wrong].sum()))
+                keep &= ~wrong
+        keep &= totals > 0  # a weight of 0 counts nothing
+        self._hold({k: v[keep] for k, v in cols.items()}, totals[keep])
 
-    def _outcomes(self, column: pa.Array, place) -> tuple[np.ndarray, np.ndarray]:
-        """Outcome codes 0/1/2 (−1 missing) and the both-bad flag, through the label table;
-        numbers are labels too ("1", "1.0"); an unknown label is an error naming its row."""
-        if not pa.types.is_dictionary(column.type):
-            if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-                column = column.cast(pa.string())
-            column = pc.dictionary_encode(column)
-        labels = column.dictionary.cast(pa.string()).to_pylist()
+    def _outcomes(self, local, place) -> tuple[np.ndarray, np.ndarray]:
+        """Per entry of the batch's outcome dictionary (and its null slot): the code 0/1/2
+        (−1 missing) and the both-bad flag; numbers are labels too ("1", "1.0"); an unknown
+        label is an error naming its row."""
+        indices, dictionary = local
+        labels = dictionary.cast(pa.string()).to_pylist()
         code = np.full(len(labels) + 1, -1, dtype=np.int64)
         bad = np.zeros(len(labels) + 1, dtype=np.int64)
         for i, label in enumerate(labels):
-            code[i] = self._outcome(label, column, i, place)
+            code[i] = self._outcome(label, indices, i, place)
             bad[i] = label is not None and label.strip().lower() in BOTHBAD
-        indices = column.indices
-        if indices.null_count:
-            indices = pc.fill_null(indices, -1)
-        indices = indices.to_numpy(zero_copy_only=False)
-        return code[indices], bad[indices]
+        return code, bad
 
-    def _outcome(self, label, column, i, place) -> int:
+    def _outcome(self, label, indices, i, place) -> int:
         key = "" if label is None else label.strip().lower()
         if key in self.outcomes:
             return self.outcomes[key]
@@ -317,17 +328,14 @@ class Reducer:
             return -1
         if number is not None and number.is_integer() and str(int(number)) in self.outcomes:
             return self.outcomes[str(int(number))]
-        source, line, row = self._where(place, column, i)
+        source, line, row = self.path, None, ""
+        if place is not None:
+            source, first, unit = place
+            at = first + int(np.argmax(indices == i))
+            line, row = (at, "") if unit == "line" else (None, f" (row {at})")
         known = sorted({k for k in self.outcomes if k})
         raise InputError(source, line, f"outcome '{shown(label)}' is not one of {shown(known)}{row}",
                          "pass outcomes={label: 0 tie / 1 a wins / 2 b wins} (CLI: --outcomes LABEL=N,…)")
-
-    def _where(self, place, column, i):
-        if place is None:
-            return self.path, None, ""
-        source, first, unit = place
-        at = first + int(np.argmax(column.indices.to_numpy(zero_copy_only=False) == i))
-        return (source, at, "") if unit == "line" else (source, None, f" (row {at})")
 
     def _hold(self, cols: dict[str, np.ndarray], weight: np.ndarray) -> None:
         self.parts.append((cols, weight))
@@ -363,38 +371,45 @@ class Reducer:
         return nonempty(Judgments(report, comparisons=comparisons))
 
 
-def reduce_rows(cols: dict[str, np.ndarray], weight: np.ndarray | None) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """The distinct rows of the integer columns ``cols`` (codes ≥ −1) and the summed ``weight``
-    of each (the row count when None). Rows are coded by a mixed-radix key and counted with
-    ``bincount`` when the key space is small, else ``unique``; rows of weight 0 vanish."""
-    shifted = [v.astype(np.int64) + 1 for v in cols.values()]
+def reduce_rows(cols: dict[str, np.ndarray], weight: np.ndarray | None, offset: int = 1, extra=None):
+    """The distinct rows of the integer columns ``cols`` (codes ≥ −``offset``) and the summed
+    ``weight`` of each (the row count when None); rows of weight 0 vanish. With ``extra`` (a
+    second per-row array) its sums over the same rows come third. Rows are coded by a
+    mixed-radix key and counted with ``bincount`` when the key space is small, else ``unique``."""
+    shifted = [v.astype(np.int64) + offset if offset else v for v in cols.values()]
     n = len(shifted[0])
     if n == 0:
-        return {k: v[:0] for k, v in cols.items()}, np.zeros(0)
+        empty = {k: v[:0] for k, v in cols.items()}, np.zeros(0)
+        return empty if extra is None else (*empty, np.zeros(0))
     radix = [int(v.max()) + 1 for v in shifted]
     space = math.prod(radix)
     if space >= 2 ** 62:  # too many combinations for one int64 key: sort the rows themselves
         rows, inverse = np.unique(np.stack(shifted, axis=1), axis=0, return_inverse=True)
-        counts = np.bincount(inverse.ravel(), weights=weight, minlength=len(rows))
-        nonzero = counts != 0
-        return {k: rows[nonzero, j] - 1 for j, k in enumerate(cols)}, counts[nonzero].astype(np.float64)
-    key = shifted[0]
-    for v, r in zip(shifted[1:], radix[1:]):
-        key = key * r + v
-    if space <= max(1 << 22, 4 * n):
-        counts = np.bincount(key, weights=weight, minlength=space)
-        distinct = np.flatnonzero(counts)
-        counts = counts[distinct]
+        inverse, size = inverse.ravel(), len(rows)
     else:
-        distinct, inverse = np.unique(key, return_inverse=True)
-        counts = np.bincount(inverse, weights=weight, minlength=len(distinct))
-        nonzero = counts != 0
-        distinct, counts = distinct[nonzero], counts[nonzero]
-    out = {}
-    for name, r in reversed(list(zip(cols, radix))):
-        distinct, digit = np.divmod(distinct, r)
-        out[name] = digit - 1
-    return {k: out[k] for k in cols}, counts.astype(np.float64)
+        key = shifted[0].astype(np.int64)
+        for v, r in zip(shifted[1:], radix[1:]):
+            key *= r
+            key += v
+        if space <= max(1 << 22, 4 * n):  # counting sort: no sort at all
+            inverse, size = key, space
+        else:
+            distinct, inverse = np.unique(key, return_inverse=True)
+            size = len(distinct)
+    counts = np.bincount(inverse, weights=weight, minlength=size)
+    cells = np.flatnonzero(counts)
+    sums = None if extra is None else np.bincount(inverse, weights=extra, minlength=size)[cells]
+    if space >= 2 ** 62:
+        out = {k: rows[cells, j] - offset for j, k in enumerate(cols)}
+    else:
+        code = cells if size == space else distinct[cells]
+        out = {}
+        for name, r in reversed(list(zip(cols, radix))):
+            code, digit = np.divmod(code, r)
+            out[name] = digit - offset
+        out = {k: out[k] for k in cols}
+    counts = counts[cells].astype(np.float64)
+    return (out, counts) if extra is None else (out, counts, sums)
 
 
 def _stack(parts):
@@ -421,16 +436,15 @@ def _weights(column: pa.Array, path: str, place) -> np.ndarray:
     return values
 
 
-def _group_ids(column: pa.Array, path: str, place) -> np.ndarray:
-    """The group id column as whole numbers (−1 when empty)."""
-    if pa.types.is_dictionary(column.type):
-        column = column.cast(pa.string())
+def _group_ids(dictionary: pa.Array, path: str, place) -> np.ndarray:
+    """The group ids of a batch's group dictionary as whole numbers, −1 for empty and the null slot."""
     try:
-        return column.cast(pa.int64()).fill_null(-1).to_numpy(zero_copy_only=False)
+        values = dictionary.cast(pa.string()).cast(pa.int64()).fill_null(-1).to_numpy(zero_copy_only=False)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         source = place[0] if place else path
         raise InputError(source, None, "the group column holds values that are not whole numbers",
                          "fix them, or do not keep group") from None
+    return np.append(values, -1)
 
 
 # -- DuckDB ---------------------------------------------------------------------------------------

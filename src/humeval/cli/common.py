@@ -442,10 +442,10 @@ def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), 
     """Read ``path`` with the reading options; pseudonymise people when ``salt`` is not None
     (--anonymize); leave out the judges listed in ``drop_file`` (--drop-judges); with ``controls``,
     keep quality-control rows (degraded references, repeats) where the format's reader can."""
-    from humeval.data.stream import is_dataset
+    from humeval.data.stream import is_dataset, is_duckdb_file
     ctx = click.get_current_context(silent=True)
     meta = ctx.meta if ctx is not None else {}
-    streamed = is_dataset(path) or meta.get("humeval.read.sql") is not None
+    streamed = is_dataset(path) or is_duckdb_file(path) or meta.get("humeval.read.sql") is not None
     options = {"controls": True} if controls and not streamed and reads_controls(path, fmt, encoding) else {}
     if streamed:  # a dataset is reduced to counts: keep the units the bootstrap resamples by
         options["sql"] = meta.get("humeval.read.sql")

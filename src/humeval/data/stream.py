@@ -52,6 +52,7 @@ UNITS = ("judge", "item", "group")  # the columns a bootstrap resamples by, kept
 EXTRA_KEYS = ("weight", "category")  # column keys beyond the pairwise reader's
 ENGINES = ("auto", "arrow", "duckdb")
 MERGE_ROWS = 1 << 22  # partial tables are merged when they add up to more rows than this
+READAHEAD = 4  # batches and files read ahead: memory stays a few batches, whatever the dataset
 
 
 def is_dataset(path) -> bool:
@@ -101,7 +102,8 @@ def read_dataset(path, format: str | None = None, columns: dict | None = None, o
     mapping = _full_mapping(dataset.schema.names, columns, extra, keep, text)
     reducer = Reducer(text, table)
     where = _Places(kind)
-    scanner = dataset.scanner(columns=sorted(set(mapping.values())), batch_size=batch_rows, use_threads=True)
+    scanner = dataset.scanner(columns=sorted(set(mapping.values())), batch_size=batch_rows, use_threads=True,
+                              batch_readahead=READAHEAD, fragment_readahead=READAHEAD)
     try:
         for tagged in scanner.scan_batches():
             batch = tagged.record_batch
@@ -483,7 +485,7 @@ def _connect(path: str, sql: str | None, encoding: str):
             raise InputError(path, None, "the address names no query or table",
                              "add ?query=SELECT … or ?table=NAME, or pass --sql")
         return _database(duckdb, database), sql, duckdb
-    if os.path.isfile(path) and kind_of(path) not in ("parquet",) and _is_duckdb_file(path):
+    if os.path.isfile(path) and kind_of(path) not in ("parquet",) and is_duckdb_file(path):
         if not sql:
             raise InputError(path, None, "a DuckDB database needs a query", "pass sql= (CLI: --sql 'SELECT …')")
         return _database(duckdb, path), sql, duckdb
@@ -502,9 +504,13 @@ def _connect(path: str, sql: str | None, encoding: str):
     return connection, sql or "SELECT * FROM battles", duckdb
 
 
-def _is_duckdb_file(path: str) -> bool:
-    with open(path, "rb") as handle:
-        return handle.read(12)[8:12] == b"DUCK"
+def is_duckdb_file(path) -> bool:
+    """Whether ``path`` is a DuckDB database (its header carries the magic bytes DUCK at 8)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(12)[8:12] == b"DUCK"
+    except OSError:
+        return False
 
 
 def _database(duckdb, database: str):
@@ -533,7 +539,7 @@ def _read_duckdb(path, sql, columns, extra, table, keep, encoding, batch_rows) -
         else:
             total = "COUNT(*) AS weight, false AS bad_weight"
         grouped = connection.sql(f"SELECT {select}, {total}, COUNT(*) AS rows FROM ({sql}) AS source GROUP BY ALL")
-        reader = grouped.fetch_record_batch(batch_rows)
+        reader = (getattr(grouped, "to_arrow_reader", None) or grouped.fetch_record_batch)(batch_rows)  # duckdb 2 / 1
         reducer = Reducer(path, table)
         mapping_weight = mapping.get("weight")
         mapping = {k: k for k in [*keys, "weight"]}

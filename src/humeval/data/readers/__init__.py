@@ -66,8 +66,8 @@ def read(path, format: str | None = None, **options) -> Judgments:
     A directory or glob of Parquet/CSV files, a ``duckdb://`` address or ``sql=`` is streamed
     to weighted distinct comparisons (``humeval.data.stream.read_dataset``, its options too).
     """
-    from humeval.data.stream import is_dataset, read_dataset
-    if is_dataset(path) or options.get("sql") is not None:  # a directory, glob or DuckDB: streamed to counts
+    from humeval.data.stream import is_dataset, is_duckdb_file, read_dataset
+    if is_dataset(path) or is_duckdb_file(path) or {"sql", "engine", "keep"} & set(options):  # streamed to counts
         return read_dataset(path, format, **options)
     guessed = None
     if format is None:

@@ -103,7 +103,17 @@ def _da_campaign(directory: Path):
                              "--quiet"], catch_exceptions=False)
 
 
-GENERATED = {"ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
+def _battles(directory: Path):
+    """battles/: 200,000 simulated arena battles as hive-partitioned Parquet, by the README's
+    generator (benchmarks/make_battles.py), for the "At scale" examples."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("make_battles", README.parent / "benchmarks" / "make_battles.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.write_battles(directory / "battles", 200_000, n_systems=20, n_judges=50)
+
+
+GENERATED = {"battles/": _battles, "ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
 
 # Examples that cannot run here, with the reason. Keep this list short.
 NO_OUTPUTS = ("WMT10's system outputs and reference (outputs/cz-en/, newstest2010.ref.en) are not in the shared data; "

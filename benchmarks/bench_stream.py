@@ -34,9 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_battles import size_of, write_battles  # noqa: E402
 
 CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 mode, directory, extra = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-rss = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def rss():  # this process's peak (VmHWM: ru_maxrss would carry the parent's peak over exec)
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM")) / 1024
 out = {}
 if mode in ("humeval", "humeval-duckdb"):
     from humeval.data import read
@@ -58,7 +60,9 @@ elif mode == "duckdb":
     import duckdb
     out["baseline_mb"] = rss()
     start = time.perf_counter()
-    rows = duckdb.sql(f"SELECT model_a, model_b, winner, COUNT(*) AS n FROM read_parquet("
+    connection = duckdb.connect()
+    connection.execute("SET enable_progress_bar = false")
+    rows = connection.sql(f"SELECT model_a, model_b, winner, COUNT(*) AS n FROM read_parquet("
                       f"'{directory}/*/*.parquet', hive_partitioning = true) GROUP BY ALL").fetchall()
     out["read_s"] = time.perf_counter() - start
     out["rows"], out["cells"] = sum(r[-1] for r in rows), len(rows)

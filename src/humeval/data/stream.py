@@ -490,7 +490,7 @@ def _connect(path: str, sql: str | None, encoding: str):
             raise InputError(path, None, "a DuckDB database needs a query", "pass sql= (CLI: --sql 'SELECT …')")
         return _database(duckdb, path), sql, duckdb
     files, kind, base = dataset_files(path) if is_dataset(path) else ([path], kind_of(path), os.path.dirname(path))
-    connection = duckdb.connect()
+    connection = _quiet(duckdb.connect())
     listed = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
     if kind == "parquet":
         source = f"read_parquet({listed}, hive_partitioning = true)"
@@ -513,11 +513,17 @@ def is_duckdb_file(path) -> bool:
         return False
 
 
+def _quiet(connection):
+    """No progress bar: DuckDB draws one on stdout for long queries otherwise."""
+    connection.execute("SET enable_progress_bar = false")
+    return connection
+
+
 def _database(duckdb, database: str):
     if not os.path.isfile(database):
         raise InputError(database, None, "no such DuckDB database", "check the path")
     try:
-        return duckdb.connect(database, read_only=True)
+        return _quiet(duckdb.connect(database, read_only=True))
     except duckdb.Error as error:
         raise InputError(database, None, f"cannot be opened as a DuckDB database ({shown(error)})",
                          "check the file") from None

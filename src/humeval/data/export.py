@@ -14,10 +14,12 @@ SUFFIXES = (".parquet", ".csv", ".tsv", ".jsonl")
 
 def pairwise_frame(comparisons: Comparisons) -> pd.DataFrame:
     """The layout ``read_pairwise`` recognises: track, item, judge, group, system_a, system_b,
-    outcome (0 tie, 1 system_a preferred, 2 system_b preferred)."""
+    outcome (0 tie, 1 system_a preferred, 2 system_b preferred); and ``weight`` when a
+    comparison counts other than once (a streamed dataset's rows stand for many)."""
     df = comparisons.to_pandas()
     df = df.rename(columns={"a": "system_a", "b": "system_b"})
-    return df[["track", "item", "judge", "group", "system_a", "system_b", "outcome"]]
+    return df[["track", "item", "judge", "group", "system_a", "system_b", "outcome",
+               *(["weight"] if comparisons.weighted else [])]]
 
 
 def frame(table: Table) -> pd.DataFrame:

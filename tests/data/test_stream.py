@@ -288,3 +288,11 @@ def test_materialising_is_announced_on_the_command_line(data, tmp_path):
     assert result.exit_code == 0, result.output
     assert "warning: AdjustedUniform fits on single comparisons" in " ".join(result.output.split())
     assert os.path.exists(tmp_path / "flat")
+
+
+def test_convert_keeps_the_weights(data, tmp_path):
+    root, _ = data
+    result = CliRunner().invoke(cli, ["convert", str(root / "hive"), str(tmp_path / "counts.parquet"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    written = pd.read_parquet(tmp_path / "counts.parquet")
+    assert written["weight"].sum() == N and len(written) == len(read(root / "hive").comparisons)

@@ -51,7 +51,7 @@ BOTHBAD = frozenset({"tie (bothbad)", "both_bad", "bothbad"})  # the arenas' "bo
 UNITS = ("judge", "item", "group")  # the columns a bootstrap resamples by, kept only on request
 EXTRA_KEYS = ("weight", "category")  # column keys beyond the pairwise reader's
 ENGINES = ("auto", "arrow", "duckdb")
-MERGE_ROWS = 1 << 22  # partial tables are merged when they add up to more rows than this
+MERGE_ROWS = 1 << 18  # partial tables are merged when they add up to more rows than this (a few MB)
 READAHEAD = 4  # batches and files read ahead: memory stays a few batches, whatever the dataset
 
 

@@ -296,3 +296,24 @@ def test_convert_keeps_the_weights(data, tmp_path):
     assert result.exit_code == 0, result.output
     written = pd.read_parquet(tmp_path / "counts.parquet")
     assert written["weight"].sum() == N and len(written) == len(read(root / "hive").comparisons)
+
+
+def test_humeval_layout_with_tracks_and_groups(tmp_path):
+    """What `humeval convert` writes (track, item, judge, group, system_a, system_b, outcome),
+    split into two CSV files: per track the same counts, and the kept groups are the ranking ids."""
+    from humeval.data.export import pairwise_frame, write
+    from humeval.simulate import simulate_competition
+    rows = simulate_competition(n_systems=5, n_items=40, n_judges=4, n_judgments=300, random_state=2).comparisons
+    frame = pairwise_frame(rows).assign(track=np.where(np.arange(len(rows)) % 3 == 0, "de-en", "fr-en"))
+    (tmp_path / "d").mkdir()
+    write(frame.iloc[:200], tmp_path / "d" / "a.csv")
+    write(frame.iloc[200:], tmp_path / "d" / "b.csv")
+    write(frame, tmp_path / "all.csv")
+    whole = read(tmp_path / "all.csv").comparisons.by_track()
+    for options in ({}, {"engine": "duckdb"}):
+        streamed = read(tmp_path / "d", keep=("group",), **options).comparisons
+        parts = streamed.by_track()
+        assert sorted(parts) == ["de-en", "fr-en"]
+        for track, part in parts.items():
+            np.testing.assert_array_equal(pair_counts(part), pair_counts(whole[track]))
+            assert set(part.group) == set(whole[track].group)

@@ -65,7 +65,7 @@ def main():
     small_theirs, rho_theirs = theirs(args.peer_rows)
     big_ours, rho_ours = ours(args.rows)
     scaled = small_theirs * args.rows / args.peer_rows
-    print(f"Crowd-BT, 40 systems, 400 judges (10 % adversarial, 10 % random)")
+    print("Crowd-BT, 40 systems, 400 judges (10 % adversarial, 10 % random)")
     print(f"on {args.peer_rows:,} rows: humeval {small_ours:.2f} s (Spearman {rho_ours_small:.3f}), crowd-kit "
           f"NoisyBradleyTerry {small_theirs:.1f} s (Spearman {rho_theirs:.3f})   {small_theirs / small_ours:.0f}x")
     print(f"on {args.rows:,} rows: humeval {big_ours:.2f} s (Spearman {rho_ours:.3f}); crowd-kit scaled linearly "

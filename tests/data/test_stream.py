@@ -199,8 +199,10 @@ def test_errors_name_the_file_and_the_row(data, tmp_path):
     pacsv.write_csv(bad, tmp_path / "d" / "c.csv")
     with pytest.raises(InputError, match="the files mix csv and parquet"):
         read(tmp_path / "d")
-    with pytest.raises(InputError, match="covariates make every comparison distinct"):
+    with pytest.raises(InputError, match=r"covariates \(style control\) make every comparison distinct"):
         read(root / "flat", covariates=["length"])
+    with pytest.raises(InputError, match=r"covariates \(style control\) make every comparison distinct"):
+        read(root / "flat", style=True)
     with pytest.raises(InputError, match="the unit columns are judge, item, group"):
         read(root / "flat", keep=("session",))
     with pytest.raises(InputError, match="format mqm cannot be streamed"):
@@ -291,11 +293,18 @@ def test_materialising_is_announced_on_the_command_line(data, tmp_path):
 
 
 def test_convert_keeps_the_weights(data, tmp_path):
-    root, _ = data
+    """The counts written by convert (humeval's layout with weight and bothbad) stream back, and
+    read in memory, to the same counts."""
+    root, rows = data
     result = CliRunner().invoke(cli, ["convert", str(root / "hive"), str(tmp_path / "counts.parquet"), "--quiet"])
     assert result.exit_code == 0, result.output
     written = pd.read_parquet(tmp_path / "counts.parquet")
     assert written["weight"].sum() == N and len(written) == len(read(root / "hive").comparisons)
+    (tmp_path / "again").mkdir()
+    (tmp_path / "counts.parquet").rename(tmp_path / "again" / "counts.parquet")
+    for again in (read(tmp_path / "again").comparisons, read(tmp_path / "again" / "counts.parquet").comparisons):
+        np.testing.assert_array_equal(pair_counts(again), pair_counts(rows))
+        assert again.weight[again.bothbad].sum() == _bothbad(root).sum()
 
 
 def test_humeval_layout_with_tracks_and_groups(tmp_path):

@@ -9,7 +9,6 @@ ad-good-raw.csv (rows mixing tabs and spaces); DA segment files as WMT17–19 DA
 (``LP DATA SYSTEM SID HUMAN``) and WMT20–21 ad-seg-scores-xx-yy.csv (``SYS SID RAW.SCR Z.SCR N``).
 """
 
-import numpy as np
 import pytest
 
 import humeval
@@ -260,3 +259,17 @@ def test_wmt07_nist_score_must_be_a_finite_number(tmp_path, value):
     path.write_text(WMT08_HEADER + f"\nWMT07 News,NIST,14,9,50,cu-bojar,4,{value},uedin,3,2\n")
     with pytest.raises(humeval.InputError, match=f"w.csv:2: SCORE_0_B is '{value}', expected a number or empty"):
         read_wmt_legacy(path)
+
+
+def test_a_file_of_z_scores_is_ranked_under_a_z_column_not_raw(tmp_path):
+    # WMT20's ad-seg file holds z-scores (Z.SCR): the mean the ranking shows is a mean of z
+    from humeval.ratings import rank_ratings
+
+    ad = tmp_path / "ad-seg-scores-de-en.csv"
+    rows = ["SYS SID RAW.SCR Z.SCR N "] + [f"{s} {i} 50 {z} 1 " for i in range(1, 4)
+                                          for s, z in (("A", 0.5), ("B", -0.25))]
+    ad.write_text("\n".join(rows) + "\n")
+    ratings = read_wmt_da_seg(ad).ratings
+    result = rank_ratings(ratings, model="raw")
+    assert result.score == "z" and "raw" not in result.table.columns
+    assert result.table["z"].tolist() == [0.5, -0.25]

@@ -1,7 +1,6 @@
 import json
 
 import numpy as np
-import pandas as pd
 import pytest
 from click.testing import CliRunner
 from conftest import shared_file
@@ -9,7 +8,7 @@ from conftest import shared_file
 from humeval.cli import cli
 from humeval.data.readers.hmeant import read_wmt13
 from humeval.errors import InputError
-from humeval.metrics.hmeant import (Annotation, AnnotationSet, Frame, Role, Side, Weights, alignment_agreement,
+from humeval.metrics.hmeant import (Annotation, Frame, Role, Side, Weights, alignment_agreement,
                                     frame_statistics, frequency_weights, hmeant, read_json, score_agreement,
                                     tune_weights, uniform_weights, weights_table, write_json)
 from humeval.simulate.hmeant import simulate_hmeant

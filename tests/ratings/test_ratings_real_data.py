@@ -42,7 +42,7 @@ def test_wmt20_system_raw_and_z_equal_the_official_file(wmt20):
     assert len(official) == 13 and set(raw.index) == set(official.index) == set(z.index)
     for system, row in official.iterrows():
         assert raw.loc[system, "raw"] == pytest.approx(row["RAW.SCR"], abs=1e-12)
-        assert z.loc[system, "raw"] == pytest.approx(row["Z.SCR"], abs=1e-12)  # the file's z, averaged
+        assert z.loc[system, "z"] == pytest.approx(row["Z.SCR"], abs=1e-12)  # the file's z, averaged
         assert z.loc[system, "segments"] == row["N"]
 
 

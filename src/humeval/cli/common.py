@@ -389,6 +389,39 @@ def read_options(f):
     return f
 
 
+BOTH_BAD = ("tie", "loss", "drop")  # humeval.ranking.boards.POLICIES (not imported: the CLI starts faster)
+
+
+def arena_options(f):
+    """Arena columns of a pairwise file (``humeval.data.readers.arena``): --covariates,
+    --style-control, --weight, --category, and --both-bad (what a "tie (bothbad)" counts as)."""
+    for option in reversed([
+        click.option("--covariates", default=None, metavar="COL,…",
+                     help="Numeric columns fitted jointly with the abilities (style control): each COL holds a "
+                          "feature difference a − b; COL_A/COL_B takes the difference of two columns; nested "
+                          "fields are named with dots (conv_metadata.sum_assistant_a_tokens)."),
+        click.option("--style-control", is_flag=True,
+                     help="FastChat's style covariates from an arena file's conv_metadata: length, headers, lists, "
+                          "bold, each (a − b)/(a + b + 1), fitted per RMS unit (not centred: 0 = no style difference)."),
+        click.option("--weight", "weight_column", default=None, metavar="COL",
+                     help="A column of battle weights (finite, ≥ 0; empty cells and 0 are skipped and counted)."),
+        click.option("--category", "category_column", default=None, metavar="COL",
+                     help="A label column (category, language, …) read as the comparisons' category."),
+        click.option("--both-bad", type=click.Choice(BOTH_BAD), default="tie", show_default=True,
+                     help="What an arena's 'tie (bothbad)' counts as: a tie, a loss for both against an anchor "
+                          "system '(both bad)', or nothing (drop)."),
+    ]):
+        f = option(f)
+    return f
+
+
+def arena_reader(covariates=None, style_control=False, weight_column=None, category_column=None) -> dict:
+    """The reader options (``load(reader=…)``) of the arena options that were given."""
+    options = {"covariates": covariates, "style": style_control or None, "weight": weight_column,
+               "category": category_column}
+    return {k: v for k, v in options.items() if v}
+
+
 def common_options(f):
     f = click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors (and --json output).")(f)
     return click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")(f)
@@ -438,16 +471,20 @@ def needs(ctx: click.Context, given: dict[str, str], condition: bool, reason: st
 
 
 def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), quiet=False, salt=None,
-         drop_file=None, controls=False):
+         drop_file=None, controls=False, reader=None):
     """Read ``path`` with the reading options; pseudonymise people when ``salt`` is not None
     (--anonymize); leave out the judges listed in ``drop_file`` (--drop-judges); with ``controls``,
-    keep quality-control rows (degraded references, repeats) where the format's reader can."""
+    keep quality-control rows (degraded references, repeats) where the format's reader can;
+    ``reader`` holds further options of the format's reader (the arena columns, ``arena_reader``).
+    A directory, glob, DuckDB database or --sql is streamed to weighted counts, keeping the
+    unit columns --keep names and the one rank --by resamples."""
     from humeval.data.stream import is_dataset, is_duckdb_file
     ctx = click.get_current_context(silent=True)
     meta = ctx.meta if ctx is not None else {}
     streamed = is_dataset(path) or is_duckdb_file(path) or meta.get("humeval.read.sql") is not None
     options = {"controls": True} if controls and not streamed and reads_controls(path, fmt, encoding) else {}
-    if streamed:  # a dataset is reduced to counts: keep the units the bootstrap resamples by
+    options.update(reader or {})
+    if streamed:
         options["sql"] = meta.get("humeval.read.sql")
         by = {"judge": "judge", "segment": "item", "ranking": "group"}.get(ctx.params.get("by") if ctx else None)
         keep = set(meta.get("humeval.read.keep") or ()) | ({by} if by else set())
@@ -568,10 +605,18 @@ def print_report(report):
     out.print(f"[bold]{escape(shown(report.path))}[/]: {report.rows:,} rows read as {escape(report.format)}")
     for note in report.notes:
         out.print(f"  {escape(shown(note))}")
+    for line in skip_lines(report):
+        out.print(f"  {line}")
+
+
+def skip_lines(report) -> list[str]:
+    """One rich line per reason a reader skipped rows: how many, and where some were."""
+    lines = []
     for reason, n in report.skipped.items():
-        lines = report.examples.get(reason)
-        at = f" (e.g. {getattr(report, 'unit', 'line')} {', '.join(map(str, lines))})" if lines else ""
-        out.print(f"  [yellow]skipped {n:,} {escape(shown(reason))}{at}[/]")
+        where = report.examples.get(reason)
+        at = f" (e.g. {getattr(report, 'unit', 'line')} {', '.join(map(str, where))})" if where else ""
+        lines.append(f"[yellow]skipped {n:,} {escape(shown(reason))}{at}[/]")
+    return lines
 
 
 def jsonable(df: pd.DataFrame) -> list[dict]:

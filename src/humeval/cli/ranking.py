@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
@@ -20,6 +21,8 @@ from humeval.cli.common import (
     ParamGrid,
     Resamples,
     anonymize_options,
+    arena_options,
+    arena_reader,
     common_options,
     comparisons_of,
     count,
@@ -36,10 +39,14 @@ from humeval.cli.common import (
     pseudonym_salt,
     read_options,
     render,
+    skip_lines,
 )
 from humeval.cli.ratings import NOT_YET, rank_ratings_command, ratings_options
 from humeval.data.export import write
 from humeval.errors import DisconnectedError
+
+INTERVALS = ("bootstrap", "fisher", "sandwich")
+CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CLUSTER_COLUMNS (not imported: startup)
 
 
 @click.command()
@@ -70,6 +77,19 @@ from humeval.errors import DisconnectedError
 @click.option("--keep-shared-outputs", is_flag=True,
               help="Systems that shared one displayed output tie with each other (as WMT15-16 counted them) "
                    "instead of not being compared.")
+@click.option("--intervals", type=click.Choice(INTERVALS), default=None,
+              help="Score intervals: bootstrap (the --bootstrap resamples), or analytic ones from the fitted Bradley–"
+                   "Terry family model (bt, davidson, rao-kupper): fisher (inverse information) or sandwich (robust; "
+                   "with --cluster, to judgments clustered by judge or prompt); analytic ones come with simultaneous "
+                   "intervals (sim_lower, sim_upper: all systems at once).")
+@click.option("--cluster", type=click.Choice(CLUSTERS), default=None,
+              help="With --intervals sandwich: the comparisons of one judge (item, group, category) may be correlated.")
+@click.option("--board-by", metavar="COLUMN", default=None,
+              help="One board per value of COLUMN besides the overall one, with each system's rank change against "
+                   "the overall board: judge, track, item, group, category (the --category column, else a column "
+                   "named category) or any label column of a pairwise file (language, category_tag.math_v0.1.math). "
+                   "(--by is taken: it names what the bootstrap resamples.)")
+@arena_options
 @l2_option
 @drop_option
 @anonymize_options
@@ -77,7 +97,8 @@ from humeval.errors import DisconnectedError
 @common_options
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
          plot, heatmap, jobs, random_state, l2, chains, order, keep_shared_outputs, drop_file, anon, salt,
-         quiet, as_json, **ratings_kw):
+         quiet, as_json, intervals, cluster, board_by, covariates, style_control, weight_column, category_column,
+         both_bad, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -92,23 +113,36 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
       humeval rank data_RNK.csv --track Czech-English --model irt-gaussian --plot cz.png
       humeval rank sample-fr-en-train.csv -m trueskill --bootstrap 1000 --clusters --out wmt.csv
       humeval rank data_RNK.csv --track Czech-English --model all
+      humeval rank data_RNK.csv --track Czech-English -m bt --board-by judge
     """
     from rich.progress import Progress
 
     from humeval.experiments import bootstrap, wmt_view
+    from humeval.ranking.boards import ANCHOR, drop_system, set_anchor_aside
     from humeval.ratings import MODELS as RATINGS_MODELS
     from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
     # pairwise model names are checked before the (possibly long) read; ratings models once the file shows ratings
     models = None if model_names in RATINGS_MODELS + NOT_YET else models_named(model_names, random_state, l2)
+    ctx = click.get_current_context()
+    analytic = check_interval_options(ctx, intervals, cluster, n_boot)
     if models:
-        check_rank_options(click.get_current_context(), models, n_boot, plot, heatmap)
+        check_rank_options(ctx, models, n_boot, plot, heatmap, analytic)
+        check_analytic(models, analytic, style_control)
+    board_by, category_column = board_column(board_by, category_column)
+    if board_by and models:
+        check_board_options(models, plot, heatmap, clusters)
+    reader = arena_reader(covariates, style_control, weight_column, category_column)
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, pseudonym_salt(anon, salt),
-                     drop_file)
+                     drop_file, reader=reader)
     if judgments.comparisons is None and judgments.ratings is not None:  # DA, ESA, MQM: WMT's procedure
+        if board_by:
+            raise click.BadParameter("boards are built from pairwise comparisons; this file holds ratings",
+                                     param_hint="--board-by")
         return rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
                                     random_state, quiet, as_json, **ratings_kw)
     if not models:
         models = models_named(model_names, random_state, l2)  # a ratings model name on comparisons: the error
+        check_analytic(models, analytic, style_control)
     for model in models.values():
         if hasattr(model, "chains"):
             model.chains = chains
@@ -130,8 +164,19 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             raise click.BadParameter("applies to rankings; this file holds none", param_hint="--keep-shared-outputs")
         judgments.expand(keep_shared_outputs=True)
     comparisons = comparisons_of(judgments, file)
-    results, notes = {}, {}
+    if reader and not (quiet or as_json):  # the arena columns' skips (empty weights, missing covariates)
+        for line in skip_lines(judgments.report):
+            err.print(line)
+    check_covariates(models, comparisons)
+    if board_by:
+        return rank_boards(file, comparisons, models, board_by, both_bad, n_boot, by, confidence, jobs, random_state,
+                           out_file, quiet, as_json, analytic, cluster)
+    results, notes, coefficients = {}, {}, {}
     parts = comparisons.by_track()
+    policy_notes = {}
+    for track, part in list(parts.items()):
+        part, policy_notes[track] = apply_both_bad(part, both_bad, file, track)
+        parts[track] = part
     for track, part in parts.items():
         suffix = (lambda p: Path(p).with_stem(f"{Path(p).stem}.{track}")) if len(parts) > 1 else Path
         try:
@@ -140,13 +185,13 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         except ValueError as error:  # e.g. a disconnected comparison graph with --l2 0
             raise InputError(file, None, f"{track}: {error}", "see the message") from None
         first = next(iter(fitted.values()))
-        flags = first.ranking().reindex(list(first.systems_))
+        flags = set_anchor_aside(first.ranking())[0]
         if n_boot:
             with Progress(console=err, disable=quiet or as_json, transient=True) as bar:
                 task = bar.add_task(f"{track}: {n_boot} resamples", total=n_boot)
                 result = bootstrap(first, part, n=n_boot, by=by, confidence=confidence, random_state=random_state,
                                    jobs=jobs, progress=lambda done, total: bar.update(task, completed=done))
-            table = result.table()
+            table = drop_system(result, ANCHOR).table()
             for column in ("component", "note"):
                 if column in flags:
                     table[column] = flags[column]
@@ -158,12 +203,16 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                 plot_bootstrap(table, suffix(plot), title=f"{track}: {first!r}, {n_boot} bootstrap resamples",
                                scale=result.scale)
         elif len(fitted) == 1:
-            table = first.ranking()
+            table, _ = set_anchor_aside(analytic_table(first, analytic, confidence, cluster, random_state)
+                                        if analytic else first.ranking())
             notes[track] = [f"scores: {first.scale_}"] if getattr(first, "scale_", None) else []
+            if analytic:
+                notes[track].append(analytic_note(analytic, confidence, cluster))
             if plot:
                 plot_abilities(table, suffix(plot), title=f"{track}: {first!r}")
         else:
             table = pd.DataFrame({name: m.ranking()["rank"] for name, m in fitted.items()})
+            table, _ = set_anchor_aside(table, tuple(fitted))
             table = table.loc[table.mean(axis=1).sort_values(kind="stable").index]
             table.index.name = "system"
             for column in ("component", "note"):
@@ -171,6 +220,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                     table[column] = flags[column]
             notes[track] = []
         notes[track].append(group_note(first))
+        notes[track].append(policy_notes[track])
+        notes[track].append(set_anchor_aside(first.ranking())[1])
         if "note" in flags:
             notes[track].append("note: scores of systems that never lost or never won rest on the prior (Bradley–"
                                 "Terry family) or on the model's assumptions; their intervals are wide")
@@ -185,11 +236,16 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                                 + (" — " + ", ".join(f"{j} ({f}, η = {r:.2f})" for j, (n, r, f)
                                                     in suspects.head(10).iterrows()) if len(suspects) else ""))
         results[track] = table
+        if comparisons.covariate_names:
+            coefficients[track] = coefficient_table(first, analytic, confidence, cluster)
     if out_file:
         frames = [t.reset_index().assign(track=name) for name, t in results.items()]
         write(pd.concat(frames, ignore_index=True), out_file)
     if as_json:
-        click.echo(json.dumps({t: jsonable(df) for t, df in results.items()}, indent=2))
+        shown = {t: jsonable(df) for t, df in results.items()}
+        if coefficients:
+            shown["(coefficients)"] = {t: jsonable(df) for t, df in coefficients.items()}
+        click.echo(json.dumps(shown, indent=2))
     elif not quiet:
         for track, table in results.items():
             what = next(iter(models)) if len(models) == 1 else "rank by model"
@@ -200,14 +256,18 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                 if note:
                     out.print(f"  {note}")
             out.print()
+            if track in coefficients:
+                print_coefficients(coefficients[track], track)
 
 
-def check_rank_options(ctx, models, n_boot, plot, heatmap):
+def check_rank_options(ctx, models, n_boot, plot, heatmap, analytic=None):
     """Refuse option combinations that would do nothing (or something else than asked)."""
     if n_boot and len(models) > 1:
         raise click.BadParameter("bootstrap one model at a time", param_hint="--model")
-    needs(ctx, {"clusters": "--clusters", "by": "--by", "confidence": "--confidence"}, n_boot > 0,
-          "without --bootstrap (clusters, intervals and rank ranges come from the resamples)")
+    needs(ctx, {"clusters": "--clusters", "by": "--by"}, n_boot > 0,
+          "without --bootstrap (clusters and rank ranges come from the resamples)")
+    needs(ctx, {"confidence": "--confidence"}, n_boot > 0 or analytic is not None,
+          "without --bootstrap or analytic --intervals (it is the coverage of their intervals)")
     needs(ctx, {"jobs": "--jobs"}, n_boot > 0, "without --bootstrap (only the resamples run in parallel)", warn=True)
     if len(models) > 1 and (plot or heatmap):
         raise click.UsageError(f"{'--plot' if plot else '--heatmap'} draws one model; {len(models)} were given "
@@ -217,6 +277,178 @@ def check_rank_options(ctx, models, n_boot, plot, heatmap):
         if not hasattr(model, "predict_proba"):
             raise click.UsageError(f"--heatmap draws a preference distribution, and {name} is a heuristic without "
                                    "one: use a model such as bt, trueskill or irt-gaussian")
+
+
+def check_interval_options(ctx, intervals, cluster, n_boot) -> str | None:
+    """The analytic kind asked for (fisher, sandwich) or None; refuses --intervals bootstrap
+    without resamples, analytic intervals beside a bootstrap, and --cluster without sandwich."""
+    if intervals == "bootstrap" and not n_boot:
+        raise click.UsageError("--intervals bootstrap needs --bootstrap N (the resamples), e.g. --bootstrap 1000")
+    if intervals in ("fisher", "sandwich") and n_boot:
+        raise click.UsageError(f"--intervals {intervals} and --bootstrap {n_boot} both give the intervals: pick one "
+                               "(--intervals bootstrap to keep the resamples)")
+    if cluster and intervals != "sandwich":
+        raise click.UsageError("--cluster applies to --intervals sandwich (the cluster-robust covariance)")
+    return intervals if intervals in ("fisher", "sandwich") else None
+
+
+def check_analytic(models, analytic, style_control):
+    """Analytic intervals and style control need the Bradley–Terry family (bt, davidson,
+    rao-kupper); style control standardises the covariates (``standardize``)."""
+    if analytic:
+        if len(models) > 1:
+            raise click.BadParameter("analytic intervals are for one model at a time", param_hint="--model")
+        unable = [name for name, m in models.items() if not hasattr(m, "intervals")]
+        if unable:
+            raise click.BadParameter(f"{', '.join(unable)} has no analytic intervals: use bt, davidson or rao-kupper, "
+                                     "or --bootstrap", param_hint="--intervals")
+    if style_control:
+        for model in models.values():
+            if "standardize" in model.get_params():
+                model.set_params(standardize=True)
+
+
+def analytic_table(model, kind, confidence, cluster, random_state) -> pd.DataFrame:
+    """Per system, best first: score, std, the pointwise interval (lower, upper) and the
+    simultaneous one (sim_lower, sim_upper) from the model's analytic covariance, and rank."""
+    pointwise = model.intervals(kind, confidence, clusters=cluster, random_state=random_state)
+    together = model.intervals(kind, confidence, simultaneous=True, clusters=cluster, random_state=random_state)
+    ranking = model.ranking()
+    table = pointwise.assign(sim_lower=together["lower"], sim_upper=together["upper"])
+    table = table.join(ranking[[c for c in ("rank", "component", "note") if c in ranking]])
+    return table.loc[ranking.index]
+
+
+def analytic_note(kind, confidence, cluster) -> str:
+    what = {"fisher": "inverse Fisher information", "sandwich": "sandwich (robust) covariance"}[kind]
+    by = f", clustered by {cluster}" if cluster else ""
+    return (f"{confidence:.0%} intervals from the {what}{by}; sim_lower/sim_upper hold for all systems at once "
+            "(max-|t|)")
+
+
+def coefficient_table(model, analytic, confidence, cluster) -> pd.DataFrame:
+    """The covariate coefficients (style control) with intervals: analytic, fisher unless the
+    sandwich was asked for."""
+    if not hasattr(model, "coefficients"):
+        return pd.DataFrame()
+    kind = analytic or "fisher"
+    return model.coefficients(kind, confidence, cluster if kind == "sandwich" else None)
+
+
+def print_coefficients(table: pd.DataFrame, track: str):
+    if table.empty:
+        return
+    out.print(render(table, f"{track}: covariate coefficients (log-odds per unit; standardised covariates: per RMS)"))
+    out.print("  the scores above hold the covariates at zero (no difference in style); a positive coefficient "
+              "means judges favour the side with more of it")
+    out.print()
+
+
+LABEL_BOARDS = ("judge", "track", "item", "group")  # Comparisons' own label columns; any other is read as category
+
+
+def board_column(board_by: str | None, category_column: str | None) -> tuple[str | None, str | None]:
+    """(the Comparisons column the boards split by, the file column to read as category): --board-by
+    judge/track/item/group use the table's own columns; any other name is a column of the file,
+    read as the category (``category`` itself: the --category column, else the file's "category")."""
+    if not board_by or board_by in LABEL_BOARDS:
+        return board_by, category_column
+    if category_column and board_by not in ("category", category_column):
+        raise click.UsageError(f"--board-by {board_by} and --category {category_column} name two columns: boards split "
+                               "by one (give --board-by category to split by the --category column)")
+    return "category", category_column or board_by
+
+
+def check_board_options(models, plot, heatmap, clusters):
+    """Boards show one model, as tables."""
+    if len(models) > 1:
+        raise click.BadParameter("boards are built with one model at a time", param_hint="--model")
+    for given, name in ((plot, "--plot"), (heatmap, "--heatmap"), (clusters, "--clusters")):
+        if given:
+            raise click.UsageError(f"{name} does not apply with --board-by (the boards are tables; --out writes them)")
+
+
+def check_covariates(models, comparisons):
+    """Covariates (--covariates, --style-control) need a model that fits them jointly: the
+    Bradley–Terry family (a ``covariates`` parameter)."""
+    if not comparisons.covariate_names:
+        return
+    unable = [name for name, m in models.items() if "covariates" not in m.get_params()]
+    if unable:
+        raise click.BadParameter(f"{', '.join(unable)} cannot fit covariates ({', '.join(comparisons.covariate_names)}):"
+                                 " style control needs bt, davidson or rao-kupper", param_hint="--model")
+
+
+def apply_both_bad(part, policy, file, track):
+    """One track's comparisons with both-bad ties counted by ``policy``, and the note saying how."""
+    from humeval.ranking.boards import both_bad
+    try:
+        return both_bad(part, policy)
+    except ValueError as error:
+        raise InputError(file, None, f"{track}: {error}", "see the message") from None
+
+
+def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confidence, jobs, random_state, out_file,
+                quiet, as_json, analytic=None, cluster=None):
+    """``rank --board-by``: per track (all tracks pooled when the boards are the tracks) the overall
+    board and one per value of ``board_by``, each with rank changes; bootstrap or analytic
+    intervals per board."""
+    from humeval.experiments import bootstrap
+    from humeval.ranking.boards import ANCHOR, drop_system, leaderboards
+    (name, model), = models.items()
+
+    def board_table(fitted, part):
+        if analytic:
+            return analytic_table(fitted, analytic, confidence, cluster, random_state)
+        if not n_boot:
+            return fitted.ranking()
+        result = bootstrap(fitted, part, n=n_boot, by=by, confidence=confidence, random_state=random_state,
+                           jobs=jobs)
+        return drop_system(result, ANCHOR).table()[["score", "lower", "upper", "rank_lo", "rank_hi"]]
+
+    parts = {"(all tracks)": comparisons} if board_by == "track" else comparisons.by_track()
+    frames, notes = [], {}
+    for track, part in parts.items():
+        part, policy_note = apply_both_bad(part, policy, file, track)
+        try:
+            with err.status(f"{track}: fitting {name} per board") if not (quiet or as_json) else nullcontext():
+                long, notes[track] = leaderboards(model, part, board_by, board_table)
+        except ValueError as error:
+            raise InputError(file, None, f"{track}: {error}", "see the message") from None
+        notes[track] = [policy_note, *notes[track]]
+        if n_boot:
+            notes[track].append(f"{n_boot} resamples of {by}s per board; {confidence:.0%} intervals")
+        if analytic:
+            notes[track].append(analytic_note(analytic, confidence, cluster) + " (per board)")
+        frames.append(long.assign(track=track))
+    table = pd.concat(frames, ignore_index=True)
+    if out_file:
+        write(table, out_file)
+    if as_json:
+        click.echo(json.dumps(jsonable(table.set_index("board")), indent=2))
+        return
+    if quiet:
+        return
+    for (track, board), shown in table.groupby(["track", "board"], sort=False):
+        shown = shown.set_index("system").drop(columns=["board", "track", "overall_rank"])
+        shown["rank_change"] = [_change(v) for v in shown["rank_change"]]
+        n = shown["comparisons"].sum() / 2
+        last = [c for c in ("comparisons", "component", "note") if c in shown]
+        shown = shown[[c for c in shown if c not in last] + last]
+        out.print(render(shown.rename(columns={"rank_change": "Δ rank"}),
+                         f"{track}: {name}, board {board} ({n:,.6g} comparisons)"))
+        out.print()
+    for track, lines in notes.items():
+        for note in lines:
+            if note:
+                out.print(f"  {note}")
+    out.print("  Δ rank = overall rank − rank on the board (+2: two places higher on this board than overall)")
+
+
+def _change(value) -> str:
+    if pd.isna(value):
+        return "-"
+    return f"+{value:g}" if value > 0 else ("0" if value == 0 else f"{value:g}")
 
 
 def _cluster_breaks(table: pd.DataFrame) -> tuple[int, ...]:

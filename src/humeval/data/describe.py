@@ -47,6 +47,8 @@ def _comparisons(judgments: Judgments) -> pd.DataFrame:
         rows.append({"track": name, **_comparisons_row(comparisons, extra, sum(skipped.values()))})
     if len(rows) > 1:
         total = {k: sum(r[k] for r in rows) for k in ("comparisons", "ties", "pairs skipped")}
+        if any("both-bad ties" in r for r in rows):
+            total["both-bad ties"] = sum(r.get("both-bad ties", 0) for r in rows)
         total["tie rate"] = total["ties"] / total["comparisons"] if total["comparisons"] else np.nan
         whole = judgments.comparisons.summary()
         total.update({k: whole.get(k, 0) for k in ("systems", "judges", "items")})
@@ -60,8 +62,10 @@ def _comparisons_row(c, extra, skipped) -> dict:
     s = c.summary()
     n = _whole(c.weight.sum()) if c.weighted else len(c)  # a streamed row stands for `weight` comparisons
     ties = _whole(c.weight[c.outcome == 0].sum()) if c.weighted else int((c.outcome == 0).sum())
+    bad = _whole(c.weight[c.bothbad].sum()) if c.weighted else int(c.bothbad.sum())
+    both = {"both-bad ties": bad} if c.bothbad.any() else {}  # arena: "tie (bothbad)"
     return {"systems": s.get("systems", 0), "judges": s.get("judges", 0), "items": s.get("items", 0),
-            **extra, "comparisons": n, "ties": ties, "tie rate": ties / n if n else np.nan,
+            **extra, "comparisons": n, "ties": ties, **both, "tie rate": ties / n if n else np.nan,
             "pairs skipped": skipped}
 
 

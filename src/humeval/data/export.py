@@ -14,12 +14,15 @@ SUFFIXES = (".parquet", ".csv", ".tsv", ".jsonl")
 
 def pairwise_frame(comparisons: Comparisons) -> pd.DataFrame:
     """The layout ``read_pairwise`` recognises: track, item, judge, group, system_a, system_b,
-    outcome (0 tie, 1 system_a preferred, 2 system_b preferred); and ``weight`` when a
-    comparison counts other than once (a streamed dataset's rows stand for many)."""
+    outcome (0 tie, 1 system_a preferred, 2 system_b preferred); then the arena columns the
+    table uses: bothbad (ties marked both bad), weight (when any is not 1), category, and one
+    column per covariate (by its name; read them back with ``covariates=``)."""
     df = comparisons.to_pandas()
     df = df.rename(columns={"a": "system_a", "b": "system_b"})
-    return df[["track", "item", "judge", "group", "system_a", "system_b", "outcome",
-               *(["weight"] if comparisons.weighted else [])]]
+    arena = [name for name, used in (("bothbad", comparisons.bothbad.any()), ("weight", comparisons.weighted),
+                                     ("category", (comparisons.category >= 0).any())) if used]
+    return df[["track", "item", "judge", "group", "system_a", "system_b", "outcome", *arena,
+               *comparisons.covariate_names]]
 
 
 def frame(table: Table) -> pd.DataFrame:

@@ -41,7 +41,7 @@ import pyarrow.dataset as ds
 from humeval.data.judgments import Judgments, ReadReport, nonempty
 from humeval.data.readers._arrow import kind_of
 from humeval.data.readers._io import shown
-from humeval.data.readers.pairwise import COLUMNS_FIX, _mapping, _outcome_table
+from humeval.data.readers.pairwise import COLUMNS_FIX, _mapping, _outcome_table, _own_layout
 from humeval.data.tables import Comparisons
 from humeval.errors import InputError
 
@@ -68,23 +68,27 @@ def is_dataset(path) -> bool:
 
 def read_dataset(path, format: str | None = None, columns: dict | None = None, outcomes: dict | None = None,
                  encoding: str = "utf-8", keep=(), sql: str | None = None, engine: str = "auto",
-                 batch_rows: int = BATCH_ROWS, covariates=None) -> Judgments:
+                 batch_rows: int = BATCH_ROWS, weight: str | None = None, category: str | None = None,
+                 covariates=None, style=False) -> Judgments:
     """Read a dataset of pairwise judgments as weighted distinct comparisons (see the module doc).
 
     ``path``: a directory of Parquet or CSV/TSV files (hive partitions ``key=value/`` become
     columns), a glob (``battles/**/*.parquet``), a DuckDB database file with ``sql``, or
     ``duckdb:///path.db?query=SELECT …`` (or ``?table=NAME``). ``sql`` on Parquet/CSV files runs
     on a view named ``battles`` over them. ``columns`` maps humeval's keys (the pairwise reader's,
-    plus ``weight`` and ``category``) to the data's columns; ``outcomes`` adds outcome labels.
+    plus ``weight`` and ``category``) to the data's columns; ``weight=``/``category=`` name
+    those columns as the pairwise reader's options do (humeval's own layout finds its ``weight``,
+    ``category`` and ``bothbad`` columns by name); ``outcomes`` adds outcome labels.
     ``keep`` names the unit columns (judge, item, group) to keep. ``engine``: ``arrow`` (record
     batches), ``duckdb`` (its GROUP BY), or ``auto`` (DuckDB for SQL and ``duckdb://``, arrow
     otherwise)."""
     if format not in (None, "pairwise"):
         raise InputError(path, None, f"format {format} cannot be streamed: a dataset is read as pairwise judgments",
                          "read the files one by one, or drop --format")
-    if covariates:
-        raise InputError(path, None, "covariates make every comparison distinct, so they cannot be reduced to "
-                         "counts while streaming", "read the files in memory (one file at a time) for covariates")
+    if covariates or style:
+        raise InputError(path, None, "covariates (style control) make every comparison distinct, so they cannot "
+                         "be reduced to counts while streaming", "read the files in memory (one file at a time) "
+                         "for covariates")
     if engine not in ENGINES:
         raise InputError(path, None, f"unknown engine {engine!r}", f"use one of {', '.join(ENGINES)}")
     keep = tuple(keep or ())
@@ -93,6 +97,7 @@ def read_dataset(path, format: str | None = None, columns: dict | None = None, o
         raise InputError(path, None, f"keep= names {', '.join(wrong)}", f"the unit columns are {', '.join(UNITS)}")
     columns = dict(columns or {})
     extra = {k: columns.pop(k) for k in EXTRA_KEYS if k in columns}
+    extra.update({k: v for k, v in (("weight", weight), ("category", category)) if v})
     table = _outcome_table(outcomes, path)
     text = str(path)
     if text.startswith(SCHEME) or sql is not None or engine == "duckdb":
@@ -185,6 +190,8 @@ def _full_mapping(names: list[str], columns: dict, extra: dict, keep: tuple, pat
         raise InputError(path, 1, f"columns= names {shown(', '.join(absent))}, not in the data "
                          f"(columns: {shown(', '.join(names))})", COLUMNS_FIX)
     mapping = {**_mapping(names, columns, path), **extra}
+    if _own_layout(mapping):  # what humeval convert writes: its arena columns too
+        mapping.update({k: k for k in ("weight", "category", "bothbad") if k in names and k not in mapping})
     missing = [u for u in keep if u not in mapping]
     if missing:
         raise InputError(path, None, f"asked to keep {', '.join(missing)} but the data has no such column "
@@ -275,7 +282,8 @@ class Reducer:
             return
         self.rows += n if rows is None else int(rows.sum())
         column = lambda key: batch.column(batch.schema.get_field_index(mapping[key]))
-        keys = [k for k in ("a", "b", "outcome", "track", "category", "judge", "item", "group") if k in mapping]
+        keys = [k for k in ("a", "b", "outcome", "bothbad", "track", "category", "judge", "item", "group")
+                if k in mapping]
         local = {k: local_codes(column(k)) for k in keys}
         weight = _weights(column("weight"), self.path, place) if "weight" in mapping else None
         if weight is None:
@@ -288,7 +296,10 @@ class Reducer:
         a, b = lookup[0][cells["a"]], lookup[1][cells["b"]]
         code, bad = self._outcomes(local["outcome"], place)
         outcome = code[cells["outcome"]]
-        cols = {"a": a, "b": b, "outcome": outcome * 2 + bad[cells["outcome"]]}
+        bad = bad[cells["outcome"]]
+        if "bothbad" in local:  # humeval's own layout: a flag column beside outcome 0
+            bad = bad | (_flags(local["bothbad"][1])[cells["bothbad"]] & (outcome == 0))
+        cols = {"a": a, "b": b, "outcome": outcome * 2 + bad}
         for key in ("track", "category", "judge", "item"):
             if key in local:
                 cols[key] = self.labels[key].lookup(local[key][1])[cells[key]]
@@ -436,6 +447,12 @@ def _weights(column: pa.Array, path: str, place) -> np.ndarray:
                          f"weight '{shown(raw)}' is not a number ≥ 0{f' (row {at})' if unit == 'row' else ''}",
                          "fix the weight, or map another column as weight")
     return values
+
+
+def _flags(dictionary: pa.Array) -> np.ndarray:
+    """A both-bad flag column's dictionary as 0/1 (true, 1, yes count; the null slot is 0)."""
+    labels = dictionary.cast(pa.string()).to_pylist()
+    return np.array([str(x).strip().lower() in ("true", "1", "1.0", "yes") for x in labels] + [False], dtype=np.int64)
 
 
 def _group_ids(dictionary: pa.Array, path: str, place) -> np.ndarray:

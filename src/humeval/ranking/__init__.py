@@ -7,6 +7,7 @@ from humeval.ranking.grm import GRM
 from humeval.ranking.feedback_arc import MinimumFeedbackArc
 from humeval.ranking.heuristics import Bojar, ExpectedWins, MonteCarloPlayoffs, MostProbableRanking, OrigWMT
 from humeval.ranking.irt import IRTCategorical, IRTGaussian
+from humeval.ranking.plackett_luce import PlackettLuce
 from humeval.ranking.preference import AdjustedUniform, IndependentPairs, IndependentStudents, Uniform
 from humeval.ranking.trueskill import Elo, TrueSkill
 from humeval.ranking.two_stage import TwoStage
@@ -16,6 +17,7 @@ MODELS = {
     "independent-students": IndependentStudents, "irt-gaussian": IRTGaussian, "irt-categorical": IRTCategorical,
     "trueskill": TrueSkill, "bt": BradleyTerry, "davidson": Davidson, "rao-kupper": RaoKupper, "elo": Elo,
     "crowd-bt": CrowdBT,
+    "plackett-luce": PlackettLuce,
     "orig-wmt": OrigWMT, "bojar": Bojar, "expected-wins": ExpectedWins, "feedback-arc": MinimumFeedbackArc,
     "most-probable-ranking": MostProbableRanking, "mc-playoffs": MonteCarloPlayoffs,
 }
@@ -23,6 +25,7 @@ HOPKINS_MAY = ("uniform", "adjusted-uniform", "independent-pairs", "independent-
                "independent-students:arithmetic", "independent-students:geometric", "irt-gaussian",
                "irt-categorical")
 PREFERENCE_MODELS = HOPKINS_MAY + ("trueskill", "bt", "davidson", "rao-kupper", "elo", "crowd-bt")
+PREFERENCE_MODELS += ("plackett-luce",)
 HEURISTICS = ("orig-wmt", "bojar", "expected-wins", "feedback-arc", "most-probable-ranking", "mc-playoffs")
 
 
@@ -50,4 +53,4 @@ __all__ = ["HEURISTICS", "HOPKINS_MAY", "MODELS", "PREFERENCE_MODELS", "make_mod
            "TrueSkill", "clone", "spawn_seeds",
            "IRTCategorical", "IRTGaussian", "IndependentPairs", "IndependentStudents", "MinimumFeedbackArc",
            "MonteCarloPlayoffs", "MostProbableRanking",
-           "OrigWMT", "PreferenceModel", "Ranker", "TwoStage", "Uniform"]
+           "OrigWMT", "PlackettLuce", "PreferenceModel", "Ranker", "TwoStage", "Uniform"]

@@ -35,6 +35,15 @@ to infinity (every comparison a tie), and all abilities then stay equal.
 
 Scores are log-odds (natural units), mean zero over the rated systems, or zero at ``anchor``;
 ``scale="elo"`` reports 400/ln 10 Elo points per logit around 1000 (the arenas' convention).
+
+Style control (covariates): with per-comparison feature differences z (``Comparisons.covariates``,
+a − b) the models use x = θ_a − θ_b (+ h) + βᵀz, β fitted jointly with θ by the same Newton
+iteration (no prior on β); the scores and ``predict_proba`` hold z at zero. This is FastChat's
+style control (its logistic regression on model indicators and z-scored style features) and
+arena-rank's contextual Bradley–Terry, fitted exactly rather than by L-BFGS. ``coef_`` and
+``coef_std_`` report β. Weights: every comparison counts by its ``weight`` (``pair_cells``), in
+the tie rate as well; an integer weight k is k copies of the row. Analytic (Fisher and sandwich)
+covariances and intervals: ``covariance``, ``intervals``, ``coefficients`` (``ranking.analytic``).
 """
 
 from __future__ import annotations
@@ -42,6 +51,7 @@ from __future__ import annotations
 from abc import abstractmethod
 
 import numpy as np
+import pandas as pd
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, log_expit
@@ -86,23 +96,66 @@ def _rao_kupper(x, counts, log_eta):
     return value, d1, d2
 
 
+# -- per-cell derivatives in the log tie parameter τ: dℓ/dτ, −d²ℓ/dτ², −d²ℓ/dx dτ --------------
+
+def _davidson_tie(x, counts, log_nu):
+    """Davidson, τ = log ν: with q = ν/D, D = 2 cosh(x/2) + ν: dℓ/dτ = t − n q,
+    −d²ℓ/dτ² = n q (1 − q), −d²ℓ/dx dτ = −n q sinh(x/2)/D."""
+    t = counts[:, 0]
+    n, u, nu = counts.sum(axis=1), x / 2, np.exp(log_nu)
+    cosh_d = 1 / (2 + nu / np.cosh(u))  # cosh(u) / D
+    q = nu / np.cosh(u) * cosh_d  # ν / D
+    return t - n * q, n * q * (1 - q), -n * q * np.tanh(u) * cosh_d
+
+
+def _rao_kupper_tie(x, counts, log_eta):
+    """Rao–Kupper, τ = log η, by the chain rule from η (v = σ(1 − σ) at x ∓ η):
+    dℓ/dη = −w(1 − σ(x − η)) − l σ(x + η) + t(1 − σ(x + η) + σ(x − η) + 2/(e^{2η} − 1)),
+    d²ℓ/dη² = −w v_lo − l v_hi − t(v_lo + v_hi + 1/sinh²η), d²ℓ/dx dη = w v_lo − l v_hi + t(v_lo − v_hi)."""
+    t, w, l = counts.T
+    eta = np.exp(log_eta)
+    s_lo, s_hi = expit(x - eta), expit(x + eta)
+    v_lo, v_hi = s_lo * (1 - s_lo), s_hi * (1 - s_hi)
+    with np.errstate(over="ignore"):  # η at its bound e^10: the terms are 0
+        d_eta = -w * (1 - s_lo) - l * s_hi + t * ((1 - s_hi) + s_lo + 2 / np.expm1(2 * eta))
+        dd_eta = -w * v_lo - l * v_hi - t * (v_lo + v_hi + 1 / np.sinh(eta) ** 2)
+    cross = w * v_lo - l * v_hi + t * (v_lo - v_hi)
+    return eta * d_eta, -(eta * d_eta + eta ** 2 * dd_eta), -eta * cross
+
+
+TIE_TERMS = {_davidson: _davidson_tie, _rao_kupper: _rao_kupper_tie}
+
+
 class _PairModel(PreferenceModel):
-    """Shared fitting for models whose likelihood depends on x = θ_a − θ_b (+ h) and one tie parameter."""
+    """Shared fitting for models whose likelihood depends on x = θ_a − θ_b (+ h) (+ βᵀz) and one
+    tie parameter.
+
+    Without covariates the data are the weighted pair-count cells of ``pair_cells``. With
+    covariates (style control) the comparisons' feature differences z differ from row to row,
+    so the cells are the comparisons themselves: each row one cell whose counts are its weight
+    at its outcome. Distinct (a, b, z) rows could be merged first, but arena features (length
+    ratios) are continuous and almost never repeat, so the sort would cost more than it saves;
+    a Newton step on 10M rows takes about a second. The parameters are fitted jointly by the
+    same Newton iteration: θ, then the fixed effects φ = (h?, β), then the log tie parameter."""
 
     _link = staticmethod(_bt)
     _tie_name: str | None = None  # name of the tie parameter, fitted on the log scale
     _tie_start = 0.0
 
     fast_bootstrap = True  # Newton on resampled pair counts, warm-started: no row is copied
+    weighted = True  # fits on weighted sufficient statistics: a comparison counts by its ``weight``
 
     def __init__(self, l2: float = L2, position_effect: bool = False, anchor: str | None = None,
-                 scale: str = "logit", max_iter: int = 100, tol: float = 1e-10):
+                 scale: str = "logit", max_iter: int = 100, tol: float = 1e-10, covariates=True,
+                 standardize: bool = False):
         self.l2 = l2
         self.position_effect = position_effect
         self.anchor = anchor
         self.scale = scale
         self.max_iter = max_iter
         self.tol = tol
+        self.covariates = covariates
+        self.standardize = standardize
 
     # -- fitting -----------------------------------------------------------------------------
     def _fit(self, c: Comparisons) -> None:
@@ -110,44 +163,89 @@ class _PairModel(PreferenceModel):
             raise ValueError(f"scale must be 'logit' or 'elo', not {self.scale!r}")
         if not self.l2 >= 0:
             raise ValueError(f"l2 is a prior precision, 0 or more, not {self.l2!r}")
+        if c.weighted and not (np.all(np.isfinite(c.weight)) and np.all(c.weight >= 0)):
+            raise ValueError("comparison weights must be finite and 0 or more")
         n = len(self.systems_)
-        a, b, counts, _ = pair_cells(c, n)
-        rated = np.bincount(np.concatenate([a, b]), minlength=n) > 0
+        self._train = c  # for covariance(clusters=...) and the bootstrap: a reference, not a copy
+        names, design, scale = self._design(c)
+        self.covariate_names_, self._used, self._covariate_scale = names, design is not None, scale
+        cells = pair_cells(c, n)
+        a, b, counts, X, _ = self._fit_data(c, design, cells)
+        rated = np.bincount(np.concatenate([a, b]), weights=np.concatenate([counts.sum(1)] * 2), minlength=n) > 0
         if self.l2 <= 0:
-            parts = self._components(a, b, counts, rated)
+            parts = self._components(cells[0], cells[1], cells[2], rated)
             if len(parts) > 1:
                 raise DisconnectedError([[self.systems_[i] for i in p] for p in parts])
-        self._cells = (a, b)
+        self._cells = cells[:2]
         self.rated_ = rated
-        self.tie_rate_ = float(np.mean(c.outcome == 0))
-        theta, h, tie = self._solve(a, b, counts, n, rated, None)
-        self._set(theta, h, tie)
-        self.scores_std_ = self._series(self._std(a, b, counts, rated), name="std")
+        self.tie_rate_ = (float(np.sum(c.weight * (c.outcome == 0)) / np.sum(c.weight)) if c.weighted
+                          else float(np.mean(c.outcome == 0)))
+        theta, phi, tie = self._solve_full(a, b, counts, X, n, rated, None)
+        self._set(theta, phi, tie)
+        from humeval.ranking.analytic import covariance
+        cov = covariance(self, "fisher", _data=(a, b, counts, X))
+        std = np.sqrt(np.clip(np.diag(cov.to_numpy()), 0, None))
+        self.scores_std_ = self._series(std[:n], name="std")
+        if names:
+            coef_std = np.full(len(names), np.nan)
+            coef_std[self._live] = std[n + self._extra_h:n + self._extra_h + int(self._live.sum())]
+            self.coef_std_ = pd.Series(coef_std, index=pd.Index(names, name="covariate"), name="std")
 
-    def _std(self, a, b, counts, rated) -> np.ndarray:
-        """Standard errors of the scores by the Laplace approximation: the covariance of θ is the
-        θ block of the inverse negative Hessian of the log posterior at the estimate (tie and
-        position parameters profiled in), on the sum-zero plane: (H + 11ᵀ/m)⁻¹ − 11ᵀ/m. A system
-        that never lost sits where the likelihood is flat, so its standard error is large: the
-        honest width of a score that rests on the prior. Rescaled like the scores (anchor, Elo)."""
-        idx = np.nonzero(rated)[0]
-        m = len(idx)
-        std = np.full(len(rated), np.nan)
-        if m == 0:
-            return std
-        local = np.full(len(rated), -1)
-        local[idx] = np.arange(m)
-        _, H = self._newton(local[a], local[b], counts, self.theta_[idx], self.position_effect_, self._tie, m)
-        try:
-            inverse = np.linalg.inv(H)
-        except np.linalg.LinAlgError:  # a tie parameter at its bound can leave H singular
-            inverse = np.linalg.pinv(H)
-        cov = inverse[:m, :m] - 1.0 / m
-        if self.anchor is not None and self.anchor in self.systems_ and rated[self.systems_.index(self.anchor)]:
-            k = local[self.systems_.index(self.anchor)]
-            cov = cov - cov[:, [k]] - cov[[k], :] + cov[k, k]
-        std[idx] = np.sqrt(np.clip(np.diag(cov), 0, None))
-        return std * ELO_PER_LOGIT if self.scale == "elo" else std
+    @property
+    def _extra_h(self) -> int:
+        return 1 if self.position_effect else 0
+
+    def _design(self, c: Comparisons):
+        """The covariates used: (names, (n, p) matrix or None, per-column scale). ``covariates``
+        is True (every covariate of the table), False/None (none) or names. With ``standardize``
+        each column is divided by its weighted root mean square (not centred: z = 0 must stay
+        "no difference in style", and centring would act as a first-position advantage), so the
+        coefficients are per RMS unit, as FastChat's style coefficients are per standard
+        deviation. A column that is zero everywhere carries no information: its coefficient is
+        NaN and it is left out of the fit."""
+        available = tuple(c.covariate_names)
+        self._live = np.zeros(0, dtype=bool)
+        if self.covariates is None or self.covariates is False or not available and self.covariates is True:
+            return (), None, np.ones(0)
+        wanted = available if self.covariates is True else (
+            (self.covariates,) if isinstance(self.covariates, str) else tuple(self.covariates))
+        unknown = [w for w in wanted if w not in available]
+        if unknown:
+            raise ValueError(f"no covariates {unknown} in the comparisons; they have {list(available) or 'none'}")
+        if not wanted:
+            return (), None, np.ones(0)
+        Z = c.covariates[:, [available.index(w) for w in wanted]]
+        bad = ~np.isfinite(Z)
+        if bad.any():
+            col = int(np.nonzero(bad.any(axis=0))[0][0])
+            raise ValueError(f"covariate {wanted[col]!r} has {int(bad[:, col].sum())} missing or infinite values "
+                             f"(first at comparison {int(np.nonzero(bad[:, col])[0][0])}): fill or drop them")
+        w = c.weight
+        rms = np.sqrt(np.sum(w[:, None] * Z ** 2, axis=0) / max(np.sum(w), 1e-300))
+        scale = np.where(rms > 0, rms, 1.0) if self.standardize else np.ones(len(wanted))
+        self._live = rms > 0
+        return wanted, Z / scale, scale
+
+    def _fit_data(self, c: Comparisons, design, cells=None):
+        """(a, b, counts, X, row_of): the cells the likelihood sums over and, per comparison, its
+        cell (−1 when left out). Pair cells (``cells``, or computed) without covariates; with them
+        one cell per comparison (counts = its weight at its outcome) and X its covariate row (live
+        columns only)."""
+        a, b, counts, row_cell = pair_cells(c, len(self.systems_)) if cells is None else cells
+        if design is None:
+            return a, b, counts, None, row_cell
+        keep = row_cell >= 0
+        rows = np.nonzero(keep)[0]
+        row_of = np.full(len(c), -1, dtype=np.int64)
+        row_of[rows] = np.arange(len(rows))
+        counts = np.zeros((len(rows), 3))
+        counts[np.arange(len(rows)), c.outcome[rows]] = c.weight[rows]
+        return c.a[rows].astype(np.int64), c.b[rows].astype(np.int64), counts, design[rows][:, self._live], row_of
+
+    def _fixed(self, X, cells):
+        """The fixed-effect design F = (1 if ``position_effect``, X), or None when empty."""
+        parts = ([np.ones((cells, 1))] if self.position_effect else []) + ([X] if X is not None else [])
+        return np.hstack(parts) if parts else None
 
     @staticmethod
     def _components(a, b, counts, rated) -> list[list[int]]:
@@ -164,61 +262,96 @@ class _PairModel(PreferenceModel):
             parts.setdefault(labels[i], []).append(int(i))
         return sorted(parts.values(), key=len, reverse=True)
 
-    def _objective(self, a, b, counts, theta, h, tie):
-        value, _, _ = self._link(theta[a] - theta[b] + h, counts, tie)
+    @staticmethod
+    def _x(la, lb, F, theta, phi):
+        x = theta[la] - theta[lb]
+        return x + F @ phi if F is not None else x
+
+    def _objective(self, la, lb, counts, F, theta, phi, tie):
+        value, _, _ = self._link(self._x(la, lb, F, theta, phi), counts, tie)
         return value.sum() - self.l2 / 2 * np.sum((theta - theta.mean()) ** 2)
 
-    def _newton(self, la, lb, counts, theta, h, tie, m):
-        """Gradient g and negative Hessian H of the log posterior in (θ, h?, log tie?), the
-        common shift of θ fixed by adding 11ᵀ/m to H (so H is invertible)."""
-        extra_h = 1 if self.position_effect else 0
-        extra_t = 1 if self._tie_name else 0
-        size = m + extra_h + extra_t
+    def _tie_terms(self, x, counts, tie):
+        """Per cell: dℓ/d tie, −d²ℓ/d tie² and −d²ℓ/dx d tie: in closed form for Davidson and
+        Rao–Kupper (``TIE_TERMS``), else by central differences of the link."""
+        exact = TIE_TERMS.get(self._link)
+        if exact is not None:
+            return exact(x, counts, tie)
         eps = 1e-5
-        x = theta[la] - theta[lb] + h
+        up, down = self._link(x, counts, tie + eps), self._link(x, counts, tie - eps)
+        mid = self._link(x, counts, tie)[0]
+        return (up[0] - down[0]) / (2 * eps), -(up[0] - 2 * mid + down[0]) / eps ** 2, -(up[1] - down[1]) / (2 * eps)
+
+    @staticmethod
+    def _outer(la, lb, F, w_uu, w_ut, w_tt, m):
+        """Σ over cells of the weighted outer products of u = (e_a − e_b, F row) and the tie
+        coordinate: [[Σ w_uu u uᵀ, Σ w_ut u], [·, Σ w_tt]] (the tie row only when w_ut is given).
+        With w_uu = −d²ℓ/dx² it is the negative Hessian; with squared scores, the sandwich's meat."""
+        k = 0 if F is None else F.shape[1]
+        t = 0 if w_ut is None else 1
+        S = np.zeros((m + k + t, m + k + t))
+        S[:m, :m] = -(coo_matrix((w_uu, (la, lb)), shape=(m, m)).toarray())
+        S[:m, :m] += S[:m, :m].T
+        S[np.arange(m), np.arange(m)] += np.bincount(la, w_uu, m) + np.bincount(lb, w_uu, m)
+        if k:
+            S[m:m + k, m:m + k] = F.T @ (w_uu[:, None] * F)
+            for j in range(k):
+                S[:m, m + j] = np.bincount(la, w_uu * F[:, j], m) - np.bincount(lb, w_uu * F[:, j], m)
+            S[m:m + k, :m] = S[:m, m:m + k].T
+        if t:
+            S[-1, -1] = w_tt.sum()
+            S[:m, -1] = S[-1, :m] = np.bincount(la, w_ut, m) - np.bincount(lb, w_ut, m)
+            if k:
+                S[m:m + k, -1] = S[-1, m:m + k] = F.T @ w_ut
+        return S
+
+    def _newton(self, la, lb, counts, F, theta, phi, tie, m):
+        """Gradient g and negative Hessian H of the log posterior in (θ, φ, log tie?), the
+        common shift of θ fixed by adding 11ᵀ/m to H (so H is invertible)."""
+        x = self._x(la, lb, F, theta, phi)
         _, d1, d2 = self._link(x, counts, tie)
-        c = -d2
-        g = np.zeros(size)
+        k = 0 if F is None else F.shape[1]
+        g = np.zeros(m + k + (1 if self._tie_name else 0))
         g[:m] = np.bincount(la, d1, m) - np.bincount(lb, d1, m) - self.l2 * (theta - theta.mean())
-        H = np.zeros((size, size))
-        H[:m, :m] = -(coo_matrix((c, (la, lb)), shape=(m, m)).toarray())
-        H[:m, :m] += H[:m, :m].T
-        H[np.arange(m), np.arange(m)] += np.bincount(la, c, m) + np.bincount(lb, c, m) + self.l2
-        H[:m, :m] -= self.l2 / m  # the prior's Hessian λ(I − 11ᵀ/m): a common shift stays free
-        if extra_h:
-            g[m] = d1.sum()
-            H[m, m] = c.sum()
-            H[:m, m] = H[m, :m] = np.bincount(la, c, m) - np.bincount(lb, c, m)
-        if extra_t:  # the tie parameter: derivatives by central differences of the exact link
-            k = m + extra_h
-            up, down = self._link(x, counts, tie + eps), self._link(x, counts, tie - eps)
-            mid = self._link(x, counts, tie)[0].sum()
-            g[k] = (up[0].sum() - down[0].sum()) / (2 * eps)
-            H[k, k] = -(up[0].sum() - 2 * mid + down[0].sum()) / eps ** 2
-            cross = -(up[1] - down[1]) / (2 * eps)  # -d(dl/dx)/d tie, per cell
-            H[:m, k] = H[k, :m] = np.bincount(la, cross, m) - np.bincount(lb, cross, m)
-            if extra_h:
-                H[m, k] = H[k, m] = cross.sum()
+        if k:
+            g[m:m + k] = F.T @ d1
+        cross = tt = None
+        if self._tie_name:
+            gt, tt, cross = self._tie_terms(x, counts, tie)
+            g[-1] = gt.sum()
+        H = self._outer(la, lb, F, -d2, cross, tt, m)
+        H[:m, :m] += self.l2 * (np.eye(m) - 1.0 / m)  # the prior λ(I − 11ᵀ/m): a common shift stays free
         H[:m, :m] += 1.0 / m  # fix the common shift: the step keeps Σθ unchanged
         return g, H
 
     def _solve(self, a, b, counts, n, rated, start):
-        """Newton's method on (θ of rated systems, h?, log tie?) with a backtracking line search."""
+        """``_solve_full`` without covariates, for callers on pair cells: (θ, h, log tie)."""
+        theta, phi, tie = self._solve_full(a, b, counts, None, n, rated,
+                                           None if start is None else (start[0], np.atleast_1d(start[1])[:self._extra_h],
+                                                                       start[2]))
+        return theta, float(phi[0]) if self.position_effect else 0.0, tie
+
+    def _solve_full(self, a, b, counts, X, n, rated, start):
+        """Newton's method on (θ of rated systems, φ = (h?, β), log tie?) with a backtracking line
+        search; ``start`` = (θ over all systems, φ, tie) or None."""
         idx = np.nonzero(rated)[0]
         m = len(idx)
+        k = self._extra_h + (0 if X is None else X.shape[1])
         if m == 0:  # nothing to fit (e.g. every comparison left out)
-            return np.full(n, np.nan), 0.0 if start is None else start[1], self._tie_start if start is None else start[2]
+            return (np.full(n, np.nan), np.zeros(k) if start is None else start[1],
+                    self._tie_start if start is None else start[2])
         local = np.full(n, -1)
         local[idx] = np.arange(m)
-        la, lb = local[a], local[b]
-        extra_h = 1 if self.position_effect else 0
+        keep = rated[a] & rated[b]
+        la, lb, counts = local[a[keep]], local[b[keep]], counts[keep]
+        F = self._fixed(None if X is None else X[keep], len(la))
         extra_t = 1 if self._tie_name else 0
         theta = np.zeros(m) if start is None else start[0][idx].copy()
-        h = 0.0 if start is None else start[1]
+        phi = np.zeros(k) if start is None else np.asarray(start[1], dtype=float).copy()
         tie = self._tie_start if start is None else start[2]
-        objective = self._objective(la, lb, counts, theta, h, tie)
+        objective = self._objective(la, lb, counts, F, theta, phi, tie)
         for _ in range(self.max_iter):
-            g, H = self._newton(la, lb, counts, theta, h, tie, m)
+            g, H = self._newton(la, lb, counts, F, theta, phi, tie, m)
             try:
                 step = np.linalg.solve(H, g)
             except np.linalg.LinAlgError:
@@ -226,27 +359,35 @@ class _PairModel(PreferenceModel):
             t = 1.0
             while True:
                 new_theta = theta + t * step[:m]
-                new_h = h + t * step[m] if extra_h else h
+                new_phi = phi + t * step[m:m + k]
                 new_tie = float(np.clip(tie + t * step[-1], -TIE_BOUND, TIE_BOUND)) if extra_t else tie
-                new_objective = self._objective(la, lb, counts, new_theta, new_h, new_tie)
+                new_objective = self._objective(la, lb, counts, F, new_theta, new_phi, new_tie)
                 if new_objective >= objective - 1e-12 * abs(objective) or t < 1e-8:
                     break
                 t /= 2
-            done = max(np.max(np.abs(new_theta - theta)), abs(new_h - h), abs(new_tie - tie)) < self.tol
-            theta, h, tie, objective = new_theta, new_h, new_tie, new_objective
+            done = max(np.max(np.abs(new_theta - theta)), np.max(np.abs(new_phi - phi), initial=0.0),
+                       abs(new_tie - tie)) < self.tol
+            theta, phi, tie, objective = new_theta, new_phi, new_tie, new_objective
             if done:
                 break
         theta = theta - theta.mean()
         full = np.full(n, np.nan)
         full[idx] = theta
-        return full, h, tie
+        return full, phi, tie
 
-    def _set(self, theta, h, tie):
-        self.theta_, self.position_effect_, self._tie = theta, h, tie
+    def _set(self, theta, phi, tie):
+        self.theta_, self._phi, self._tie = theta, np.asarray(phi, dtype=float), tie
+        self.position_effect_ = float(self._phi[0]) if self.position_effect else 0.0
         if self._tie_name:
             setattr(self, f"{self._tie_name}_", float(np.exp(tie)))
         self.scores_ = self._series(self._rescale(theta))
         self.scale_ = self._scale_text()
+        names = self.covariate_names_
+        if names:
+            beta = np.full(len(names), np.nan)
+            beta[self._live] = self._phi[self._extra_h:]
+            self.coef_ = pd.Series(beta, index=pd.Index(names, name="covariate"), name="coef")
+            self.covariate_scale_ = pd.Series(self._covariate_scale, index=self.coef_.index, name="scale")
 
     def _rescale(self, theta):
         return self._rescale_rows(theta[None, :])[0]
@@ -263,10 +404,34 @@ class _PairModel(PreferenceModel):
         unit = "Elo points (400/ln 10 per logit)" if self.scale == "elo" else "log-odds"
         zero = "1000" if self.scale == "elo" else "0"
         where = f"{self.anchor} = {zero}" if self.anchor is not None else f"mean {zero}"
-        return f"{unit}, {where}"
+        held = ", covariates held at zero" if self.covariate_names_ else ""
+        return f"{unit}, {where}{held}"
+
+    # -- analytic intervals ------------------------------------------------------------------
+    def covariance(self, kind: str = "fisher", clusters=None) -> pd.DataFrame:
+        """Covariance of (scores, position effect, covariate coefficients, log tie parameter):
+        ``kind="fisher"`` (inverse information) or ``"sandwich"`` (robust; ``clusters`` =
+        "judge", "item", "group", "category" or an integer array). See ``humeval.ranking.analytic``."""
+        from humeval.ranking.analytic import covariance
+        self._check_fitted()
+        return covariance(self, kind, clusters)
+
+    def intervals(self, kind: str = "fisher", confidence: float = 0.95, simultaneous: bool = False,
+                  clusters=None, random_state=0) -> pd.DataFrame:
+        """Per system: score, std, lower, upper from the analytic covariance (see ``analytic.intervals``)."""
+        from humeval.ranking.analytic import intervals
+        self._check_fitted()
+        return intervals(self, kind, confidence, simultaneous, clusters, random_state)
+
+    def coefficients(self, kind: str = "fisher", confidence: float = 0.95, clusters=None) -> pd.DataFrame:
+        """Position effect, covariate coefficients and log tie parameter with std and intervals."""
+        from humeval.ranking.analytic import coefficients
+        self._check_fitted()
+        return coefficients(self, kind, confidence, clusters)
 
     # -- prediction --------------------------------------------------------------------------
     def _proba(self, a, b):
+        """Probabilities with the covariates held at zero (no difference in style)."""
         x = np.nan_to_num(self.theta_[a] - self.theta_[b]) + self.position_effect_
         return self._predict(x)
 
@@ -279,24 +444,14 @@ class _PairModel(PreferenceModel):
                          progress=None) -> np.ndarray:
         """Bootstrap by resampling the pair-count table (see ``Ranker.bootstrap_scores``): a
         multinomial draw over the cells (ordered pair × outcome) for single comparisons; for
-        units, each unit's cell counts once, weighted by how often the unit was drawn. Every
-        resample is refitted by Newton's method warm-started at the full-data estimate, never
-        copying a row; 100 resamples are drawn at a time."""
+        units, each unit's cell counts once, weighted by how often the unit was drawn (weighted
+        comparisons: see ``resample_counts``). Every resample is refitted by Newton's method
+        warm-started at the full-data estimate, never copying a row; 100 resamples are drawn at
+        a time. With covariates, the comparisons themselves are resampled (``_bootstrap_rows``)."""
+        if self._used:
+            return self._bootstrap_rows(comparisons, unit, n, rng, progress)
         a, b, row_cell = self._own_cells(comparisons)
-        keep = row_cell >= 0
-        flat = row_cell[keep] * 3 + comparisons.outcome[keep]
-        n_cells = len(a) * 3
-        if unit is None:
-            base = np.bincount(flat, minlength=n_cells).astype(float)
-            total = int(base.sum())
-            draw = lambda k: rng.multinomial(total, base / total, size=k).astype(float)  # noqa: E731
-        else:
-            n_units = int(unit.max()) + 1 if len(unit) else 0
-            unique, count = np.unique(unit[keep] * n_cells + flat, return_counts=True)
-            key_unit, key_cell = unique // n_cells, unique % n_cells
-            draw = lambda k: np.array([np.bincount(key_cell, weights=np.bincount(  # noqa: E731
-                rng.integers(0, n_units, n_units), minlength=n_units)[key_unit] * count, minlength=n_cells)
-                for _ in range(k)])
+        draw = resample_counts(row_cell * 3 + comparisons.outcome, comparisons, unit, len(a) * 3, rng)
         samples = np.empty((n, len(self.systems_)))
         for start in range(0, n, 100):
             k = min(100, n - start)
@@ -306,6 +461,64 @@ class _PairModel(PreferenceModel):
             if progress:
                 progress(start + k, n)
         return samples
+
+    def _bootstrap_rows(self, comparisons, unit, n, rng, progress=None) -> np.ndarray:
+        """Bootstrap with covariates, compiled (``_style_kernel``): each resample draws the
+        comparisons (or units) with replacement, row i counting k_i times, and runs the
+        chord-Newton iteration ψ ← ψ + H₀⁻¹ g(ψ) over ψ = (θ, φ, log tie) from the full-data fit,
+        H₀ the full-data negative Hessian; one pass over the rows per iteration, a few
+        iterations per resample. Resamples that do not converge are refitted by Newton's method
+        on the same draw (``_refit_rows``)."""
+        from humeval.ranking import _style_kernel
+        a, b, counts, X, row_of, units, n_units = self._row_units(comparisons, unit)
+        size = len(self.systems_)
+        idx = np.nonzero(self.rated_)[0]
+        m = len(idx)
+        local = np.full(size, -1)
+        local[idx] = np.arange(m)
+        keep = self.rated_[a] & self.rated_[b]
+        la, lb = local[a[keep]], local[b[keep]]
+        F = self._fixed(X[keep], len(la))
+        theta0 = self.theta_[idx]
+        _, H = self._newton(la, lb, counts[keep], F, theta0, self._phi, self._tie, m)
+        link = {_bt: 0, _davidson: 1, _rao_kupper: 2}.get(self._link)
+        seeds = rng.integers(0, 2 ** 31 - 1, n)
+        start = (np.nan_to_num(self.theta_), self._phi, self._tie)
+        if link is None:  # a link the kernel does not know: Newton on every resample
+            return np.array([self._refit_rows(a, b, counts * _style_kernel.unit_counts(n_units, seed)[units][:, None],
+                                              X, start) for seed in seeds]).reshape(n, size)
+        theta, _, _, ok = _style_kernel.bootstrap_rows(
+            link, theta0, self._phi, float(self._tie), np.linalg.inv(H), la.astype(np.int64), lb.astype(np.int64),
+            np.zeros((len(la), 0)) if F is None else np.ascontiguousarray(F), np.ascontiguousarray(counts[keep]),
+            units[keep].astype(np.int64), n_units, seeds, float(self.l2), 1e-7, TIE_BOUND, 60)  # 1e-7: ≪ any std
+        theta -= theta.mean(axis=1, keepdims=True)
+        out = np.full((n, size), np.nan)
+        out[:, idx] = theta
+        out = self._rescale_rows(out)
+        for i in np.nonzero(~ok)[0]:
+            times = _style_kernel.unit_counts(n_units, seeds[i])[units].astype(float)
+            out[i] = self._refit_rows(a, b, counts * times[:, None], X, start)
+        if progress:
+            progress(n, n)
+        return out
+
+    def _row_units(self, comparisons, unit):
+        """The row data of a covariate fit and each row's resampling unit (the row itself, or ``unit``)."""
+        self._own_cells(comparisons)
+        a, b, counts, X, row_of = self._fit_data(comparisons, self._design(comparisons)[1])
+        kept = row_of >= 0
+        if unit is None:
+            return a, b, counts, X, row_of, np.arange(len(a)), len(a)
+        units = np.asarray(unit)[kept]
+        return a, b, counts, X, row_of, units, int(np.max(unit)) + 1 if len(unit) else 0
+
+    def _refit_rows(self, a, b, counts, X, start) -> np.ndarray:
+        """Scores refitted on reweighted rows (covariate fit), NaN for systems left without comparisons."""
+        n = len(self.systems_)
+        total = counts.sum(1)
+        rated = np.bincount(np.concatenate([a, b]), weights=np.concatenate([total, total]), minlength=n) > 0
+        theta, _, _ = self._solve_full(a, b, counts, X, n, rated, start)
+        return self._rescale(theta)
 
     def _own_cells(self, comparisons: Comparisons):
         """``pair_cells`` of the comparisons the model was fitted on (checked): a, b, row_cell."""
@@ -333,6 +546,37 @@ class _PairModel(PreferenceModel):
         return self._rescale(theta)
 
 
+def resample_counts(cell, comparisons: Comparisons, unit, n_cells: int, rng):
+    """``draw(k)``: k bootstrap resamples of the cell counts, shape (k, n_cells), for per-row cell
+    codes ``cell`` (negative: left out). Single comparisons (``unit`` None): a multinomial draw
+    of the comparisons; units: each unit's cell counts times how often the unit was drawn.
+    Weighted comparisons: a comparison is the unit of resampling whatever its weight, and a
+    drawn comparison adds its weight to its cell (so, unlike the fit, a weight-2 row is not
+    two independent rows here: it is drawn, or not, as one). Unweighted, this is the plain
+    multinomial over the cells (the same random draws as before weights existed)."""
+    keep = cell >= 0
+    flat = cell[keep]
+    weight = comparisons.weight[keep] if comparisons.weighted else None
+    if unit is None:
+        if weight is None:
+            base = np.bincount(flat, minlength=n_cells).astype(float)
+            total = int(base.sum())
+            return lambda k: rng.multinomial(total, base / total, size=k).astype(float)
+        groups, inverse = np.unique(np.column_stack([flat.astype(float), weight]), axis=0, return_inverse=True)
+        size = np.bincount(inverse.ravel()).astype(float)
+        g_cell, g_weight, total = groups[:, 0].astype(np.int64), groups[:, 1], len(flat)
+        return lambda k: np.array([np.bincount(g_cell, weights=d * g_weight, minlength=n_cells)
+                                   for d in rng.multinomial(total, size / total, size=k)])
+    n_units = int(unit.max()) + 1 if len(unit) else 0
+    unique, inverse, count = np.unique(unit[keep] * n_cells + flat, return_inverse=True, return_counts=True)
+    if weight is not None:
+        count = np.bincount(inverse.ravel(), weights=weight)
+    key_unit, key_cell = unique // n_cells, unique % n_cells
+    return lambda k: np.array([np.bincount(key_cell, weights=np.bincount(
+        rng.integers(0, n_units, n_units), minlength=n_units)[key_unit] * count, minlength=n_cells)
+        for _ in range(k)])
+
+
 class BradleyTerry(_PairModel):
     """Bradley–Terry (MAP with the default weak prior; maximum likelihood with ``l2=0``), ties
     as half a win for each side (see module doc)."""
@@ -348,7 +592,7 @@ class BradleyTerry(_PairModel):
         ``n`` resamples are drawn and solved in one parallel loop; the few that do not converge
         are refitted by the ordered-cell path. With a position effect, the ordered-cell path
         (``_PairModel.bootstrap_scores``) throughout."""
-        if self.position_effect:
+        if self.position_effect or self._used:
             return super().bootstrap_scores(comparisons, unit, n, rng, progress)
         from humeval.ranking import _bt_kernel
         size = len(self.systems_)
@@ -371,23 +615,26 @@ class BradleyTerry(_PairModel):
         cell = pair * 3 + np.where(outcome == 0, 1, np.where(lower_won, 0, 2))
         cells = len(pair_code) * 3
         theta0 = self.theta_[idx]
-        base = np.bincount(cell, minlength=cells).astype(float)
+        base = np.bincount(cell, weights=comparisons.weight[keep] if comparisons.weighted else None,
+                           minlength=cells).astype(float)
         hinv = np.linalg.inv(self._hessian(pi, pj, base, theta0, m))
         seeds = rng.integers(0, 2 ** 31 - 1, n)
         l2, tol, iters = float(self.l2), 1e-9, 60
-        if unit is None:
+        if unit is None and not comparisons.weighted:
             theta, ok = _bt_kernel.bootstrap_multinomial(theta0, hinv, pi, pj, base, int(base.sum()), seeds, l2,
                                                          tol, iters)
             redraw = lambda i: _bt_kernel.draw_counts(base, int(base.sum()), seeds[i])  # noqa: E731
-        else:
-            n_units = int(unit.max()) + 1 if len(unit) else 0
-            unique, count = np.unique(unit[keep] * cells + cell, return_counts=True)
-            key_unit, key_cell = unique // cells, unique % cells
-            counts = np.array([np.bincount(key_cell, weights=np.bincount(rng.integers(0, n_units, n_units),
-                                                                         minlength=n_units)[key_unit] * count,
-                                           minlength=cells) for _ in range(n)])
-            theta, ok = _bt_kernel.fit_many(theta0, hinv, pi, pj, counts, l2, tol, iters)
-            redraw = lambda i: counts[i]  # noqa: E731
+        else:  # clustered or weighted: counts drawn here (``resample_counts``), 100 resamples at a time
+            full = np.full(len(comparisons), -1, dtype=np.int64)
+            full[np.nonzero(keep)[0]] = cell
+            draw = resample_counts(full, comparisons, unit, cells, rng)
+            theta, ok, kept = np.empty((n, m)), np.empty(n, dtype=bool), {}
+            for start in range(0, n, 100):
+                counts = draw(min(100, n - start))
+                theta[start:start + len(counts)], ok[start:start + len(counts)] = _bt_kernel.fit_many(
+                    theta0, hinv, pi, pj, counts, l2, tol, iters)
+                kept.update({start + i: counts[i] for i in np.nonzero(~ok[start:start + len(counts)])[0]})
+            redraw = kept.__getitem__
         theta -= theta.mean(axis=1, keepdims=True)
         out = np.full((n, size), np.nan)
         out[:, idx] = theta

@@ -56,6 +56,7 @@ class Aggregate:
     sign: float = 1.0  # −1 when the file's scores are lower-is-better (they were negated)
     skipped: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    scale: str = ""  # the ratings' declared scale ("z" when the file already holds z-scores)
 
     def __post_init__(self):
         n_items = max(len(self.items), 1)
@@ -76,8 +77,9 @@ class Aggregate:
 
     @property
     def score_name(self) -> str:
-        """The column the systems are ranked by: z for z-mean, else the model's name."""
-        return "z" if self.model == "z-mean" else self.model
+        """The column the systems are ranked by: z for z-mean and for the raw mean of a file that
+        already holds z-scores (WMT20's ``Z.SCR``), else the model's name."""
+        return "z" if self.model == "z-mean" or (self.model == "raw" and self.scale == "z") else self.model
 
     def table(self) -> pd.DataFrame:
         """Per system: segments, ratings, and the means: raw and z for z-mean, else the model's
@@ -169,7 +171,7 @@ def _build(ratings, model, keep, oriented, value, sign, skipped, notes) -> Aggre
     item_codes, items = _recode(ratings.item[keep], ratings.items)
     judge_codes, judges = _recode(ratings.judge[keep], ratings.judges)
     return Aggregate(systems, items, judges, model, sys_codes, item_codes, judge_codes,
-                     oriented[keep], value[keep], sign, skipped, notes)
+                     oriented[keep], value[keep], sign, skipped, notes, ratings.scale or "")
 
 
 def _build_from(agg: Aggregate, keep: np.ndarray, skipped) -> Aggregate:
@@ -177,7 +179,7 @@ def _build_from(agg: Aggregate, keep: np.ndarray, skipped) -> Aggregate:
     item_codes, items = _recode(agg.item[keep], agg.items)
     judge_codes, judges = _recode(agg.judge[keep], agg.judges)
     return Aggregate(systems, items, judges, agg.model, sys_codes, item_codes, judge_codes,
-                     agg.raw[keep], agg.value[keep], agg.sign, skipped, agg.notes)
+                     agg.raw[keep], agg.value[keep], agg.sign, skipped, agg.notes, agg.scale)
 
 
 def _distinct(key: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:

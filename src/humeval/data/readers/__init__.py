@@ -111,6 +111,8 @@ def guess_format(path, encoding: str = "utf-8", columns: dict | None = None) -> 
     line = first_line(head, encoding)
     if is_blank(head):
         raise InputError(p, None, "the file is empty", "check that the export finished")
+    if kind == "json":  # one JSON array of records: the keys of the first record
+        return _by_columns(p, _first_record_keys(head_text(head, encoding, HEAD_BYTES)), "the JSON keys", columns)
     if appraise.looks_like(head_text(head, encoding).encode()):
         return "appraise-xml", "the XML content"
     check_header(line, p, encoding_of(head, encoding))
@@ -152,6 +154,17 @@ def _by_columns(path, cells, where, columns=None) -> tuple[str, str]:
                      f"{', …' if len(cells) > 8 else ''})",
                      f"pass format= (CLI: --format) with one of {', '.join(FORMATS)}; "
                      "for pairwise or ratings files with other column names also pass columns=")
+
+
+def _first_record_keys(text: str) -> list[str]:
+    """The keys of the first record of a JSON array whose start is ``text`` ([] when it cannot
+    be decoded from the head: then no format fits and the error says so)."""
+    start = text.find("{")
+    try:
+        record, _ = json.JSONDecoder().raw_decode(text, start) if start >= 0 else ({}, 0)
+    except ValueError:
+        return []
+    return list(record) if isinstance(record, dict) else []
 
 
 def _head(path: Path) -> bytes:

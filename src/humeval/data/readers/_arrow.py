@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -18,15 +19,31 @@ from humeval.errors import InputError
 
 
 def kind_of(path) -> str:
-    """csv, tsv, jsonl or parquet, from the file name (a .gz ending is looked through)."""
+    """csv, tsv, jsonl, json or parquet, from the file name (a .gz ending is looked through); a
+    .json file whose text starts with "[" is one JSON array of records ("json", as FastChat's
+    clean_battle files are), any other .json is read as JSON lines."""
     name = Path(path).name.lower().removesuffix(".gz")
     if name.endswith((".parquet", ".pq")):
         return "parquet"
+    if name.endswith(".json") and _starts_with_bracket(path):
+        return "json"
     if name.endswith((".jsonl", ".ndjson", ".json")):
         return "jsonl"
     if name.endswith((".tsv", ".tab")):
         return "tsv"
     return "csv"
+
+
+def _starts_with_bracket(path) -> bool:
+    """Whether the file's first non-blank character is "[" (False when it cannot be read)."""
+    import gzip
+    try:
+        opener = gzip.open if str(path).lower().endswith(".gz") else open
+        with opener(path, "rb") as handle:
+            head = handle.read(4096)
+    except (OSError, EOFError):
+        return False
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[")
 
 
 def first_row_line(kind: str) -> int:
@@ -36,15 +53,15 @@ def first_row_line(kind: str) -> int:
 
 
 def unit(kind: str) -> str:
-    """What ``first_row_line`` counts: file lines, or rows of a Parquet file."""
-    return "row" if kind == "parquet" else "line"
+    """What ``first_row_line`` counts: file lines, rows of a Parquet file, or records of a JSON array."""
+    return {"parquet": "row", "json": "record"}.get(kind, "line")
 
 
 def place(kind: str, index: int) -> tuple[int | None, str]:
     """Where data row ``index`` (0-based) is, for an ``InputError``: its file line, or for
-    Parquet no line and " (row N)" (1-based) to add to the problem."""
-    if kind == "parquet":
-        return None, f" (row {index + 1})"
+    Parquet (a JSON array) no line and " (row N)" (" (record N)"), 1-based, to add to the problem."""
+    if kind in ("parquet", "json"):
+        return None, f" ({unit(kind)} {index + 1})"
     return index + first_row_line(kind), ""
 
 
@@ -95,6 +112,8 @@ def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
     text = decode(data, path, encoding)  # locates bad bytes; arrow would only say "invalid"
     if encoding_of(data, encoding) != "utf-8":  # another codec, or a byte-order mark: arrow reads UTF-8
         data = text.encode("utf-8")
+    if kind == "json":
+        return _json_array(text, path)
     buffer = io.BytesIO(data)
     if kind == "jsonl":
         try:
@@ -112,6 +131,43 @@ def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
         _raise_csv_error(path, text, delimiter, len(header), error)
 
 
+def _json_array(text: str, path) -> pa.Table:
+    """One JSON array of records as a table; nested records become struct columns (keys that
+    only some records have are null in the others). The records are decoded one at a time and
+    handed to arrow as JSON lines, so memory holds the text and the table, never a list of
+    millions of Python dicts."""
+    decoder = json.JSONDecoder()
+    lines = []
+    position = _SPACE.match(text, text.index("[") + 1).end()
+    while position < len(text) and text[position] != "]":
+        start = position
+        try:
+            value, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as error:
+            raise InputError(path, error.lineno, f"not valid JSON ({error.msg} at column {error.colno})",
+                             "write one JSON array of records, or one record per line (.jsonl)") from None
+        if not isinstance(value, dict):
+            raise InputError(path, text.count("\n", 0, start) + 1, f"record {len(lines) + 1} of the JSON array is "
+                             "not an object", "write one JSON array of records ({…}, {…})")
+        lines.append(text[start:position].replace("\n", " ").replace("\r", " "))  # raw newlines only sit between tokens
+        position = _SPACE.match(text, position).end()
+        if position < len(text) and text[position] == ",":
+            position = _SPACE.match(text, position + 1).end()
+        elif position >= len(text) or text[position] != "]":
+            raise InputError(path, text.count("\n", 0, position) + 1, "expected ',' or ']' after a record",
+                             "check that the file is one complete JSON array")
+    if not lines:
+        return pa.table({})
+    joined = "\n".join(lines)
+    try:
+        return pajson.read_json(io.BytesIO(joined.encode("utf-8")))
+    except pa.ArrowInvalid as error:
+        _raise_json_error(path, joined, error, unit="record")
+
+
+_SPACE = re.compile(r"[ \t\r\n]*")
+
+
 def _raise_csv_error(path, text, delimiter, width, error):
     for fields in (reader := csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)):
         if fields and len(fields) != width:
@@ -121,9 +177,17 @@ def _raise_csv_error(path, text, delimiter, width, error):
                      "check the delimiters and quotes")
 
 
-def _raise_json_error(path, text, error):
+def _raise_json_error(path, text, error, unit: str = "line"):
     """The first line that is not a JSON object, or whose value of a key has another JSON type
-    than on the first line that gave that key a value; else arrow's own message."""
+    than on the first line that gave that key a value; else arrow's own message. With
+    ``unit="record"`` the lines are the records of a JSON array, named by number."""
+    if unit == "record":
+        try:
+            _raise_json_error(path, text, error)
+        except InputError as found:
+            where = f" (record {found.line})" if found.line else ""
+            raise InputError(path, None, found.problem.replace(" on line ", " in record ") + where,
+                             "give every record the same keys with the same types") from None
     seen: dict[str, tuple[str, int]] = {}
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():

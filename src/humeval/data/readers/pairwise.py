@@ -7,11 +7,19 @@ One row per comparison. ``columns`` maps humeval's names to the file's: ``a``, `
 - LLM arena: ``model_a``, ``model_b``, ``winner`` ∈ {model_a, model_b, tie, tie (bothbad)},
   with ``question_id`` as the item and ``judge`` as the judge when present;
 - humeval's own (what ``humeval convert`` writes): ``system_a``, ``system_b``, ``outcome``
-  ∈ {0 tie, 1 a preferred, 2 b preferred}, ``item``, ``judge``, ``track``, ``group``.
+  ∈ {0 tie, 1 a preferred, 2 b preferred}, ``item``, ``judge``, ``track``, ``group``, and when
+  present ``bothbad`` (true/1 for a both-bad tie), ``weight`` and ``category``.
 
 Outcome labels are read through ``outcomes`` (label -> 0/1/2); the default knows the arena
-labels, ``a``/``b``/``tie`` and 0/1/2. Rows with no outcome, a missing system name, or a
-system compared with itself are counted and skipped; an unknown outcome label is an error.
+labels, ``a``/``b``/``tie`` and 0/1/2. ``tie (bothbad)`` (also ``bothbad``, ``both_bad``) is a
+tie flagged ``bothbad``, kept apart from a plain ``tie``. Rows with no outcome, a missing system
+name, or a system compared with itself are counted and skipped; an unknown outcome label is an
+error.
+
+Arena columns (``humeval.data.readers.arena`` reads them; see ``read_pairwise``): per-battle
+covariates (user-named numeric columns, or FastChat's style features from ``conv_metadata``), a
+weight column and a category column. A name may reach into a nested record with dots
+(``category_tag.math_v0.1.math``).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from humeval.data.readers._arrow import (
     unit,
     user_columns,
 )
+from humeval.data.readers import arena
 from humeval.data.readers._io import shown
 from humeval.data.tables import Comparisons
 from humeval.errors import InputError
@@ -42,6 +51,7 @@ LAYOUTS = {
 }
 OUTCOMES = {"model_a": 1, "model_b": 2, "tie": 0, "tie (bothbad)": 0, "both_bad": 0, "bothbad": 0,
             "a": 1, "b": 2, "system_a": 1, "system_b": 2, "0": 0, "1": 1, "2": 2}
+BOTHBAD = ("tie (bothbad)", "both_bad", "bothbad")  # ties the judge marked "both are bad"
 KEYS = ("a", "b", "outcome", "item", "judge", "track", "group")
 COLUMNS_FIX = "pass columns={'a': …, 'b': …, 'outcome': …} (CLI: --columns a=COL,b=COL,outcome=COL)"
 
@@ -53,11 +63,21 @@ def looks_like(header_cells: list[str], columns: dict | None = None) -> bool:
 
 
 def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | None = None,
-                  encoding: str = "utf-8", kind: str | None = None) -> Judgments:
+                  encoding: str = "utf-8", kind: str | None = None, covariates=None, style: bool | str = False,
+                  weight: str | None = None, category: str | None = None) -> Judgments:
     """Read one comparison per row into ``Comparisons``.
 
     ``columns`` may name only some keys: the others keep the layout the file's header fits.
-    ``outcomes`` adds labels to (or overrides labels of) the default outcome table."""
+    ``outcomes`` adds labels to (or overrides labels of) the default outcome table.
+
+    Arena options (``humeval.data.readers.arena``): ``covariates`` — column names (or one
+    comma-separated string) each holding a feature difference a − b, or pairs ``COL_A/COL_B``
+    whose difference is taken; ``style`` — FastChat's four style features (length, headers,
+    lists, bold) from ``conv_metadata`` (True: the ratios; "fastchat": standardised as FastChat
+    does); ``weight`` — a column of non-negative battle weights;
+    ``category`` — a label column (prompt category, language, …) for per-category boards.
+    Missing values in these columns are counted skips; text in a numeric column, a negative or
+    infinite weight are errors naming the row."""
     kind = kind or kind_of(path)
     table = load_table(path, kind, encoding)
     mapping = _mapping(table.column_names, columns, path)
@@ -67,8 +87,16 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
     if table.num_rows == 0:
         raise InputError(path, None, "the file has no rows", "check that the export finished")
     (a, b), systems = encode_arrow(table[mapping["a"]], table[mapping["b"]])
-    outcome = _outcomes(table[mapping["outcome"]], labels, path, kind)
+    outcome, bothbad = _outcomes(table[mapping["outcome"]], labels, path, kind)
+    if _own_layout(mapping):  # what humeval convert writes: its arena columns too
+        if "bothbad" in table.column_names:
+            bothbad = arena.flags(table["bothbad"], path, "bothbad", kind) & (outcome == 0)
+        weight = weight or ("weight" if "weight" in table.column_names else None)
+        category = category or ("category" if "category" in table.column_names else None)
     kwargs = {"systems": systems}
+    if bothbad.any():
+        kwargs["bothbad"] = bothbad
+    extra = arena.columns(table, path, kind, covariates, style, weight, category)
     for name, label_set in (("item", "items"), ("judge", "judges"), ("track", "tracks")):
         if name in mapping:
             (kwargs[name],), kwargs[label_set] = encode_arrow(table[mapping[name]])
@@ -76,11 +104,15 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
         kwargs["group"] = _integers(table[mapping["group"]], path, mapping["group"], kind)
     keep = report.skip_rows((("rows without an outcome", outcome < 0),
                              ("rows without both system names", (a < 0) | (b < 0)),
-                             ("rows comparing a system with itself", (a == b) & (a >= 0))), first_row_line(kind))
+                             ("rows comparing a system with itself", (a == b) & (a >= 0)),
+                             *extra.skips), first_row_line(kind))
     if not keep.any():
         return nonempty(Judgments(report, comparisons=Comparisons(a=a[:0], b=b[:0], outcome=outcome[:0])))
+    kwargs.update(extra.finish(keep))
+    report.notes.extend(extra.notes)
     if not keep.all():
-        kwargs = {k: (v[keep] if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
+        kwargs = {k: (v[keep] if isinstance(v, np.ndarray) and len(v) == len(keep) else v)
+                  for k, v in kwargs.items()}
         a, b, outcome = a[keep], b[keep], outcome[keep]
     comparisons = Comparisons(a=a, b=b, outcome=outcome, **kwargs)
     return Judgments(report, comparisons=comparisons if keep.all() else comparisons.compact())
@@ -97,6 +129,12 @@ def _mapping(names: list[str], columns: dict[str, str] | None, path) -> dict[str
                      f"(columns: {shown(', '.join(names))})", COLUMNS_FIX)
 
 
+def _own_layout(mapping: dict) -> bool:
+    """Whether the file is in humeval's own layout (system_a, system_b, outcome)."""
+    own = LAYOUTS["humeval"]
+    return all(mapping[k] == own[k] for k in ("a", "b", "outcome"))
+
+
 def _outcome_table(outcomes: dict | None, path) -> dict[str, int]:
     """The default labels, then the user's; every code must be 0, 1 or 2."""
     for label, code in (outcomes or {}).items():
@@ -106,9 +144,10 @@ def _outcome_table(outcomes: dict | None, path) -> dict[str, int]:
     return {str(k).strip().lower(): int(v) for k, v in {**OUTCOMES, **(outcomes or {})}.items()}
 
 
-def _outcomes(column: pa.ChunkedArray, table: dict[str, int], path, kind: str) -> np.ndarray:
+def _outcomes(column: pa.ChunkedArray, table: dict[str, int], path, kind: str) -> tuple[np.ndarray, np.ndarray]:
     """Map outcome labels to 0/1/2 through ``table``; missing (null, empty, NaN) -> -1; an
-    unknown label, or a number that is not whole (1.5, inf), is an error naming its row."""
+    unknown label, or a number that is not whole (1.5, inf), is an error naming its row.
+    Also returns which rows are both-bad ties (a ``BOTHBAD`` label that ``table`` makes a tie)."""
     if pa.types.is_floating(column.type):
         values = column.to_numpy(zero_copy_only=False).astype(float)
         missing = np.isnan(values)
@@ -122,6 +161,7 @@ def _outcomes(column: pa.ChunkedArray, table: dict[str, int], path, kind: str) -
         column = pa.chunked_array([pa.array(np.where(missing, 0, values).astype(np.int64), mask=missing)])
     (codes,), labels = encode_arrow(column)
     lookup = np.full(len(labels) + 1, -1, dtype=np.int8)
+    both = np.zeros(len(labels) + 1, dtype=bool)
     for i, label in enumerate(labels):
         key = label.strip().lower()
         if key == "":
@@ -132,7 +172,8 @@ def _outcomes(column: pa.ChunkedArray, table: dict[str, int], path, kind: str) -
             raise InputError(path, line, f"outcome '{shown(label)}' is not one of {shown(known)}{row}",
                              "pass outcomes={label: 0 tie / 1 a wins / 2 b wins} (CLI: --outcomes LABEL=N,…)")
         lookup[i] = table[key]
-    return lookup[codes]
+        both[i] = key in BOTHBAD and table[key] == 0
+    return lookup[codes], both[codes]
 
 
 def _integers(column: pa.ChunkedArray, path, name: str, kind: str) -> np.ndarray:

@@ -85,7 +85,6 @@ def test_streamed_counts_equal_the_in_memory_counts(data, layout):
     assert judgments.report.rows == N
     assert streamed.systems == rows.systems
     np.testing.assert_array_equal(pair_counts(streamed), pair_counts(rows))
-    pd.testing.assert_frame_equal(streamed.tally(), rows.tally())
     assert streamed.weight.sum() == N
     assert len(streamed) == len(np.unique(np.c_[rows.a, rows.b, rows.outcome], axis=0)) + \
         len(np.unique(np.c_[rows.a, rows.b][_bothbad(root)], axis=0))  # bothbad ties are their own rows
@@ -242,7 +241,6 @@ def test_row_models_repeat_rows_by_their_weights():
         rows = as_rows(table)
     for column in ("a", "b", "outcome", "weight"):
         np.testing.assert_array_equal(getattr(rows, column), getattr(copies, column))
-    assert model.record_["wins"].tolist() == [3, 0, 1]  # the record counts by weight too
 
 
 def test_row_models_refuse_fractional_weights():

@@ -359,25 +359,15 @@ class Comparisons(Table):
 
     @property
     def tie_rate(self) -> float:
-        """Share of ties, each comparison counted by its ``weight``."""
-        if not len(self):
-            return float("nan")
-        return float(np.average(self.outcome == 0, weights=self.weight if self.weighted else None))
+        return float(np.mean(self.outcome == 0)) if len(self) else float("nan")
 
     def tally(self) -> pd.DataFrame:
-        """Per system: comparisons, wins, ties, losses, and win share = wins / (wins + losses);
-        each comparison counted by its ``weight`` (whole numbers stay integers)."""
+        """Per system: comparisons, wins, ties, losses, and win share = wins / (wins + losses)."""
         n = len(self.systems)
-        weight = self.weight if self.weighted else None
-        whole = weight is None or bool(np.all(weight == np.round(weight)))
-
-        def count(codes, mask):
-            counts = np.bincount(codes[mask], None if weight is None else weight[mask], minlength=n)
-            return counts.astype(np.int64) if whole else counts
-
-        wins = count(self.a, self.outcome == 1) + count(self.b, self.outcome == 2)
-        losses = count(self.a, self.outcome == 2) + count(self.b, self.outcome == 1)
-        ties = count(self.a, self.outcome == 0) + count(self.b, self.outcome == 0)
+        count = lambda codes: np.bincount(codes, minlength=n)
+        wins = count(self.a[self.outcome == 1]) + count(self.b[self.outcome == 2])
+        losses = count(self.a[self.outcome == 2]) + count(self.b[self.outcome == 1])
+        ties = count(self.a[self.outcome == 0]) + count(self.b[self.outcome == 0])
         with np.errstate(invalid="ignore", divide="ignore"):
             share = wins / (wins + losses)
         return pd.DataFrame({"comparisons": wins + ties + losses, "wins": wins, "ties": ties,

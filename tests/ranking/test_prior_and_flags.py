@@ -46,9 +46,10 @@ def test_every_error_class_pickles_whole():
     import humeval
     from humeval.cli.common import UserError
     from humeval.metrics.meteor.alignment import _TooManyStates
+    from humeval.ranking.base import MaterialisedWarning
     samples = [InputError("data.csv", 7, "a rank of 9 in a 5-way ranking", "ranks run 1..5"),
                InputError("data.csv", None, "empty file"), DisconnectedError([["A", "B"], ["C"]]),
-               UserError("bad option"), _TooManyStates("too many")]
+               UserError("bad option"), _TooManyStates("too many"), MaterialisedWarning("3 rows became 6")]
     for error in samples:
         back = pickle.loads(pickle.dumps(error))
         assert type(back) is type(error) and str(back) == str(error) and vars(back) == vars(error)

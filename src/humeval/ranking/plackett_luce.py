@@ -192,6 +192,8 @@ class PlackettLuce(PreferenceModel):
     parameters {t: δ_t}, ``rankings_`` how many rankings of each size were fitted, ``pairs_alone_``
     how many comparisons of incomplete groups counted as rankings of two."""
 
+    weighted = True  # a ranking counts by its comparisons' weights (weak_orders)
+
     def __init__(self, l2: float = L2, predict: str = "marginal", max_iter: int = 100, tol: float = 1e-10):
         self.l2 = l2
         self.predict = predict

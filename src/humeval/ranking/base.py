@@ -182,7 +182,7 @@ def as_rows(comparisons: Comparisons, model: str = "this model") -> Comparisons:
         raise ValueError(f"{model} fits on single comparisons and can only repeat rows of whole-number weight; "
                          f"comparison {first} has weight {weight[first]:g} ({int(bad.sum()):,} such rows): use a "
                          "model that fits weighted counts (weighted = True: bt, davidson, rao-kupper, the "
-                         "heuristics, independent-pairs/-students) or round the weights")
+                         "heuristics, independent-pairs/-students, plackett-luce) or round the weights")
     repeats = weight.astype(np.int64)
     rows = comparisons.take(np.repeat(np.arange(len(comparisons)), repeats))
     rows._cols["weight"] = np.ones(len(rows))

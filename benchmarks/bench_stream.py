@@ -122,7 +122,8 @@ def main():
         print(f"humeval, engine=duckdb: {via['read_s']:.1f} s ({rows / via['read_s'] / 1e6:.1f} M rows/s), "
               f"peak RSS {via['peak_mb']:,.0f} MB")
         duck = measure("duckdb", str(directory))
-        print(f"DuckDB   GROUP BY on the same files: {duck['read_s']:.1f} s ({rows / duck['read_s'] / 1e6:.1f} M rows/s), "
+        print(f"DuckDB   GROUP BY on the same files: {duck['read_s']:.1f} s "
+              f"({rows / duck['read_s'] / 1e6:.1f} M rows/s), "
               f"peak RSS {duck['peak_mb']:,.0f} MB")
         print(f"ingest time humeval (arrow) / DuckDB GROUP BY: {ours['read_s'] / duck['read_s']:.2f}x "
               f"(goal: within 2x)")

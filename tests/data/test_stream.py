@@ -236,7 +236,8 @@ def test_row_models_repeat_rows_by_their_weights():
                                                  r"became 6 rows"):
         model = AdjustedUniform().fit(table)
     assert model.tie_rate_ == pytest.approx(2 / 6)
-    copies = Comparisons(a=[0, 0, 0, 1, 1, 0], b=[1, 1, 1, 2, 2, 2], outcome=[1, 1, 1, 0, 0, 2], systems=("p", "q", "r"))
+    copies = Comparisons(a=[0, 0, 0, 1, 1, 0], b=[1, 1, 1, 2, 2, 2], outcome=[1, 1, 1, 0, 0, 2],
+                         systems=("p", "q", "r"))
     with pytest.warns(MaterialisedWarning, match=r"this model fits on single comparisons"):
         rows = as_rows(table)
     for column in ("a", "b", "outcome", "weight"):
@@ -271,7 +272,8 @@ def test_rank_streams_a_directory_as_it_reads_the_file(data):
 def test_rank_keeps_the_bootstrap_unit_and_refuses_bad_input(data):
     root, _ = data
     runner = CliRunner()
-    result = runner.invoke(cli, ["rank", str(root / "hive"), "-m", "expected-wins", "--bootstrap", "20", "--by", "judge"])
+    result = runner.invoke(cli, ["rank", str(root / "hive"), "-m", "expected-wins", "--bootstrap", "20",
+                                 "--by", "judge"])
     assert result.exit_code == 0, result.output
     assert "20 resamples of judges" in result.output
     result = runner.invoke(cli, ["rank", str(root / "hive"), "-m", "bt", "--bootstrap", "20"])

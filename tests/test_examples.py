@@ -109,6 +109,16 @@ def _serve_demo(directory: Path):
     write_demo(directory / "demo")
 
 
+def _battles(directory: Path):
+    """battles/: 200,000 simulated arena battles as hive-partitioned Parquet, by the README's
+    generator (benchmarks/make_battles.py), for the "At scale" examples."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("make_battles", README.parent / "benchmarks" / "make_battles.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.write_battles(directory / "battles", 200_000, n_systems=20, n_judges=50)
+
+
 def _arena_battles(directory: Path):
     """battles.json: 4,000 simulated arena battles in FastChat's clean_battle layout (a JSON array;
     model_a, model_b, winner with "tie (bothbad)", question_id, judge, language, category,
@@ -156,7 +166,7 @@ def _arena_votes(directory: Path):
     shutil.copy(FIXTURES / "arena_weights.csv", directory / "votes.csv")
 
 
-GENERATED = {"demo/campaign.toml": _serve_demo, "battles.json": _arena_battles, "votes.csv": _arena_votes, "ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
+GENERATED = {"demo/campaign.toml": _serve_demo, "battles/": _battles, "battles.json": _arena_battles, "votes.csv": _arena_votes, "ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
 
 # Examples that cannot run here, with the reason. Keep this list short.
 NO_OUTPUTS = ("WMT10's system outputs and reference (outputs/cz-en/, newstest2010.ref.en) are not in the shared data; "

@@ -57,14 +57,27 @@ def fit_shown(model, data, label: str, quiet: bool = False, **kwargs):
     """``model.fit(data, **kwargs)`` with a transient progress bar on stderr for the models whose
     fits are long and report their steps (Gibbs sweeps, Crowd-BT's EM, the GRM's optimiser:
     ``humeval.ranking.progress``); Ctrl-C leaves no half-fitted model behind."""
+    import warnings
+
     from rich.progress import Progress
 
+    from humeval.ranking.base import MaterialisedWarning
     from humeval.ranking.progress import ReportsProgress
-    if quiet or not isinstance(model, ReportsProgress):
-        return model.fit(data, **kwargs)
-    with Progress(console=err, transient=True) as bar:
-        task = bar.add_task(label, total=None)
-        return model.fit(data, progress=lambda done, total: bar.update(task, completed=done, total=total), **kwargs)
+    with warnings.catch_warnings(record=True) as caught:  # weighted rows repeated: say how big, once
+        warnings.simplefilter("always", MaterialisedWarning)
+        if quiet or not isinstance(model, ReportsProgress):
+            fitted = model.fit(data, **kwargs)
+        else:
+            with Progress(console=err, transient=True) as bar:
+                task = bar.add_task(label, total=None)
+                fitted = model.fit(data, progress=lambda done, total: bar.update(task, completed=done, total=total),
+                                   **kwargs)
+    for warning in caught:
+        if not issubclass(warning.category, MaterialisedWarning):
+            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+        elif not quiet:
+            err.print(f"[yellow]warning:[/] {escape(str(warning.message))}")
+    return fitted
 
 
 
@@ -339,6 +352,22 @@ def _parsed(function):
     return lambda ctx, param, value: function(value)
 
 
+def _stash(ctx, param, value):
+    """Keep a reading option in ``ctx.meta`` for ``load`` (so commands need no new parameter)."""
+    ctx.meta[f"humeval.read.{param.name}"] = value
+    return value
+
+
+def kept_units(text) -> tuple[str, ...]:
+    """``--keep``: the unit columns a streamed read keeps (judge, item, group)."""
+    from humeval.data.stream import UNITS
+    names = tuple(n.strip() for n in (text or "").split(",") if n.strip())
+    wrong = [n for n in names if n not in UNITS]
+    if wrong:
+        raise click.BadParameter(f"{', '.join(wrong)}: the unit columns are {', '.join(UNITS)}", param_hint="--keep")
+    return names
+
+
 def read_options(f):
     for option in reversed([
         click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), help="Input format (default: guessed)."),
@@ -349,6 +378,13 @@ def read_options(f):
         click.option("--outcomes", default=None, metavar="LABEL=N,…", callback=_parsed(outcome_labels),
                      help="Outcome labels of a pairwise file: 0 tie, 1 a wins, 2 b wins."),
         click.option("--track", "tracks", multiple=True, help="Keep only this track (repeatable)."),
+        click.option("--sql", default=None, metavar="QUERY", expose_value=False, callback=_stash,
+                     help="Read the rows a DuckDB query returns: FILE is a DuckDB database, or Parquet/CSV files "
+                          "the query sees as the view 'battles'; streamed to counts (needs duckdb)."),
+        click.option("--keep", default=None, metavar="UNIT,…", expose_value=False,
+                     callback=lambda ctx, param, value: _stash(ctx, param, kept_units(value)),
+                     help="When streaming a directory, glob or DuckDB query to counts, keep these unit columns "
+                          "(judge, item, group); rank --by judge/segment/ranking keeps its own."),
     ]):
         f = option(f)
     return f
@@ -468,9 +504,21 @@ def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), 
     """Read ``path`` with the reading options; pseudonymise people when ``salt`` is not None
     (--anonymize); leave out the judges listed in ``drop_file`` (--drop-judges); with ``controls``,
     keep quality-control rows (degraded references, repeats) where the format's reader can;
-    ``reader`` holds further options of the format's reader (the arena columns, ``arena_reader``)."""
-    options = {"controls": True} if controls and reads_controls(path, fmt, encoding) else {}
+    ``reader`` holds further options of the format's reader (the arena columns, ``arena_reader``).
+    A directory, glob, DuckDB database or --sql is streamed to weighted counts, keeping the
+    unit columns --keep names and the one rank --by resamples."""
+    from humeval.data.stream import is_dataset, is_duckdb_file
+    ctx = click.get_current_context(silent=True)
+    meta = ctx.meta if ctx is not None else {}
+    streamed = is_dataset(path) or is_duckdb_file(path) or meta.get("humeval.read.sql") is not None
+    options = {"controls": True} if controls and not streamed and reads_controls(path, fmt, encoding) else {}
     options.update(reader or {})
+    if streamed:
+        options["sql"] = meta.get("humeval.read.sql")
+        by = {"judge": "judge", "segment": "item", "ranking": "group"}.get(ctx.params.get("by") if ctx else None)
+        keep = set(meta.get("humeval.read.keep") or ()) | ({by} if by else set())
+        if keep:
+            options["keep"] = tuple(sorted(keep))
     if encoding:
         options["encoding"] = encoding
     if columns:
@@ -483,6 +531,13 @@ def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), 
         with err.status(f"reading {path} …"):
             result = read(path, fmt, **options)
     result = restrict(result, tracks) if tracks else result
+    if streamed and ctx is not None and ctx.params.get("n_boot") and ctx.params.get("by") == "comparison" \
+            and result.comparisons is not None and result.comparisons.weighted:
+        c = result.comparisons
+        err.print(f"[yellow]warning:[/] --bootstrap resamples the {len(c):,} distinct rows streamed from "
+                  f"{escape(str(path))}"
+                  f" (each a count of battles), not the {c.weight.sum():,.0f} battles: intervals come out too wide; "
+                  "resample whole units (--by judge or --by segment keeps that column) or use --intervals fisher")
     if salt is not None:
         from humeval.data.anonymize import anonymize_judgments
         result = anonymize_judgments(result, salt)

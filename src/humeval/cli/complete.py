@@ -28,7 +28,7 @@ from humeval.data.export import write
 
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @read_options
 @click.option("--criterion", help="Which criterion to complete when the file has several.")
 @click.option("--holdout", default=0.1, show_default=True, type=SHARE,

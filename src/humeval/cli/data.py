@@ -37,7 +37,7 @@ from humeval.simulate.competition import DESIGNS
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path())
 @read_options
 @common_options
 def info(files, fmt, encoding, columns, outcomes, tracks, quiet, as_json):
@@ -66,7 +66,7 @@ def info(files, fmt, encoding, columns, outcomes, tracks, quiet, as_json):
 
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @click.argument("output", type=TABLE_OUT)
 @read_options
 @anonymize_options
@@ -154,7 +154,7 @@ def simulate(output, systems, items, judges, judgments, design, random_judges, r
 
 
 @click.command()
-@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.argument("file", required=False, type=click.Path())
 @read_options
 @simulation_options
 @click.option("--report", "report_file", default="humeval-report.html", show_default=True,

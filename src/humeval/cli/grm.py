@@ -38,7 +38,7 @@ def grm():
 
 
 @grm.command("fit")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @read_options
 @click.option("--baseline", help="The fixed baseline system (default: the one whose win share is nearest the mean).")
 @click.option("--segments", "n_segments", default=10, show_default=True, type=count(1),
@@ -102,7 +102,7 @@ def grm_fit(file, fmt, encoding, columns, outcomes, tracks, baseline, n_segments
 
 
 @grm.command("study")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @read_options
 @click.option("--baselines", default="auto", show_default=True, type=Names(),
               help="Baselines for the GRM: names separated by commas, 'all', or 'auto' (the proposed one, the "

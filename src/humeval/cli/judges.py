@@ -52,7 +52,7 @@ def _excluded(exclude_reference, exclude_systems):
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path())
 @read_options
 @agreement_options
 @common_options
@@ -88,7 +88,7 @@ def agreement(files, fmt, encoding, columns, outcomes, tracks, exclude_reference
 
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @read_options
 @agreement_options
 @click.option("--min-pairs", default=20, show_default=True, type=count(1),

@@ -177,7 +177,7 @@ def _meteor_scores(settings, hyps, refs, label, quiet):
 
 
 @metric.command("hter")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @read_options
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write HTER per (item, system).")
 @common_options

@@ -36,7 +36,7 @@ from humeval.data.export import write
 
 
 @click.command("plan")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @read_options
 @click.option("--budget", "budgets", default="500,1000,2000,4000,8000", show_default=True, type=Numbers(count(1)),
               help="Budgets to plan for: comparisons (pairs design) or rankings (rankings design).")
@@ -119,7 +119,7 @@ def check_active_options(ctx, file, design, budget, batch, checkpoint):
 
 
 @click.command("active-study")
-@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.argument("file", required=False, type=click.Path())
 @read_options
 @click.option("--strategies", default="uniform,rankings,trueskill,bt-order,bt-outcome", show_default=True, type=Names(),
               help="Strategies to compare; the first is the baseline of the savings. With --design baseline: "

@@ -51,7 +51,7 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @read_options
 @click.option("--model", "-m", "model_names", default="irt-gaussian", show_default=True, type=Names(),
               help="A model name, several separated by commas, 'preference' or 'all'.")
@@ -464,7 +464,7 @@ def _cluster_breaks(table: pd.DataFrame) -> tuple[int, ...]:
 
 
 @click.command("compare-models")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @read_options
 @click.option("--model", "-m", "model_names", default="preference", show_default=True, type=Names(),
               help="Preference models to compare: names separated by commas, 'hopkins-may' for the paper's "

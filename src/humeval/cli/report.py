@@ -83,7 +83,7 @@ METRIC_RESAMPLES = 200  # permutations for the metrics table's clusters: enough 
 
 
 @click.command("report")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path())
 @read_options
 @click.option("--out", "-o", "--output", "output", required=True, type=OutputPath(),
               help="Where to write the report (report.html, report.md, report.json).")

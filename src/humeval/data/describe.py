@@ -60,11 +60,17 @@ def _comparisons(judgments: Judgments) -> pd.DataFrame:
 
 def _comparisons_row(c, extra, skipped) -> dict:
     s = c.summary()
-    ties = int((c.outcome == 0).sum())
-    both = {"both-bad ties": int(c.bothbad.sum())} if c.bothbad.any() else {}  # arena: "tie (bothbad)"
+    n = _whole(c.weight.sum()) if c.weighted else len(c)  # a streamed row stands for `weight` comparisons
+    ties = _whole(c.weight[c.outcome == 0].sum()) if c.weighted else int((c.outcome == 0).sum())
+    bad = _whole(c.weight[c.bothbad].sum()) if c.weighted else int(c.bothbad.sum())
+    both = {"both-bad ties": bad} if c.bothbad.any() else {}  # arena: "tie (bothbad)"
     return {"systems": s.get("systems", 0), "judges": s.get("judges", 0), "items": s.get("items", 0),
-            **extra, "comparisons": len(c), "ties": ties, **both, "tie rate": ties / len(c) if len(c) else np.nan,
+            **extra, "comparisons": n, "ties": ties, **both, "tie rate": ties / n if n else np.nan,
             "pairs skipped": skipped}
+
+
+def _whole(x: float):
+    return int(x) if float(x).is_integer() else float(x)
 
 
 def _ratings_row(r) -> dict:

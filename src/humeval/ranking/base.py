@@ -11,11 +11,19 @@ Bootstrap protocol: a model whose refits are cheap says so with the class attrib
 faster way than refitting on resampled rows implements ``bootstrap_scores`` (see there).
 ``clone`` makes unfitted copies, ``spawn_seeds`` the seeds of independent tasks (one policy:
 ``numpy.random.SeedSequence.spawn``).
+
+Weights protocol: a model that fits on weighted sufficient statistics (it sees the data only
+through ``pair_cells``/``pair_counts``, which count each comparison by its ``weight``) says so
+with the class attribute ``weighted = True``; it takes a streamed table (one row per distinct
+comparison, ``weight`` = how many it stands for, ``humeval.data.stream``) as it is. Every other
+model fits on single comparisons: ``Ranker.fit`` repeats each row ``weight`` times first
+(``as_rows``), warning how many rows and MB that makes, and refuses non-integer weights.
 """
 
 from __future__ import annotations
 
 import inspect
+import warnings
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -156,6 +164,34 @@ def symmetric_counts(counts: np.ndarray) -> np.ndarray:
     return counts + counts.transpose(1, 0, 2)[:, :, SWAP]
 
 
+class MaterialisedWarning(UserWarning):
+    """A model that fits on single comparisons was given weighted rows and repeated them."""
+
+
+def as_rows(comparisons: Comparisons, model: str = "this model") -> Comparisons:
+    """``comparisons`` with each row repeated ``weight`` times and every weight 1 (an integer
+    weight k is the same as k copies of the row), for models that fit on single comparisons.
+    Unweighted tables come back as they are. Warns (``MaterialisedWarning``) how many rows and
+    MB the copies take; a weight that is not a whole number ≥ 0 is a ``ValueError``."""
+    if not comparisons.weighted:
+        return comparisons
+    weight = comparisons.weight
+    bad = ~((weight >= 0) & (weight == np.round(weight)) & np.isfinite(weight))
+    if bad.any():
+        first = int(np.argmax(bad))
+        raise ValueError(f"{model} fits on single comparisons and can only repeat rows of whole-number weight; "
+                         f"comparison {first} has weight {weight[first]:g} ({int(bad.sum()):,} such rows): use a "
+                         "model that fits weighted counts (weighted = True: bt, davidson, rao-kupper, the "
+                         "heuristics, independent-pairs/-students, plackett-luce) or round the weights")
+    repeats = weight.astype(np.int64)
+    rows = comparisons.take(np.repeat(np.arange(len(comparisons)), repeats))
+    rows._cols["weight"] = np.ones(len(rows))
+    warnings.warn(f"{model} fits on single comparisons: the {len(comparisons):,} weighted rows became "
+                  f"{len(rows):,} rows ({rows.nbytes / 2 ** 20:,.1f} MB) in memory", MaterialisedWarning,
+                  stacklevel=3)
+    return rows
+
+
 class Ranker(Estimator):
     """A model that scores systems. Subclasses implement ``_fit(comparisons)``."""
 
@@ -163,15 +199,17 @@ class Ranker(Estimator):
     # what ``bootstrap_scores`` resamples when asked for single comparisons (unit None), if the model
     # keeps coarser units whole (Plackett–Luce: "ranking"); None = single comparisons
     bootstrap_unit: str | None = None
+    weighted = False  # True when _fit sees the data only through weighted counts (pair_cells): see the module doc
 
     def fit(self, comparisons: Comparisons) -> "Ranker":
         """Fit one track's comparisons. Besides the model's own attributes, every model sets
         ``components_`` (component number per system, ``components``; more than one means some
         systems were never compared, even indirectly, and their scores are not on one scale) and
-        ``record_`` (wins, ties, losses per system)."""
+        ``record_`` (wins, ties, losses per system). A model that is not ``weighted`` fits on
+        the rows of a weighted table repeated by their weights (``as_rows``)."""
         comparisons = check_comparisons(comparisons)
         self.systems_ = tuple(comparisons.systems)
-        self._fit(comparisons)
+        self._fit(comparisons if self.weighted else as_rows(comparisons, type(self).__name__))
         self.components_ = components(comparisons)
         self.record_ = comparisons.tally()[["wins", "ties", "losses"]]
         return self

@@ -81,6 +81,8 @@ class MinimumFeedbackArc(Ranker):
     order's backward weight, ``method_`` says whether it is exact.
     """
 
+    weighted = True  # counts by weight (pair_counts)
+
     def __init__(self, exact_limit: int = 20):
         self.exact_limit = exact_limit
 

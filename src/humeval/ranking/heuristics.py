@@ -14,6 +14,7 @@ from humeval.ranking.feedback_arc import MinimumFeedbackArc
 
 class _CountHeuristic(Ranker):
     fast_bootstrap = True  # counting: refits take microseconds
+    weighted = True  # counts by weight (pair_counts)
 
     def _fit(self, comparisons: Comparisons) -> None:
         s = symmetric_counts(pair_counts(comparisons))  # self-comparisons left out: they tell nothing
@@ -118,6 +119,8 @@ class MonteCarloPlayoffs(Ranker):
         self.rounds = rounds
         self.ties = ties
         self.random_state = random_state
+
+    weighted = True  # counts by weight (pair_counts)
 
     def _fit(self, comparisons: Comparisons) -> None:
         if self.ties not in ("half", "ignore"):

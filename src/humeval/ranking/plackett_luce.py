@@ -193,6 +193,7 @@ class PlackettLuce(PreferenceModel):
     how many comparisons of incomplete groups counted as rankings of two."""
 
     bootstrap_unit = "ranking"  # by="comparison" resamples whole rankings (``bootstrap_scores``)
+    weighted = True  # a ranking counts by its comparisons' weights (weak_orders)
 
     def __init__(self, l2: float = L2, predict: str = "marginal", max_iter: int = 100, tol: float = 1e-10):
         self.l2 = l2

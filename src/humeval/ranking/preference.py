@@ -18,6 +18,7 @@ class Uniform(PreferenceModel):
     """Q(π | s1, s2) = 1/3: needs no data; its perplexity is exactly 3 (§5.1)."""
 
     fast_bootstrap = True  # closed form: refits take microseconds
+    weighted = True  # needs no data
 
     def __init__(self):
         pass
@@ -53,6 +54,7 @@ class IndependentPairs(PreferenceModel):
     """
 
     fast_bootstrap = True  # closed form: refits take microseconds
+    weighted = True  # counts by weight (pair_counts)
 
     def __init__(self, alpha: float = 1.0):
         self.alpha = alpha
@@ -78,6 +80,7 @@ class IndependentStudents(PreferenceModel):
     """
 
     fast_bootstrap = True  # closed form: refits take microseconds
+    weighted = True  # counts by weight (pair_counts)
 
     def __init__(self, alpha: float = 1.0, reconstruction: str = "geometric"):
         self.alpha = alpha

@@ -63,7 +63,12 @@ def read(path, format: str | None = None, **options) -> Judgments:
 
     ``options`` go to the format's reader (e.g. ``columns=`` for pairwise and ratings files,
     ``weights=`` for MQM, ``encoding=`` for text formats). The report says what was guessed.
+    A directory or glob of Parquet/CSV files, a ``duckdb://`` address or ``sql=`` is streamed
+    to weighted distinct comparisons (``humeval.data.stream.read_dataset``, its options too).
     """
+    from humeval.data.stream import is_dataset, is_duckdb_file, read_dataset
+    if is_dataset(path) or is_duckdb_file(path) or {"sql", "engine", "keep"} & set(options):  # streamed to counts
+        return read_dataset(path, format, **options)
     guessed = None
     if format is None:
         format, guessed = guess_format(path, check_encoding(options.get("encoding", "utf-8"), path),

@@ -278,7 +278,9 @@ def test_rank_keeps_the_bootstrap_unit_and_refuses_bad_input(data):
     assert "20 resamples of judges" in result.output
     result = runner.invoke(cli, ["rank", str(root / "hive"), "-m", "bt", "--bootstrap", "20"])
     assert result.exit_code == 0, result.output
-    assert "the 168 distinct rows streamed from" in " ".join(result.output.split())  # not the 6,000 battles
+    said = " ".join(result.output.split())
+    # the rows are counts: the title and the bootstrap count battles (frequency weights), no warning
+    assert "(6,000 comparisons in 168 weighted rows)" in said and "warning" not in said
     result = runner.invoke(cli, ["rank", str(root / "hive"), "--keep", "session"])
     assert result.exit_code == 2 and "the unit columns are judge, item, group" in result.output
     result = runner.invoke(cli, ["rank", str(root / "battles.db"), "--sql", "SELECT nothing"])

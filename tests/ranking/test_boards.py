@@ -28,7 +28,8 @@ def test_tally_keeps_both_bad_ties_apart():
 def test_policy_tie_leaves_the_table_and_says_so():
     c, note = both_bad(small_arena(), "tie")
     assert len(c) == 5 and c.bothbad.sum() == 2
-    assert note == "2 of 3 ties are both-bad ('tie (bothbad)'): counted as ties (--both-bad tie)"
+    # weights count (1 + 3 of 1 + 1 + 3): a weight k is k battles
+    assert note == "4 of 5 ties (by weight) are both-bad ('tie (bothbad)'): counted as ties (--both-bad tie)"
 
 
 def test_policy_drop_removes_both_bad_ties_only():

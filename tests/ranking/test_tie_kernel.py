@@ -107,10 +107,14 @@ def test_a_resample_draws_rows_and_adds_their_weights(keys):
 
 @pytest.mark.parametrize("model_class", [Davidson, RaoKupper])
 def test_many_rows_per_cell_draw_one_multinomial(model_class):
-    c = simulate(n_systems=3, size=3000, seed=8, weights=lambda rng, n: rng.choice([1.0, 3.0], n))
+    # fractional (design) weights: rows are the units, keyed by (cell, weight)
+    c = simulate(n_systems=3, size=3000, seed=8, weights=lambda rng, n: rng.choice([1.0, 2.5], n))
     model = model_class().fit(c)
     cells = _bootstrap_cells(model, c, ordered=False)
     assert len(_row_keys(cells, cells.weight)[1]) == 18  # 3 pairs × 3 outcomes × 2 weights
+    # whole-number weights are frequencies: one key per cell, the duplicated rows' multinomial
+    whole = simulate(n_systems=3, size=3000, seed=8, weights=lambda rng, n: rng.choice([1.0, 3.0], n))
+    assert len(_row_keys(_bootstrap_cells(model_class().fit(whole), whole, ordered=False), whole.weight)[1]) == 9
     compiled = model.bootstrap_scores(c, None, 30, np.random.default_rng(2))
     np.testing.assert_allclose(compiled, python_refits(model, c, None, 30, 2), atol=1e-8, rtol=0)
 

@@ -531,13 +531,6 @@ def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), 
         with err.status(f"reading {path} …"):
             result = read(path, fmt, **options)
     result = restrict(result, tracks) if tracks else result
-    if streamed and ctx is not None and ctx.params.get("n_boot") and ctx.params.get("by") == "comparison" \
-            and result.comparisons is not None and result.comparisons.weighted:
-        c = result.comparisons
-        err.print(f"[yellow]warning:[/] --bootstrap resamples the {len(c):,} distinct rows streamed from "
-                  f"{escape(str(path))}"
-                  f" (each a count of battles), not the {c.weight.sum():,.0f} battles: intervals come out too wide; "
-                  "resample whole units (--by judge or --by segment keeps that column) or use --intervals fisher")
     if salt is not None:
         from humeval.data.anonymize import anonymize_judgments
         result = anonymize_judgments(result, salt)

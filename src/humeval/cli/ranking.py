@@ -257,7 +257,9 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             what = next(iter(models)) if len(models) == 1 else "rank by model"
             shown = wmt_view(table).join(table[[c for c in ("component", "note") if c in table]]) if n_boot else table
             breaks = _cluster_breaks(table) if (n_boot and clusters) else ()
-            out.print(render(shown, f"{track}: {what} ({len(parts[track]):,} comparisons)", breaks=breaks))
+            c = parts[track]
+            count = f"{c.weight.sum():,.6g} comparisons in {len(c):,} weighted rows" if c.weighted else f"{len(c):,} comparisons"
+            out.print(render(shown, f"{track}: {what} ({count})", breaks=breaks))
             for note in notes.get(track, []):
                 if note:
                     out.print(f"  {note}")

@@ -32,7 +32,7 @@ import pandas as pd
 
 from humeval.data.tables import Comparisons
 from humeval.experiments.parallel import run_tasks
-from humeval.ranking.base import Ranker, check_comparisons, clone, spawn_seeds
+from humeval.ranking.base import Ranker, check_comparisons, clone, integral, spawn_seeds
 
 UNITS = ("comparison", "ranking", "segment", "judge")
 
@@ -170,8 +170,11 @@ def units_of(comparisons: Comparisons, by: str) -> tuple[np.ndarray, int, int]:
 
 
 def _refit(task):
-    model, comparisons, rows, seed = task
-    fitted = clone(model, random_state=seed).fit(comparisons.take(rows))
+    model, comparisons, rows, seed, weight = task
+    sample = comparisons.take(rows)
+    if weight is not None:  # frequency weights: each drawn row counts as often as it was drawn
+        sample._cols["weight"] = weight
+    fitted = clone(model, random_state=seed).fit(sample)
     scores = fitted.scores_.reindex(list(comparisons.systems)).to_numpy(dtype=float)
     played = np.bincount(np.concatenate([comparisons.a[rows], comparisons.b[rows]]), minlength=len(comparisons.systems))
     return np.where(played > 0, scores, np.nan)
@@ -180,7 +183,9 @@ def _refit(task):
 def bootstrap(model: Ranker, comparisons: Comparisons, n: int = 1000, by: str = "comparison",
               confidence: float = 0.95, random_state=None, jobs: int = 1, progress=None) -> BootstrapResult:
     """Refit ``model`` on ``n`` bootstrap resamples of ``comparisons`` (one track); the result's
-    ``resampled`` is ``by`` or, for ``by="comparison"``, the model's ``bootstrap_unit`` if it has one."""
+    ``resampled`` is ``by`` or, for ``by="comparison"``, the model's ``bootstrap_unit`` if it has one.
+    Whole-number weights are frequencies (a streamed dataset's rows count battles): resampling
+    single comparisons then draws Σ weights of them, as the duplicated rows would be drawn."""
     comparisons = check_comparisons(comparisons)
     if n < 1:
         raise ValueError("n must be at least 1")
@@ -196,10 +201,17 @@ def bootstrap(model: Ranker, comparisons: Comparisons, n: int = 1000, by: str = 
     if samples is None:
         seeds = spawn_seeds(rng, n)
         tasks = []
+        frequencies = by == "comparison" and comparisons.weighted and integral(comparisons.weight)
         for seed in seeds:
+            if frequencies:  # whole-number weights count comparisons (streamed counts): draw Σw of them
+                total = int(round(comparisons.weight.sum()))
+                drawn = rng.multinomial(total, comparisons.weight / comparisons.weight.sum())
+                rows = np.nonzero(drawn)[0]
+                tasks.append((model, comparisons, rows, seed, drawn[rows].astype(float)))
+                continue
             drawn = np.bincount(rng.integers(0, n_units, n_units), minlength=n_units)
             rows = np.repeat(np.arange(len(comparisons)), drawn[unit])
-            tasks.append((model, comparisons, rows, seed))
+            tasks.append((model, comparisons, rows, seed, None))
         samples = np.array(run_tasks(_refit, tasks, jobs, progress))
     missing = int(np.isnan(samples).sum() - np.isnan(fitted.scores_.to_numpy()).sum() * n)
     if missing > 0:

@@ -74,6 +74,12 @@ def check_comparisons(comparisons: Comparisons) -> Comparisons:
     return comparisons
 
 
+def integral(weight: np.ndarray | None) -> bool:
+    """Whether ``weight`` (None: no weights) holds whole numbers only: frequency weights, as a
+    streamed dataset's counts are, where a weight k is k comparisons."""
+    return weight is None or bool(np.all(weight == np.round(weight)))
+
+
 def pair_cells(comparisons: Comparisons, n_systems: int | None = None):
     """The pair-count table in sparse form, the one count every model and bootstrap builds on.
 

@@ -41,11 +41,12 @@ def both_bad(comparisons: Comparisons, policy: str = "tie") -> tuple[Comparisons
     if policy not in POLICIES:
         raise ValueError(f"unknown both-bad policy {policy!r}: use one of {', '.join(POLICIES)}")
     flagged = comparisons.bothbad
-    n = int(flagged.sum())
-    if not n:
+    w = comparisons.weight  # a streamed row counts as many battles as its weight
+    n = float(w[flagged].sum())
+    if not flagged.any():
         return comparisons, ""
-    ties = int((comparisons.outcome == 0).sum())
-    said = f"{n:,} of {ties:,} ties are both-bad ('tie (bothbad)')"
+    ties = float(w[comparisons.outcome == 0].sum())
+    said = f"{n:,.6g} of {ties:,.6g} ties{' (by weight)' if comparisons.weighted else ''} are both-bad ('tie (bothbad)')"
     if policy == "tie":
         return comparisons, f"{said}: counted as ties (--both-bad tie)"
     if policy == "drop":

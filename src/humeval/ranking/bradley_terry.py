@@ -59,7 +59,7 @@ from scipy.special import expit, log_expit
 
 from humeval.data.tables import Comparisons
 from humeval.errors import DisconnectedError
-from humeval.ranking.base import PreferenceModel, pair_cells
+from humeval.ranking.base import PreferenceModel, integral, pair_cells
 
 ELO_PER_LOGIT = 400.0 / np.log(10.0)
 L2 = 1.0  # the default prior precision (see the module doc)
@@ -551,17 +551,19 @@ def resample_counts(cell, comparisons: Comparisons, unit, n_cells: int, rng):
     """``draw(k)``: k bootstrap resamples of the cell counts, shape (k, n_cells), for per-row cell
     codes ``cell`` (negative: left out). Single comparisons (``unit`` None): a multinomial draw
     of the comparisons; units: each unit's cell counts times how often the unit was drawn.
-    Weighted comparisons: a comparison is the unit of resampling whatever its weight, and a
-    drawn comparison adds its weight to its cell (so, unlike the fit, a weight-2 row is not
-    two independent rows here: it is drawn, or not, as one). Unweighted, this is the plain
-    multinomial over the cells (the same random draws as before weights existed)."""
+    Whole-number weights are frequencies (``Comparisons``: a weight k is k copies of the row; a
+    streamed dataset's rows are counts of battles): the multinomial draws Σ weights comparisons
+    over the weighted cells, the very draw the duplicated rows would get. Fractional weights:
+    a comparison is the unit of resampling and a drawn comparison adds its weight to its cell.
+    Unweighted, this is the plain multinomial over the cells (the same random draws as before
+    weights existed)."""
     keep = cell >= 0
     flat = cell[keep]
     weight = comparisons.weight[keep] if comparisons.weighted else None
     if unit is None:
-        if weight is None:
-            base = np.bincount(flat, minlength=n_cells).astype(float)
-            total = int(base.sum())
+        if integral(weight):
+            base = np.bincount(flat, weights=weight, minlength=n_cells).astype(float)
+            total = int(round(base.sum()))
             return lambda k: rng.multinomial(total, base / total, size=k).astype(float)
         groups, inverse = np.unique(np.column_stack([flat.astype(float), weight]), axis=0, return_inverse=True)
         size = np.bincount(inverse.ravel()).astype(float)
@@ -655,7 +657,15 @@ def _row_keys(cells: _Cells, weight: np.ndarray | None):
     The rows themselves (``key_p`` empty: ``total`` uniform draws, O(rows) per resample) while
     there are at most ``ROW_DRAWS`` rows per distinct (cell, weight) key, else the keys with
     probabilities (rows with that key) / (rows), one multinomial per resample (O(keys)); both
-    are draws of rows with replacement."""
+    are draws of rows with replacement. Whole-number weights are frequencies: the rows a weight
+    stands for are drawn one by one (``resample_counts``)."""
+    if weight is not None and integral(weight):  # frequencies: the duplicated rows, drawn unweighted
+        cell = np.repeat(cells.cell, np.round(weight).astype(np.int64))
+        keys, key_count = np.unique(cell, return_counts=True)
+        total = len(cell)
+        if total <= ROW_DRAWS * len(keys):
+            return total, np.empty(0), cell.astype(np.int64), np.ones(total)
+        return total, key_count / total, keys.astype(np.int64), np.ones(len(keys))
     total = len(cells.cell)
     row_weight = np.ones(total) if weight is None else weight
     keys, key_count = np.unique(np.column_stack([cells.cell, row_weight]), axis=0, return_counts=True)
@@ -703,10 +713,10 @@ class BradleyTerry(_PairModel):
         hinv = np.linalg.inv(self._hessian(pi, pj, base, theta0, len(idx)))
         seeds = rng.integers(0, 2 ** 31 - 1, n)
         l2, tol, iters = float(self.l2), 1e-9, 60
-        if unit is None and not comparisons.weighted:
-            theta, ok = _bt_kernel.bootstrap_multinomial(theta0, hinv, pi, pj, base, int(base.sum()), seeds, l2,
+        if unit is None and integral(comparisons.weight if comparisons.weighted else None):
+            theta, ok = _bt_kernel.bootstrap_multinomial(theta0, hinv, pi, pj, base, int(round(base.sum())), seeds, l2,
                                                          tol, iters)
-            redraw = lambda i: _bt_kernel.draw_counts(base, int(base.sum()), seeds[i])  # noqa: E731
+            redraw = lambda i: _bt_kernel.draw_counts(base, int(round(base.sum())), seeds[i])  # noqa: E731
         else:  # clustered or weighted: counts drawn here (``resample_counts``), 100 resamples at a time
             full = np.full(len(comparisons), -1, dtype=np.int64)
             full[np.nonzero(cells.keep)[0]] = cells.cell

@@ -319,6 +319,7 @@ def create_app(campaign, leaderboard: bool = True, process: bool = False) -> Sta
             server.board.start()
         yield
         server.board.stop()
+        server.issuer.close()
 
     async def refused(request: Request, error: Refused):
         if request.url.path.startswith(("/api/", "/organiser/", "/admin/")):

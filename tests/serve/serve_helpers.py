@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import glob
 import os
+import pwd
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -63,12 +67,12 @@ def free_port() -> int:
 class Server:
     """``humeval serve PATH`` in a subprocess on a free loopback port (uvicorn), up when built."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, database: str | None = None):
         import httpx
         self.port = free_port()
         env = {**os.environ, "PYTHONPATH": str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         self.process = subprocess.Popen([sys.executable, "-c", "from humeval.cli import main; main()", "serve",
-                                         str(path), "--port", str(self.port)], env=env,
+                                         str(path), "--port", str(self.port), *(["--db", database] if database else [])], env=env,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + 60
@@ -86,3 +90,49 @@ class Server:
         if self.process.poll() is None:
             self.process.send_signal(sig)
             self.process.wait(timeout=30)
+
+
+def postgres_cluster():
+    """A throwaway PostgreSQL cluster (Debian's server binaries, initdb in a temporary folder, a Unix
+    socket only): yields its URL, then stops and deletes it. As root (CI) the cluster runs as the
+    ``postgres`` user that ``apt-get install postgresql`` creates (initdb refuses root). Skips
+    without the binaries or psycopg, unless HUMEVAL_REQUIRE_POSTGRES is set (CI): then it fails."""
+    import pytest
+
+    def unavailable(why):
+        if os.environ.get("HUMEVAL_REQUIRE_POSTGRES"):
+            pytest.fail(f"HUMEVAL_REQUIRE_POSTGRES is set (CI) but {why}")
+        pytest.skip(why)
+
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        unavailable("psycopg is not installed (pip install 'humeval[test]')")
+    binaries = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parts[-3]))
+    if not binaries:
+        unavailable("the PostgreSQL server binaries are not installed (apt-get install postgresql)")
+    bin_dir = Path(binaries[-1]).parent
+    folder = Path(tempfile.mkdtemp(prefix="humeval-pg-"))  # pytest's own temp folders are private to root
+    run_as = []
+    if os.geteuid() == 0:
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            unavailable("running as root without a postgres user")
+        shutil.chown(folder, "postgres")
+        run_as = ["runuser", "-u", "postgres", "--"]
+    port = free_port()
+    data, log = folder / "data", folder / "log"
+    for command in ([f"{bin_dir}/initdb", "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"],
+                    [f"{bin_dir}/pg_ctl", "-D", str(data), "-l", str(log), "-w", "-o",
+                     f"-p {port} -k {folder} -c listen_addresses=''", "start"]):
+        done = subprocess.run([*run_as, *command], capture_output=True, text=True, cwd=folder)
+        if done.returncode:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise AssertionError(f"{' '.join(command[:1])} failed: {done.stderr or done.stdout}")
+    try:
+        yield f"postgresql:///postgres?host={folder}&port={port}&user=postgres"
+    finally:
+        subprocess.run([*run_as, f"{bin_dir}/pg_ctl", "-D", str(data), "-m", "immediate", "stop"],
+                       capture_output=True, cwd=folder)
+        shutil.rmtree(folder, ignore_errors=True)

@@ -7,6 +7,7 @@ batch and simulated annotators does."""
 from __future__ import annotations
 
 import contextlib
+import json
 
 import numpy as np
 import pytest
@@ -92,7 +93,47 @@ def test_live_grm_strategy_judges_against_the_baseline(tmp_path):
             outcome = int(pair_outcomes(truth, a, b, TIE_RATE, rng)[0])
             assert client.post(f"/api/task/{task['task']}", json={"outcome": outcome}, headers=headers).status_code == 200
     issuer = app.state.server.issuer
-    assert issuer.grm_model is not None
+    assert issuer.refit_idle.wait(60)  # the refit thread has finished
+    assert issuer.grm_model is not None and issuer.refits >= 3
     comparisons = export.comparisons(app.state.server.db, campaign)
     scores = GRM(baseline="sys0").fit(comparisons).scores_.reindex(["sys1", "sys2", "sys3", "sys4"]).to_numpy()
     assert list(np.argsort(-scores)) == [0, 1, 2, 3]
+
+
+def test_grm_refit_runs_off_the_request_path(tmp_path, monkeypatch):
+    """While a GRM refit is under way (held at an event), annotators still get tasks and their
+    answers are acknowledged; the refit then finishes and its model chooses the next batch."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from humeval.ranking import grm as grm_module
+    from test_serve_stopping import judge
+    fitting, release = threading.Event(), threading.Event()
+    real_fit = grm_module.GRM.fit
+
+    def held_fit(self, *args, **kwargs):
+        fitting.set()
+        assert release.wait(60)
+        return real_fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(grm_module.GRM, "fit", held_fit)
+    write_campaign(tmp_path, n_systems=4, n_items=30, strategy="grm", annotators=("alice", "bob"),
+                   extra='baseline = "sys0"\nbatch = 10\n')
+    server = create_app(load_campaign(tmp_path / "campaign.toml"), leaderboard=False).state.server
+    rng = np.random.default_rng(2)
+    try:
+        with ThreadPoolExecutor(1) as pool:  # a worker thread: a refit on the request path fails the test, not hangs it
+            pool.submit(judge, server, "alice", 10, rng).result(timeout=60)
+            assert not fitting.is_set() and server.issuer.refits == 0  # no fit before a batch was answered
+            pool.submit(judge, server, "alice", 1, rng).result(timeout=60)  # its task emptied the queue: refit asked
+            assert fitting.wait(60)
+            pool.submit(judge, server, "bob", 9, rng).result(timeout=60)  # judged while the refit is held
+            assert not release.is_set() and server.issuer.grm_model is None and server.issuer.refits == 0
+    finally:
+        release.set()
+    assert server.issuer.refit_idle.wait(60)
+    assert server.issuer.refits == 1 and server.issuer.grm_model is not None
+    assert server.db.one("SELECT COUNT(*) FROM judgments")[0] == 20
+    task = server.issuer.current(server.db.one("SELECT id FROM accounts WHERE name = 'bob'")[0])
+    assert 0 in json.loads(task["systems"])  # the next batch (chosen by the new fit) still pits against sys0
+    server.issuer.close()

@@ -136,3 +136,41 @@ def test_two_annotators_judge_in_chromium_and_the_organiser_sees_it(tmp_path):
     ratings = read(tmp_path / "ratings.csv").ratings
     assert len(comparisons) == 7 and set(comparisons.judges) == {"alice", "bob"}
     assert len(ratings) == 7 and set(ratings.score) <= {90.0, 70.0, 50.0, 30.0}
+
+
+def test_esa_error_spans_marked_in_chromium(tmp_path):
+    """ESA in the browser: mark words of the output as a major error (two adjacent words: one span)
+    and a minor one, move the slider; the stored answer has those character spans and the score."""
+    import json
+    import sqlite3
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    from humeval.serve.tasks import word_offsets
+    driver = browser()
+    path = write_campaign(tmp_path, tasks=("esa",), n_items=5)
+    server = Server(path)
+    expected = []
+    try:
+        log_in(driver, server.url, "alice")
+        for _ in range(2):
+            text = driver.find_element(By.ID, "esa-output").text
+            words = word_offsets(text)  # sysN saysX segmentX hereX nowX
+            Select(driver.find_element(By.ID, "w1")).select_by_value("major")
+            Select(driver.find_element(By.ID, "w2")).select_by_value("major")
+            Select(driver.find_element(By.ID, "w4")).select_by_value("minor")
+            driver.find_element(By.ID, "score").send_keys(Keys.HOME + Keys.ARROW_RIGHT * 35)
+            click_and_wait(driver, "submit")
+            assert "Saved (receipt" in driver.find_element(By.ID, "receipt").text
+            expected.append({"score": 35.0, "spans": [
+                {"start_i": words[1][0], "end_i": words[2][1], "severity": "major"},
+                {"start_i": words[4][0], "end_i": words[4][1], "severity": "minor"}]})
+    finally:
+        driver.quit()
+        server.stop()
+    conn = sqlite3.connect(tmp_path / "campaign.sqlite")
+    stored = [json.loads(a) for (a,) in conn.execute("SELECT answer FROM judgments ORDER BY id")]
+    conn.close()
+    assert [{**a, "score": float(a["score"])} for a in stored] == expected

@@ -63,11 +63,18 @@ def annotator(url, name, n, acknowledged, latencies, stop=None):
             latencies.append(elapsed)
 
 
-def stored(database: Path) -> dict:
-    conn = sqlite3.connect(database)
-    rows = conn.execute("SELECT t.token, j.answer, j.receipt, a.name FROM judgments j JOIN tasks t ON t.id = j.task_id "
-                        "JOIN accounts a ON a.id = j.annotator_id").fetchall()
-    conn.close()
+def stored(database) -> dict:
+    """token → (outcome, receipt, annotator) of every judgment in the SQLite file or PostgreSQL URL."""
+    sql = ("SELECT t.token, j.answer, j.receipt, a.name FROM judgments j JOIN tasks t ON t.id = j.task_id "
+           "JOIN accounts a ON a.id = j.annotator_id")
+    if str(database).startswith("postgresql://"):
+        import psycopg
+        with psycopg.connect(str(database)) as conn:
+            rows = conn.execute(sql).fetchall()
+    else:
+        conn = sqlite3.connect(database)
+        rows = conn.execute(sql).fetchall()
+        conn.close()
     out = {}
     for token, answer, receipt, name in rows:
         assert token not in out
@@ -75,39 +82,39 @@ def stored(database: Path) -> dict:
     return out
 
 
-def test_load_no_judgment_lost_or_doubled(tmp_path):
-    path = campaign(tmp_path, ANNOTATORS)
-    server = Server(path)
+def load(path, database, n_annotators, submissions) -> tuple[list, float, float]:
+    """``n_annotators`` × ``submissions`` on ``humeval serve`` (SQLite ``database`` file or URL), then a
+    graceful stop: every acknowledged judgment stored once. Returns (acknowledged, p50 ms, p99 ms)."""
+    server = Server(path, None if isinstance(database, Path) else database)
     acknowledged, latencies = [], []
-    started = time.perf_counter()
     try:
-        with ThreadPoolExecutor(ANNOTATORS) as pool:
-            for future in [pool.submit(annotator, server.url, f"ann{i}", SUBMISSIONS, acknowledged, latencies)
-                           for i in range(ANNOTATORS)]:
+        with ThreadPoolExecutor(n_annotators) as pool:
+            for future in [pool.submit(annotator, server.url, f"ann{i}", submissions, acknowledged, latencies)
+                           for i in range(n_annotators)]:
                 future.result()
-        seconds = time.perf_counter() - started
     finally:
         server.stop()
     # uvicorn finishes the requests under way, then exits by the signal it caught
     assert server.process.returncode in (0, -signal.SIGTERM), server.process.stderr.read().decode()[-2000:]
-    assert len(acknowledged) == ANNOTATORS * SUBMISSIONS
-    in_db = stored(tmp_path / "campaign.sqlite")
+    assert len(acknowledged) == n_annotators * submissions
+    in_db = stored(database)
     assert len(in_db) == len(acknowledged)  # none lost, none doubled
     assert {t: (o, r, n) for t, o, r, n in acknowledged} == in_db
     p50, p99 = np.percentile(latencies, [50, 99]) * 1000
-    print(f"\nload: {ANNOTATORS} annotators x {SUBMISSIONS} submissions = {len(acknowledged):,} judgments in "
-          f"{seconds:.1f} s ({len(acknowledged) / seconds:.0f}/s incl. task requests); submit latency p50 {p50:.1f} ms, "
-          f"p99 {p99:.1f} ms")
+    return acknowledged, p50, p99
 
 
-def test_kill_mid_load_keeps_every_acknowledged_judgment(tmp_path):
-    path = campaign(tmp_path, 10)
-    server = Server(path)
+def kill_mid_load(path, database, n_annotators=10, before=100) -> tuple[list, dict]:
+    """SIGKILL ``humeval serve`` once ``before`` judgments were acknowledged, restart it on the same
+    database and answer one more task; every acknowledged judgment must be stored as acknowledged.
+    Returns (acknowledged, stored)."""
+    url = None if isinstance(database, Path) else database
+    server = Server(path, url)
     acknowledged, latencies, stop = [], [], threading.Event()
-    with ThreadPoolExecutor(10) as pool:
+    with ThreadPoolExecutor(n_annotators) as pool:
         futures = [pool.submit(annotator, server.url, f"ann{i}", 10 ** 6, acknowledged, latencies, stop)
-                   for i in range(10)]
-        while len(acknowledged) < 100:
+                   for i in range(n_annotators)]
+        while len(acknowledged) < before:
             time.sleep(0.01)
             assert not any(f.done() for f in futures), [f.exception() for f in futures if f.done()]
         server.stop(signal.SIGKILL)
@@ -115,9 +122,9 @@ def test_kill_mid_load_keeps_every_acknowledged_judgment(tmp_path):
         for future in futures:
             future.result()
     assert server.process.returncode == -signal.SIGKILL
-    restarted = Server(path)  # the same database: WAL recovery on open
+    restarted = Server(path, url)  # the same database: WAL recovery on open
     try:
-        in_db = stored(tmp_path / "campaign.sqlite")
+        in_db = stored(database)
         with httpx.Client(base_url=restarted.url) as client:
             csrf = client.post("/api/login", json={"name": "ann0", "password": PASSWORD}).json()["csrf"]
             task = client.get("/api/task").json()
@@ -128,5 +135,20 @@ def test_kill_mid_load_keeps_every_acknowledged_judgment(tmp_path):
     missing = [a for a in acknowledged if a[0] not in in_db]
     assert not missing, f"{len(missing)} acknowledged judgments lost"
     assert all(in_db[t] == (o, r, n) for t, o, r, n in acknowledged)
+    return acknowledged, in_db
+
+
+def test_load_no_judgment_lost_or_doubled(tmp_path):
+    path = campaign(tmp_path, ANNOTATORS)
+    started = time.perf_counter()
+    acknowledged, p50, p99 = load(path, tmp_path / "campaign.sqlite", ANNOTATORS, SUBMISSIONS)
+    seconds = time.perf_counter() - started
+    print(f"\nload: {ANNOTATORS} annotators x {SUBMISSIONS} submissions = {len(acknowledged):,} judgments in "
+          f"{seconds:.1f} s ({len(acknowledged) / seconds:.0f}/s incl. task requests); submit latency p50 {p50:.1f} ms, "
+          f"p99 {p99:.1f} ms")
+
+
+def test_kill_mid_load_keeps_every_acknowledged_judgment(tmp_path):
+    acknowledged, in_db = kill_mid_load(campaign(tmp_path, 10), tmp_path / "campaign.sqlite")
     print(f"\nkill -9 after {len(acknowledged)} acknowledged judgments: all {len(acknowledged)} present after restart "
           f"({len(in_db) - len(acknowledged)} more were written but not acknowledged before the kill)")

@@ -1,23 +1,16 @@
 """``humeval serve`` on PostgreSQL: a throwaway cluster (Debian's postgresql binaries, initdb in a
-temporary folder, a Unix socket only) serves the same flow as SQLite: answers written once, a
+temporary folder, a Unix socket only; ``serve_helpers.postgres_cluster``) serves the same flow as SQLite: answers written once, a
 restart replays them, exports read back with identical counts. Skipped without the binaries or
-psycopg."""
+psycopg, except in CI (HUMEVAL_REQUIRE_POSTGRES)."""
 
 from __future__ import annotations
 
-import glob
-import os
-import pwd
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
-
 import pytest
-from serve_helpers import api_login, write_campaign
+from serve_helpers import api_login, postgres_cluster, write_campaign
 from test_serve_flow import answer_all, prefer_lower
+from test_serve_load import campaign as load_campaign_file
+from test_serve_load import kill_mid_load, load
 
-pytest.importorskip("psycopg")
 pytest.importorskip("starlette")
 from starlette.testclient import TestClient  # noqa: E402
 
@@ -26,32 +19,19 @@ from humeval.errors import InputError  # noqa: E402
 from humeval.serve.app import create_app  # noqa: E402
 from humeval.serve.campaign import load_campaign  # noqa: E402
 from humeval.serve.leaderboard import compute_at  # noqa: E402
-from serve_helpers import free_port  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def postgres():
-    binaries = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
-    if not binaries:
-        pytest.skip("PostgreSQL server binaries not installed (apt-get install postgresql)")
-    folder = Path(tempfile.mkdtemp(prefix="humeval-pg-"))  # pytest's own temp folders are private to root
-    run_as = []
-    if os.geteuid() == 0:  # initdb refuses root: run the cluster as the postgres user
-        try:
-            pwd.getpwnam("postgres")
-        except KeyError:
-            pytest.skip("running as root without a postgres user")
-        shutil.chown(folder, "postgres")
-        run_as = ["runuser", "-u", "postgres", "--"]
-    port = free_port()
-    subprocess.run([*run_as, f"{binaries[-1]}/initdb", "-D", str(folder / "data"), "-A", "trust", "-U", "postgres"],
-                   check=True, capture_output=True)
-    subprocess.run([*run_as, f"{binaries[-1]}/pg_ctl", "-D", str(folder / "data"), "-l", str(folder / "log"), "-w",
-                    "-o", f"-p {port} -k {folder} -c listen_addresses=''", "start"], check=True, capture_output=True)
-    yield f"postgresql:///postgres?host={folder}&port={port}&user=postgres"
-    subprocess.run([*run_as, f"{binaries[-1]}/pg_ctl", "-D", str(folder / "data"), "-m", "fast", "stop"],
-                   capture_output=True)
-    shutil.rmtree(folder, ignore_errors=True)
+    yield from postgres_cluster()
+
+
+def new_database(url: str, name: str) -> str:
+    """A fresh database ``name`` in the cluster at ``url``; returns its URL."""
+    import psycopg
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return url.replace("postgresql:///postgres?", f"postgresql:///{name}?")
 
 
 def test_postgres_serves_the_same_flow(postgres, tmp_path):
@@ -88,3 +68,16 @@ def test_postgres_serves_the_same_flow(postgres, tmp_path):
     other_texts = write_campaign(tmp_path / "other", n_items=5)
     with pytest.raises(InputError, match="another campaign's texts"):
         create_app(load_campaign(other_texts, postgres), leaderboard=False)
+
+
+def test_postgres_load_no_judgment_lost_or_doubled(postgres, tmp_path):
+    """20 annotators × 20 submissions on ``humeval serve --db postgresql://…`` (uvicorn, loopback)."""
+    database = new_database(postgres, "load")
+    acknowledged, p50, p99 = load(load_campaign_file(tmp_path, 20), database, 20, 20)
+    print(f"\nPostgreSQL load: 20 x 20 = {len(acknowledged)} judgments; submit latency p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+
+
+def test_postgres_kill_mid_load_keeps_every_acknowledged_judgment(postgres, tmp_path):
+    database = new_database(postgres, "killed")
+    acknowledged, in_db = kill_mid_load(load_campaign_file(tmp_path, 10), database)
+    print(f"\nPostgreSQL kill -9 after {len(acknowledged)} acknowledged: all present after restart")

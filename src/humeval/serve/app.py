@@ -5,7 +5,8 @@ Pages: ``/login``, ``/task`` (one task at a time; the answer is a form post), ``
 (progress, leaderboard, quality, exports). API: ``POST /api/login`` → ``{"csrf"}``;
 ``GET /api/task``; ``POST /api/task/{task}`` with the answer; ``POST /api/task/{task}/skip``;
 ``GET /api/task/{task}`` (own tasks only); ``GET /api/judgments`` (own answers only);
-``GET /api/leaderboard`` and ``GET /organiser/export/{what}.{ext}`` (organisers only).
+``GET /api/leaderboard``, ``GET /admin/status.json`` (the stopping rule's verdict) and
+``GET /organiser/export/{what}.{ext}`` (organisers only).
 
 Every state-changing request needs the session's CSRF token (form field ``csrf`` or header
 ``X-CSRF-Token``); API posts must be JSON. Templates are autoescaped (a system output containing
@@ -265,6 +266,23 @@ class Server:
             out[key] = json.loads(board[key].reset_index().to_json(orient="records")) if key in board else []
         return JSONResponse(out)
 
+    async def status(self, request: Request):
+        """``GET /admin/status.json``: counts and the stopping rule's verdict, for scripts that stop a
+        campaign (``"stop": true`` once the ``[stop]`` targets are met)."""
+        self.organiser(request)
+        board = self.board.latest if self.run_board else await run_in_threadpool(self.board.refresh)
+        judgments = await run_in_threadpool(self.db.one, "SELECT COUNT(*) FROM judgments")
+        out = {"campaign": self.campaign.name, "judgments": judgments[0],
+               "leaderboard_judgments": board["judgments"] if board else 0,
+               "computed_at": board["computed_at"] if board else None}
+        if self.campaign.stop is None:
+            out.update(verdict="no stopping rule", stop=False, message="the campaign file has no [stop] table")
+        elif board is None or "stop" not in board:
+            out.update(verdict="continue", stop=False, message="no verdict yet")
+        else:
+            out.update(board["stop"])
+        return JSONResponse(out, headers=HEADERS)
+
     async def export_file(self, request: Request):
         self.organiser(request)
         what, ext = request.path_params["what"], request.path_params["ext"]
@@ -301,9 +319,10 @@ def create_app(campaign, leaderboard: bool = True, process: bool = False) -> Sta
             server.board.start()
         yield
         server.board.stop()
+        server.issuer.close()
 
     async def refused(request: Request, error: Refused):
-        if request.url.path.startswith("/api/") or request.url.path.startswith("/organiser/"):
+        if request.url.path.startswith(("/api/", "/organiser/", "/admin/")):
             return JSONResponse({"error": str(error)}, error.status, headers=HEADERS)
         return server.page("message.html", request, error.status, message=str(error))
 
@@ -312,6 +331,7 @@ def create_app(campaign, leaderboard: bool = True, process: bool = False) -> Sta
               Route("/logout", s.logout, methods=["POST"]), Route("/task", s.task_page),
               Route("/task", s.task_post, methods=["POST"]), Route("/organiser", s.organiser_page),
               Route("/organiser/export/{what}.{ext}", s.export_file), Route("/organiser/backup", s.backup),
+              Route("/admin/status.json", s.status),
               Route("/api/login", s.api_login, methods=["POST"]), Route("/api/task", s.api_task),
               Route("/api/task/{task}", s.api_task_get), Route("/api/task/{task}", s.api_submit, methods=["POST"]),
               Route("/api/task/{task}/skip", s.api_skip, methods=["POST"]),

@@ -24,6 +24,10 @@ sysB = "systems/sysB.txt"
 bad_reference = 0.1               # an output with a phrase replaced from another segment
 repeat = 0.1                      # a task the annotator already answered, asked again
 
+[stop]                            # optional: when the budget suffices (see humeval.serve.stopping)
+width = 0.8                       # every system's 95% score interval at most this wide
+p_top = 0.95                      # P(top system identified), by `humeval plan`'s simulation
+
 [[accounts]]
 name = "alice"
 role = "annotator"                # or "organiser"
@@ -42,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from humeval.errors import InputError
+from humeval.serve.stopping import STOP_KEYS, StopRule
 
 TASKS = ("pairwise", "ranking", "da", "esa", "mqm")
 RATED = ("da", "esa", "mqm")  # task types that judge one output
@@ -49,7 +54,7 @@ STRATEGIES = ("uniform", "wmt", "trueskill", "bt-order", "bt-outcome", "grm")
 ROLES = ("annotator", "organiser")
 SYNCHRONOUS = ("full", "normal")
 KEYS = {"name", "track", "tasks", "strategy", "baseline", "k", "seed", "database", "batch", "task_timeout",
-        "leaderboard_interval", "bootstrap", "synchronous", "data", "quality", "accounts"}
+        "leaderboard_interval", "bootstrap", "synchronous", "data", "quality", "accounts", "stop"}
 
 
 @dataclass
@@ -82,6 +87,7 @@ class Campaign:
     leaderboard_interval: float = 5.0
     bootstrap: int = 200
     synchronous: str = "full"
+    stop: StopRule | None = None
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -181,6 +187,7 @@ def load_campaign(path, database=None) -> Campaign:
     synchronous = _get(raw, "synchronous", str, "full", path)
     if synchronous not in SYNCHRONOUS:
         _fail(path, f"synchronous = {synchronous!r}", f"use one of {', '.join(SYNCHRONOUS)}")
+    stop = _stop(raw, path, tasks, counts["bootstrap"])
     from humeval.serve.db import is_url
     db = database if database is not None else _get(raw, "database", str, path.stem + ".sqlite", path)
     db = str(db) if is_url(db) else Path(db) if database is not None else base / db
@@ -189,7 +196,37 @@ def load_campaign(path, database=None) -> Campaign:
                     items=tuple(str(i + 1) for i in range(len(source))), source=source, reference=reference,
                     outputs=outputs, accounts=accounts, batch=counts["batch"], bootstrap=counts["bootstrap"],
                     task_timeout=float(numbers["task_timeout"]),
-                    leaderboard_interval=float(numbers["leaderboard_interval"]), synchronous=synchronous, **shares)
+                    leaderboard_interval=float(numbers["leaderboard_interval"]), synchronous=synchronous, stop=stop,
+                    **shares)
+
+
+def _stop(raw, path, tasks, bootstrap) -> StopRule | None:
+    if "stop" not in raw:
+        return None
+    table = _get(raw, "stop", dict, None, path)
+    unknown = sorted(set(table) - STOP_KEYS)
+    if unknown:
+        _fail(path, f"unknown key stop.{', stop.'.join(unknown)}", f"use only {', '.join(sorted(STOP_KEYS))}")
+    if not {"width", "p_top"} & set(table):
+        _fail(path, "[stop] names no target", "give stop.width (interval width) and/or stop.p_top (0 to 1)")
+    if not {"pairwise", "ranking"} & set(tasks):
+        _fail(path, "[stop] targets rank systems from pairwise or ranking tasks, and tasks has neither",
+              "add \"pairwise\" or \"ranking\" to tasks, or remove [stop]")
+    rule = StopRule(min_comparisons=_get(table, "min_comparisons", int, 50, path, "stop."),
+                    simulations=_get(table, "simulations", int, 50, path, "stop."))
+    if "width" in table:
+        rule.width = float(_get(table, "width", (int, float), None, path, "stop."))
+        if rule.width <= 0:
+            _fail(path, f"stop.width = {rule.width}", "give a positive interval width (Bradley–Terry log-odds)")
+        if not bootstrap:
+            _fail(path, "stop.width needs intervals but bootstrap = 0", "set bootstrap to 100 or more")
+    if "p_top" in table:
+        rule.p_top = float(_get(table, "p_top", (int, float), None, path, "stop."))
+        if not 0 < rule.p_top <= 1:
+            _fail(path, f"stop.p_top = {rule.p_top}", "give a probability above 0, at most 1 (e.g. 0.95)")
+    if rule.min_comparisons < 0 or rule.simulations < 2:
+        _fail(path, "stop.min_comparisons must be ≥ 0 and stop.simulations ≥ 2", "give larger numbers")
+    return rule
 
 
 def _accounts(raw, path) -> list[Account]:

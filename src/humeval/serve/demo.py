@@ -47,7 +47,8 @@ def write_demo(folder, n_systems: int = 5, n_items: int = 40, n_annotators: int 
             f"leaderboard_interval = {leaderboard_interval}", f"bootstrap = {bootstrap}", "",
             "[data]", 'source = "source.txt"', 'reference = "reference.txt"', "", "[data.systems]",
             *[f'{name} = "systems/{name}.txt"' for name in systems], "",
-            "[quality]", "bad_reference = 0.1", "repeat = 0.1", ""]
+            "[quality]", "bad_reference = 0.1", "repeat = 0.1", "",
+            "[stop]", "width = 1.0", "p_top = 0.9", ""]
     for name, role in accounts:
         toml += ["[[accounts]]", f'name = "{name}"', f'role = "{role}"', f'password = "{PASSWORD}"', ""]
     path = folder / "campaign.toml"

@@ -11,6 +11,9 @@ and ESA answers are ranked as WMT does, each on its own, and MQM-lite answers by
 score (``model="mqm"``) (``humeval.ratings.rank_ratings``:
 z-mean, Wilcoxon rank-sum clusters, bootstrap intervals by segment).
 
+With a ``[stop]`` table in the campaign, the pairwise comparisons so far are checked against its
+targets (``humeval.serve.stopping.verdict``: the plan's verdict, "continue" or "stop").
+
 Quality: DA controls by ``humeval.ratings.quality.annotator_qc`` (degraded-reference Wilcoxon
 test, repeat consistency). Pairwise controls: the share of degraded-reference tasks where the
 intact output won, and the share of repeats answered the same way.
@@ -96,6 +99,12 @@ def compute(db, campaign) -> dict:
             result["pairwise"] = table[["score", "lower", "upper", "rank_lo", "rank_hi", "cluster"]]
         else:
             result["pairwise"] = model.fit(comps).ranking()
+    if campaign.stop is not None:
+        from humeval.serve.stopping import verdict
+        try:
+            result["stop"] = verdict(campaign.stop, comps, result.get("pairwise"), campaign.seed)
+        except Exception as error:  # the verdict is advice: a failure is shown, the leaderboard stays
+            result["notes"].append(f"stopping rule not available: {error!r}")
     ratings = export.ratings(db, campaign, ("SYSTEM", "BAD_REF", "REPEAT"))
     result["ratings"] = int((ratings.kind == 0).sum())
     if result["ratings"]:

@@ -173,11 +173,19 @@ class Issuer:
         self.state = PairState(self.n)
         self.queue: list[tuple] = []
         self.grm = self.grm_model = None
+        # the GRM refit thread: started on the first refit, woken by _refit_wanted; refit_idle is set
+        # while no refit is asked for or running
+        self._refitter, self._refit_wanted, self._closing = None, threading.Event(), False
+        self.refit_idle = threading.Event()
+        self.refit_idle.set()
+        self._fitted_at, self.refits = 0, 0
         if campaign.strategy == "grm":
             self.base = campaign.systems.index(campaign.baseline)
             self.others = [i for i in range(self.n) if i != self.base]
             self.grm = GRMUncertainty([campaign.systems[i] for i in self.others], campaign.items)
         self._replay()
+        if self.grm is not None:  # after a restart: fit the answers replayed
+            self._refit_grm()
 
     # -- the strategy's model --------------------------------------------------------------------
     def _replay(self):
@@ -206,24 +214,58 @@ class Issuer:
     def _next_grm(self) -> tuple[int, int, int]:
         """(system, baseline, segment) in a random order of presentation (see the module docstring)."""
         if not self.queue:
-            from humeval.ranking.grm import GRM
-            from humeval.serve.export import comparisons
-            data = comparisons(self.db, self.campaign)
-            if len(data) >= self.campaign.batch:
-                try:
-                    self.grm_model = GRM(baseline=self.campaign.baseline).fit(data)
-                except (ValueError, np.linalg.LinAlgError):  # e.g. one system never judged yet
-                    self.grm_model = None
-            if self.grm_model is not None:
-                system, segment = self.grm.choose(self.grm_model, self.campaign.batch, self.rng)
+            model = self.grm_model
+            if model is not None:
+                system, segment = self.grm.choose(model, self.campaign.batch, self.rng)
                 system = [self.others[s] for s in system]
             else:
                 system = [self.others[s] for s in self.rng.integers(0, len(self.others), self.campaign.batch)]
                 segment = self.rng.integers(0, len(self.campaign.items), self.campaign.batch)
             self.queue = [(int(s), int(g)) for s, g in zip(system, segment)]
+            self._refit_grm()
         system, segment = self.queue.pop(0)
         pair = (system, self.base) if self.rng.random() < 0.5 else (self.base, system)
         return (*pair, segment)
+
+    def _refit_grm(self):
+        """Ask the refit thread for a GRM fitted on every answer so far (if a batch of new ones came
+        in since its last fit); it runs off the request path, and ``_next_grm`` uses the newest
+        finished fit."""
+        if self.state.size - self._fitted_at < self.campaign.batch:
+            return
+        if self._refitter is None:
+            self._refitter = threading.Thread(target=self._refit_loop, name="grm-refit", daemon=True)
+            self._refitter.start()
+        self._refit_wanted.set()
+
+    def _refit_loop(self):
+        from humeval.ranking.grm import GRM
+        from humeval.serve.export import comparisons
+        while True:
+            self._refit_wanted.wait()
+            if self._closing:
+                self.db.close()
+                return
+            self._refit_wanted.clear()
+            self.refit_idle.clear()
+            try:
+                data = comparisons(self.db, self.campaign)
+                self._fitted_at = len(data)
+                model = GRM(baseline=self.campaign.baseline).fit(data)
+                with self.lock:
+                    self.grm_model, self.refits = model, self.refits + 1
+            except (ValueError, np.linalg.LinAlgError):  # e.g. one system never judged yet: keep the last fit
+                pass
+            finally:
+                if not self._refit_wanted.is_set():
+                    self.refit_idle.set()
+
+    def close(self):
+        """Stop the refit thread (the server's shutdown)."""
+        self._closing = True
+        self._refit_wanted.set()
+        if self._refitter is not None:
+            self._refitter.join(timeout=30)
 
     def _next_pair(self) -> tuple[int, int]:
         if not self.queue:

@@ -383,7 +383,8 @@ def check_covariates(models, comparisons):
     unable = [name for name, m in models.items() if "covariates" not in m.get_params()]
     if unable:
         raise click.BadParameter(f"{', '.join(unable)} cannot fit covariates ({', '.join(comparisons.covariate_names)}):"
-                                 " style control needs bt, davidson or rao-kupper", param_hint="--model")
+                                 " style control needs bt, davidson or rao-kupper (--covariates none leaves out "
+                                 "the covariates a file humeval wrote carries)", param_hint="--model")
 
 
 def apply_both_bad(part, policy, file, track):

@@ -317,11 +317,11 @@ def check_analytic(models, analytic, style_control):
 
 def analytic_table(model, kind, confidence, cluster, random_state) -> pd.DataFrame:
     """Per system, best first: score, std, the pointwise interval (lower, upper) and the
-    simultaneous one (sim_lower, sim_upper) from the model's analytic covariance, and rank."""
-    pointwise = model.intervals(kind, confidence, clusters=cluster, random_state=random_state)
-    together = model.intervals(kind, confidence, simultaneous=True, clusters=cluster, random_state=random_state)
+    simultaneous one (sim_lower, sim_upper, over the real systems: a both-bad anchor is left out of
+    its critical value) from the model's analytic covariance, and rank."""
+    from humeval.ranking.boards import analytic_intervals
+    table = analytic_intervals(model, kind, confidence, cluster, random_state)
     ranking = model.ranking()
-    table = pointwise.assign(sim_lower=together["lower"], sim_upper=together["upper"])
     table = table.join(ranking[[c for c in ("rank", "component", "note") if c in ranking]])
     return table.loc[ranking.index]
 

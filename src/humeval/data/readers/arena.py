@@ -215,7 +215,8 @@ def numbers(values: pa.ChunkedArray, path, name: str, kind: str) -> np.ndarray:
             values = pc.cast(pc.utf8_trim_whitespace(values), pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             _raise_not_number(values.to_pylist(), path, name, kind)
-    out = values.cast(pa.float64()).fill_null(np.nan).to_numpy(zero_copy_only=False).astype(float)
+    # safe=False: an integer beyond 2**53 becomes the nearest float (arrow's safe cast refuses it)
+    out = values.cast(pa.float64(), safe=False).fill_null(np.nan).to_numpy(zero_copy_only=False).astype(float)
     infinite = np.isinf(out)
     if infinite.any():
         first = int(np.argmax(infinite))

@@ -81,7 +81,7 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
     ``covariates=False`` reads no covariates, not even the ``cov:NAME`` columns of humeval's layout.
     Missing values in these columns are counted skips; text in a numeric column, a negative or
     infinite weight are errors naming the row."""
-    kind = kind or kind_of(path)
+    kind = kind or kind_of(path, encoding)
     table = load_table(path, kind, encoding)
     mapping = _mapping(table.column_names, columns, path)
     check_columns(table, mapping.values(), path)

@@ -3,7 +3,9 @@
 covariate columns and categories, and humeval's own layout with ``cov:NAME`` columns as
 ``convert`` writes it) read with the arena options must end in a counted read or an
 ``InputError``; ``convert`` with the same options must exit 0 or 2, never with the "bug" line,
-and what it writes must read back with the same covariates without options.
+and what it writes must read back with the same covariates without options; `rank -m bt
+--both-bad loss --intervals fisher` with those options on the record-level and Parquet cases must
+exit 0 or 2.
 
 Record-level mutations (a value replaced at any depth, a key dropped or added, a column of
 another type in every record, a record that is not an object) work on the parsed JSON; text
@@ -321,3 +323,19 @@ def test_case_count():
     """Every source and every mutation kind is covered, in about 150 cases."""
     assert 120 <= len(CASES) <= 200
     assert {c.values[0][1] for c in CASES} >= set(OPTIONS)
+
+
+RANK_CASES = [c for c in CASES if c.values[0][2] in ("value", "nested_value", "drop_key", "type_flip", "inject",
+                                                     "delete_rows", "none", "parquet")]
+
+
+@pytest.mark.parametrize("case", RANK_CASES)
+def test_rank_with_arena_options_exits_cleanly(case, tmp_path):
+    """`rank -m bt` with the source's arena options, both-bad ties as losses against the anchor and
+    Fisher intervals: exit 0 or 2, never the "bug" line."""
+    path, options = _materialise(case, tmp_path)
+    result = CliRunner().invoke(cli, ["rank", str(path), "-f", "pairwise", "-m", "bt", "--both-bad", "loss",
+                                      "--intervals", "fisher", *_cli_args(options), "--json"])
+    output = result.output + (result.stderr if result.stderr_bytes is not None else "")
+    assert result.exit_code in (0, 2), (result.exit_code, output, result.exception)
+    assert BUG not in output, output

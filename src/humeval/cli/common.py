@@ -400,7 +400,8 @@ def arena_options(f):
         click.option("--covariates", default=None, metavar="COL,…",
                      help="Numeric columns fitted jointly with the abilities (style control): each COL holds a "
                           "feature difference a − b; COL_A/COL_B takes the difference of two columns; nested "
-                          "fields are named with dots (conv_metadata.sum_assistant_a_tokens)."),
+                          "fields are named with dots (conv_metadata.sum_assistant_a_tokens). A file humeval "
+                          "wrote brings its covariates (columns cov:NAME); 'none' leaves them out."),
         click.option("--style-control", is_flag=True,
                      help="FastChat's style covariates from an arena file's conv_metadata: length, headers, lists, "
                           "bold, each (a − b)/(a + b + 1), fitted per RMS unit (not centred: 0 = no style difference)."),
@@ -418,6 +419,11 @@ def arena_options(f):
 
 def arena_reader(covariates=None, style_control=False, weight_column=None, category_column=None) -> dict:
     """The reader options (``load(reader=…)``) of the arena options that were given."""
+    if covariates is not None and covariates.strip().lower() == "none":
+        if style_control:
+            raise click.BadParameter("'none' leaves the covariates out; --style-control adds some: pick one",
+                                     param_hint="--covariates")
+        return {"covariates": False, **arena_reader(None, False, weight_column, category_column)}
     options = {"covariates": covariates, "style": style_control or None, "weight": weight_column,
                "category": category_column}
     return {k: v for k, v in options.items() if v}

@@ -16,9 +16,12 @@ from humeval.cli.common import (
     TABLE_OUT,
     OutputPath,
     anonymize_options,
+    arena_options,
+    arena_reader,
     check_output,
     common_options,
     count,
+    err,
     execution_options,
     jsonable,
     l2_option,
@@ -29,6 +32,7 @@ from humeval.cli.common import (
     pseudonym_salt,
     read_options,
     render,
+    skip_lines,
 )
 from humeval.data.describe import describe
 from humeval.data.export import frame, pairwise_frame, write
@@ -69,22 +73,36 @@ def info(files, fmt, encoding, columns, outcomes, tracks, quiet, as_json):
 @click.argument("file", type=click.Path())
 @click.argument("output", type=TABLE_OUT)
 @read_options
+@arena_options
 @anonymize_options
 @common_options
-def convert(file, output, fmt, encoding, columns, outcomes, tracks, anon, salt, quiet, as_json):
+def convert(file, output, fmt, encoding, columns, outcomes, tracks, covariates, style_control, weight_column,
+            category_column, both_bad, anon, salt, quiet, as_json):
     """Convert a judgments file to pairwise comparisons (.parquet, .csv, .tsv, .jsonl).
 
     Ratings and post-edits, when the file holds them, go beside OUTPUT as
-    NAME.ratings.EXT and NAME.post_edits.EXT.
+    NAME.ratings.EXT and NAME.post_edits.EXT. Arena columns (--weight, --category,
+    --covariates, --style-control) are read as `rank` reads them and written as humeval's
+    columns weight, category, bothbad and cov:NAME, so reading OUTPUT back needs no options;
+    --both-bad loss or drop writes the battles as that policy counts them.
 
     \b
     Example:
       humeval convert data_RNK.csv wmt10.parquet --anonymize --salt "$SECRET"
+      humeval convert battles.json styled.parquet --style-control --category language
     """
     salt = pseudonym_salt(anon, salt)
     if Path(output).resolve() == Path(file).resolve():
         raise click.BadParameter("is FILE itself: write the conversion to another file", param_hint="OUTPUT")
-    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, salt=salt)
+    reader = arena_reader(covariates, style_control, weight_column, category_column)
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, salt=salt, reader=reader)
+    notes = []
+    if both_bad != "tie":
+        if judgments.comparisons is None:
+            raise click.BadParameter("applies to pairwise comparisons; this file holds none", param_hint="--both-bad")
+        from humeval.cli.ranking import apply_both_bad
+        judgments.comparisons, note = apply_both_bad(judgments.comparisons, both_bad, file, "all tracks")
+        notes.append(note)
     output = Path(output)
     written = {}
     for name in ("comparisons", "ratings", "post_edits"):
@@ -93,12 +111,22 @@ def convert(file, output, fmt, encoding, columns, outcomes, tracks, anon, salt, 
             continue
         target = output if not written else output.with_name(f"{output.stem}.{name}{output.suffix}")
         written[name] = {"path": str(write(frame(table), target)), "rows": len(table)}
+    if judgments.comparisons is not None and judgments.comparisons.covariate_names:
+        written["comparisons"]["covariates"] = list(judgments.comparisons.covariate_names)
     if as_json:
         click.echo(json.dumps(written, indent=2))
     elif not quiet:
+        for line in skip_lines(judgments.report) if reader else ():
+            err.print(line)
         for name, w in written.items():
+            covariates_written = w.get("covariates")
             out.print(f"wrote {w['rows']:,} {name.replace('_', '-')} to {w['path']}"
-                      + (" (judges pseudonymised)" if anon else ""))
+                      + (" (judges pseudonymised)" if anon else "")
+                      + (f" with covariates {', '.join(covariates_written)} (columns cov:NAME)"
+                         if covariates_written else ""))
+        for note in notes:
+            if note:
+                out.print(f"  {note}")
 
 
 def check_simulation(design: str, systems: int, k: int = 5):

@@ -319,11 +319,11 @@ def check_analytic(models, analytic, style_control):
 
 def analytic_table(model, kind, confidence, cluster, random_state) -> pd.DataFrame:
     """Per system, best first: score, std, the pointwise interval (lower, upper) and the
-    simultaneous one (sim_lower, sim_upper) from the model's analytic covariance, and rank."""
-    pointwise = model.intervals(kind, confidence, clusters=cluster, random_state=random_state)
-    together = model.intervals(kind, confidence, simultaneous=True, clusters=cluster, random_state=random_state)
+    simultaneous one (sim_lower, sim_upper, over the real systems: a both-bad anchor is left out of
+    its critical value) from the model's analytic covariance, and rank."""
+    from humeval.ranking.boards import analytic_intervals
+    table = analytic_intervals(model, kind, confidence, cluster, random_state)
     ranking = model.ranking()
-    table = pointwise.assign(sim_lower=together["lower"], sim_upper=together["upper"])
     table = table.join(ranking[[c for c in ("rank", "component", "note") if c in ranking]])
     return table.loc[ranking.index]
 
@@ -385,7 +385,8 @@ def check_covariates(models, comparisons):
     unable = [name for name, m in models.items() if "covariates" not in m.get_params()]
     if unable:
         raise click.BadParameter(f"{', '.join(unable)} cannot fit covariates ({', '.join(comparisons.covariate_names)}):"
-                                 " style control needs bt, davidson or rao-kupper", param_hint="--model")
+                                 " style control needs bt, davidson or rao-kupper (--covariates none leaves out "
+                                 "the covariates a file humeval wrote carries)", param_hint="--model")
 
 
 def apply_both_bad(part, policy, file, track):

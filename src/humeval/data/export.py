@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from humeval.data.readers.arena import COVARIATE_PREFIX
 from humeval.data.tables import Comparisons, Table
 from humeval.errors import InputError
 
@@ -16,13 +17,19 @@ def pairwise_frame(comparisons: Comparisons) -> pd.DataFrame:
     """The layout ``read_pairwise`` recognises: track, item, judge, group, system_a, system_b,
     outcome (0 tie, 1 system_a preferred, 2 system_b preferred); then the arena columns the
     table uses: bothbad (ties marked both bad), weight (when any is not 1), category, and one
-    column per covariate (by its name; read them back with ``covariates=``)."""
-    df = comparisons.to_pandas()
+    column ``cov:NAME`` per covariate (``COVARIATE_PREFIX``), which ``read_pairwise`` reads back
+    as covariate NAME without being told."""
+    plain = Comparisons(**{name: getattr(comparisons, name) for name in Comparisons.SCHEMA if name != "covariates"},
+                        **{name: getattr(comparisons, name) for name in ("systems", "items", "judges", "tracks",
+                                                                         "categories")})
+    df = plain.to_pandas()  # without the covariates, which to_pandas names by name (one could shadow "weight")
     df = df.rename(columns={"a": "system_a", "b": "system_b"})
     arena = [name for name, used in (("bothbad", comparisons.bothbad.any()), ("weight", comparisons.weighted),
                                      ("category", (comparisons.category >= 0).any())) if used]
-    return df[["track", "item", "judge", "group", "system_a", "system_b", "outcome", *arena,
-               *comparisons.covariate_names]]
+    df = df[["track", "item", "judge", "group", "system_a", "system_b", "outcome", *arena]]
+    for j, name in enumerate(comparisons.covariate_names):
+        df[COVARIATE_PREFIX + name] = comparisons.covariates[:, j]
+    return df
 
 
 def frame(table: Table) -> pd.DataFrame:
@@ -39,7 +46,7 @@ def write(df: pd.DataFrame, path) -> Path:
     if suffix == ".parquet":
         df.to_parquet(path, index=False)
     elif suffix == ".jsonl":
-        df.to_json(path, orient="records", lines=True, force_ascii=False)
+        df.to_json(path, orient="records", lines=True, force_ascii=False, double_precision=15)  # default: 10 digits
     else:
         df.to_csv(path, index=False, sep="\t" if suffix == ".tsv" else ",")
     return path

@@ -12,6 +12,12 @@ are counted by one of three policies (``both_bad``):
   systems' battles end both bad;
 - ``drop``: the battle is left out.
 
+Analytic intervals with an anchor (``analytic_intervals``): the simultaneous critical value
+(max-|t|, ``humeval.ranking.analytic.critical_value``) is the ``confidence`` quantile of
+max_s |Z_s| / σ_s over the real systems only, Z ~ N(0, Cov) restricted to them: the anchor is set
+aside from the table, so its interval need not be covered, and counting it would widen every
+system's simultaneous interval (the maximum over one more |t| is larger).
+
 Boards (``leaderboards``): the model fitted on all comparisons (the overall board) and on the
 comparisons of each value of a label column (category, judge, track, item or group), each with
 every system's rank and its rank change against the overall board, Δ = overall rank − board rank
@@ -94,6 +100,29 @@ def set_anchor_aside(table: pd.DataFrame, rank_columns=("rank",)) -> tuple[pd.Da
     score = f"score {anchor['score']:.3g}, " if "score" in table else ""
     return rest, (f"anchor '{ANCHOR}' ({score}rank {anchor[rank_columns[0]]:g} among all) set aside; ranks count "
                   "the systems only")
+
+
+def analytic_intervals(model, kind: str = "fisher", confidence: float = 0.95, clusters=None,
+                       random_state=0) -> pd.DataFrame:
+    """Per system: score, std, the pointwise interval (lower, upper = score ∓ z σ, z the normal
+    quantile) and the simultaneous one (sim_lower, sim_upper = score ∓ c σ) from the model's
+    analytic covariance (``model.covariance``), computed once; c is the max-|t| critical value
+    over the systems other than the both-bad anchor (see the module docstring). Without an
+    anchor the numbers equal ``model.intervals`` (pointwise and ``simultaneous=True``) with the
+    same ``random_state``. ``attrs``: kind, confidence, critical_value (z), simultaneous_value (c)."""
+    from humeval.ranking.analytic import critical_value
+    cov = model.covariance(kind, clusters).to_numpy()
+    systems = list(model.systems_)
+    block = cov[:len(systems), :len(systems)]  # NaN for systems without comparisons
+    real = np.array([s != ANCHOR for s in systems])
+    z = critical_value(block, confidence, False)
+    c = critical_value(np.nan_to_num(block[np.ix_(real, real)]), confidence, True, random_state)
+    std = np.sqrt(np.clip(np.diag(block), 0, None))
+    score = model.scores_.to_numpy()
+    out = pd.DataFrame({"score": score, "std": std, "lower": score - z * std, "upper": score + z * std,
+                        "sim_lower": score - c * std, "sim_upper": score + c * std}, index=model.scores_.index)
+    out.attrs.update(kind=kind, confidence=confidence, critical_value=z, simultaneous_value=c)
+    return out
 
 
 def drop_system(result, name: str):

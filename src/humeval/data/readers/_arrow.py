@@ -18,14 +18,15 @@ from humeval.data.readers._io import decode, encoding_of, read_bytes, shown
 from humeval.errors import InputError
 
 
-def kind_of(path) -> str:
+def kind_of(path, encoding: str = "utf-8") -> str:
     """csv, tsv, jsonl, json or parquet, from the file name (a .gz ending is looked through); a
-    .json file whose text starts with "[" is one JSON array of records ("json", as FastChat's
-    clean_battle files are), any other .json is read as JSON lines."""
+    .json file whose text (in ``encoding``, or the one its byte-order mark names) starts with "["
+    is one JSON array of records ("json", as FastChat's clean_battle files are), any other .json
+    is read as JSON lines."""
     name = Path(path).name.lower().removesuffix(".gz")
     if name.endswith((".parquet", ".pq")):
         return "parquet"
-    if name.endswith(".json") and _starts_with_bracket(path):
+    if name.endswith(".json") and _starts_with_bracket(path, encoding):
         return "json"
     if name.endswith((".jsonl", ".ndjson", ".json")):
         return "jsonl"
@@ -34,16 +35,18 @@ def kind_of(path) -> str:
     return "csv"
 
 
-def _starts_with_bracket(path) -> bool:
-    """Whether the file's first non-blank character is "[" (False when it cannot be read)."""
+def _starts_with_bracket(path, encoding: str = "utf-8") -> bool:
+    """Whether the file's first non-blank character is "[" (False when it cannot be read); a
+    byte-order mark (UTF-8, UTF-16, UTF-32) or ``encoding`` says how to decode the first bytes."""
     import gzip
     try:
         opener = gzip.open if str(path).lower().endswith(".gz") else open
         with opener(path, "rb") as handle:
             head = handle.read(4096)
-    except (OSError, EOFError):
+        text = head.decode(encoding_of(head, encoding), errors="ignore")
+    except (OSError, EOFError, LookupError):
         return False
-    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[")
+    return text.lstrip("\ufeff \t\r\n").startswith("[")
 
 
 def first_row_line(kind: str) -> int:
@@ -199,7 +202,7 @@ def _raise_json_error(path, text, error, unit: str = "line"):
                              "write one JSON object per line") from None
         if not isinstance(value, dict):
             raise InputError(path, number, "a JSON line must be an object", "write one JSON object per line")
-        for key, cell in value.items():
+        for key, cell in _fields(value):
             if cell is None:
                 continue
             kind = _JSON_TYPES.get(type(cell), "number")
@@ -212,6 +215,15 @@ def _raise_json_error(path, text, error, unit: str = "line"):
 
 
 _JSON_TYPES = {str: "string", bool: "boolean", list: "list", dict: "record"}
+
+
+def _fields(record: dict, prefix: str = ""):
+    """(dotted key, value) of a record's fields and, inside nested records, of theirs (arrow
+    infers one type per nested field too: conv_metadata.header_count_a.h1)."""
+    for key, cell in record.items():
+        yield prefix + str(key), cell
+        if isinstance(cell, dict):
+            yield from _fields(cell, f"{prefix}{key}.")
 
 
 def encode_arrow(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], tuple[str, ...]]:

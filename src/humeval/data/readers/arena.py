@@ -14,6 +14,9 @@ token count of the answers and the counts of markdown headers (h1–h6 summed), 
 reports with the covariates at zero are style-free (scale them with the model's
 ``standardize``). ``style="fastchat"`` also standardises as FastChat does, (d − mean d) / sd d
 over the battles (an element without spread stays 0), for numbers equal to FastChat's.
+Covariates written by ``humeval convert`` (``humeval.data.export.pairwise_frame``) are columns
+``cov:NAME`` (``COVARIATE_PREFIX``): the reader of humeval's own layout takes every such column as
+covariate NAME unless told otherwise, and a covariate named NAME finds a column ``cov:NAME``.
 A name may reach into nested records with dots (``conv_metadata.sum_assistant_a_tokens``,
 ``category_tag.math_v0.1.math``); a record of counts (``{"h1": 2, "h2": 0}``) counts as its sum.
 """
@@ -35,6 +38,7 @@ STYLE = {"length": ("sum_assistant_a_tokens", "sum_assistant_b_tokens"),
          "headers": ("header_count_a", "header_count_b"), "lists": ("list_count_a", "list_count_b"),
          "bold": ("bold_count_a", "bold_count_b")}
 METADATA = "conv_metadata"
+COVARIATE_PREFIX = "cov:"  # the header of a covariate column humeval writes: cov:NAME
 STYLES = (False, None, True, "fastchat")
 
 
@@ -83,7 +87,9 @@ def columns(table: pa.Table, path, kind: str, covariates=None, style: bool | str
                 numbers(column(table, right, path), path, right, kind)
             name = f"{left}-{right}"
         else:
-            values, name = numbers(column(table, spec, path), path, spec, kind), spec
+            found = spec if has_column(table, spec) or not has_column(table, COVARIATE_PREFIX + spec) \
+                else COVARIATE_PREFIX + spec
+            values, name = numbers(column(table, found, path), path, found, kind), spec.removeprefix(COVARIATE_PREFIX)
         if name in names:
             raise InputError(path, None, f"covariate {shown(name)} is named twice", "name each covariate once")
         blocks.append(values)
@@ -131,9 +137,14 @@ def columns(table: pa.Table, path, kind: str, covariates=None, style: bool | str
     return result
 
 
+def written(table: pa.Table) -> list[str]:
+    """The covariate columns humeval wrote (``cov:NAME``), in file order."""
+    return [name for name in table.column_names if name.startswith(COVARIATE_PREFIX) and name != COVARIATE_PREFIX]
+
+
 def specs(covariates) -> list[str]:
-    """Covariate names from a list or a comma-separated string; blanks dropped."""
-    if covariates is None:
+    """Covariate names from a list or a comma-separated string; blanks dropped (None or False: none)."""
+    if covariates is None or covariates is False:
         return []
     parts = covariates.split(",") if isinstance(covariates, str) else list(covariates)
     return [str(p).strip() for p in parts if str(p).strip()]
@@ -204,7 +215,8 @@ def numbers(values: pa.ChunkedArray, path, name: str, kind: str) -> np.ndarray:
             values = pc.cast(pc.utf8_trim_whitespace(values), pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             _raise_not_number(values.to_pylist(), path, name, kind)
-    out = values.cast(pa.float64()).fill_null(np.nan).to_numpy(zero_copy_only=False).astype(float)
+    # safe=False: an integer beyond 2**53 becomes the nearest float (arrow's safe cast refuses it)
+    out = values.cast(pa.float64(), safe=False).fill_null(np.nan).to_numpy(zero_copy_only=False).astype(float)
     infinite = np.isinf(out)
     if infinite.any():
         first = int(np.argmax(infinite))

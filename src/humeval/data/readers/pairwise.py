@@ -8,7 +8,9 @@ One row per comparison. ``columns`` maps humeval's names to the file's: ``a``, `
   with ``question_id`` as the item and ``judge`` as the judge when present;
 - humeval's own (what ``humeval convert`` writes): ``system_a``, ``system_b``, ``outcome``
   ∈ {0 tie, 1 a preferred, 2 b preferred}, ``item``, ``judge``, ``track``, ``group``, and when
-  present ``bothbad`` (true/1 for a both-bad tie), ``weight`` and ``category``.
+  present ``bothbad`` (true/1 for a both-bad tie), ``weight``, ``category`` and covariates
+  ``cov:NAME`` (read as covariate NAME unless ``covariates`` or ``style`` is given;
+  ``covariates=False`` reads none).
 
 Outcome labels are read through ``outcomes`` (label -> 0/1/2); the default knows the arena
 labels, ``a``/``b``/``tie`` and 0/1/2. ``tie (bothbad)`` (also ``bothbad``, ``both_bad``) is a
@@ -76,9 +78,10 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
     lists, bold) from ``conv_metadata`` (True: the ratios; "fastchat": standardised as FastChat
     does); ``weight`` — a column of non-negative battle weights;
     ``category`` — a label column (prompt category, language, …) for per-category boards.
+    ``covariates=False`` reads no covariates, not even the ``cov:NAME`` columns of humeval's layout.
     Missing values in these columns are counted skips; text in a numeric column, a negative or
     infinite weight are errors naming the row."""
-    kind = kind or kind_of(path)
+    kind = kind or kind_of(path, encoding)
     table = load_table(path, kind, encoding)
     mapping = _mapping(table.column_names, columns, path)
     check_columns(table, mapping.values(), path)
@@ -93,6 +96,8 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
             bothbad = arena.flags(table["bothbad"], path, "bothbad", kind) & (outcome == 0)
         weight = weight or ("weight" if "weight" in table.column_names else None)
         category = category or ("category" if "category" in table.column_names else None)
+        if covariates is None and not style:  # the covariates convert wrote (cov:NAME)
+            covariates = arena.written(table) or None
     kwargs = {"systems": systems}
     if bothbad.any():
         kwargs["bothbad"] = bothbad

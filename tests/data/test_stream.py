@@ -331,3 +331,25 @@ def test_humeval_layout_with_tracks_and_groups(tmp_path):
         for track, part in parts.items():
             np.testing.assert_array_equal(pair_counts(part), pair_counts(whole[track]))
             assert set(part.group) == set(whole[track].group)
+
+
+def test_commands_that_draw_single_comparisons_expand_streamed_counts(data):
+    """compare-models (and plan, active-study) split and subsample single comparisons: the streamed
+    counts are expanded to the battles they stand for, and the command says so."""
+    root, whole = data
+    result = CliRunner().invoke(cli, ["compare-models", str(root / "flat"), "--keep", "item", "-m", "bt",
+                                      "--sizes", "200", "--trials", "1", "--min-test", "500"])
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert f"weighted rows are expanded to {len(whole):,} comparisons" in said and "perplexity" in said
+
+
+def test_single_comparison_commands_refuse_fractional_weights(tmp_path):
+    from humeval.cli.common import UserError, single_comparisons
+    from humeval.data.judgments import Judgments, ReadReport
+    c = Comparisons(a=[0, 1], b=[1, 0], outcome=[1, 2], weight=[0.5, 2.0], systems=("A", "B"))
+    with pytest.raises(UserError, match="cannot split a weighted row"):
+        single_comparisons(Judgments(ReadReport("x", "pairwise"), comparisons=c), "plan")
+    whole = Comparisons(a=[0, 1], b=[1, 0], outcome=[1, 2], weight=[1.0, 3.0], systems=("A", "B"))
+    out = single_comparisons(Judgments(ReadReport("x", "pairwise"), comparisons=whole), "plan", quiet=True)
+    assert out.comparisons.a.tolist() == [0, 1, 1, 1] and not out.comparisons.weighted

@@ -542,7 +542,42 @@ def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), 
         result = anonymize_judgments(result, salt)
     if drop_file:
         result = drop_listed(result, drop_file, quiet)
+    if ctx is not None and ctx.info_name in ROW_COMMANDS:
+        result = single_comparisons(result, ctx.info_name, quiet)
     return result
+
+
+# commands that draw single comparisons (training subsets, held-out splits, simulated campaigns)
+ROW_COMMANDS = ("compare-models", "plan", "active-study")
+MAX_ROWS = 50_000_000  # weighted rows expanded to at most this many comparisons in memory (1.9 GB)
+
+
+def single_comparisons(judgments, command: str, quiet: bool = False):
+    """``judgments`` with weighted comparisons (streamed counts, arena weights) expanded to one
+    row per comparison (``as_rows``): ``command`` splits, subsamples or replays single comparisons,
+    which a row standing for k battles is not. Fractional weights, or more than ``MAX_ROWS``
+    comparisons, are a ``UserError`` saying what to do."""
+    c = judgments.comparisons
+    if c is None or not c.weighted:
+        return judgments
+    from humeval.ranking.base import as_rows, integral
+    total = float(c.weight.sum())
+    if not integral(c.weight):
+        raise UserError(f"{command} draws single comparisons, and the comparisons carry fractional weights; "
+                        "it cannot split a weighted row: drop --weight, or use rank (which fits weighted counts)")
+    if total > MAX_ROWS:
+        raise UserError(f"{command} draws single comparisons and would need the {total:,.0f} comparisons the "
+                        f"{len(c):,} streamed rows stand for in memory (more than {MAX_ROWS:,}): select a "
+                        "part with --sql (e.g. a sample: SELECT * FROM battles USING SAMPLE 1%) or --track")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows = as_rows(c, command)
+    if not quiet:
+        err.print(f"note: {command} draws single comparisons: the {len(c):,} weighted rows are expanded to "
+                  f"{len(rows):,} comparisons ({rows.nbytes / 2 ** 20:,.1f} MB)")
+    judgments.comparisons = rows
+    return judgments
 
 
 def reads_controls(path, fmt=None, encoding=None) -> bool:

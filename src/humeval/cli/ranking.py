@@ -258,7 +258,9 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             shown = wmt_view(table).join(table[[c for c in ("component", "note") if c in table]]) if n_boot else table
             breaks = _cluster_breaks(table) if (n_boot and clusters) else ()
             c = parts[track]
-            count = f"{c.weight.sum():,.6g} comparisons in {len(c):,} weighted rows" if c.weighted else f"{len(c):,} comparisons"
+            total = c.weight.sum()
+            shown_total = f"{total:,.0f}" if total == round(total) else f"{total:,.6g}"
+            count = f"{shown_total} comparisons in {len(c):,} weighted rows" if c.weighted else f"{len(c):,} comparisons"
             out.print(render(shown, f"{track}: {what} ({count})", breaks=breaks))
             for note in notes.get(track, []):
                 if note:

@@ -96,13 +96,14 @@ def _cell_values(ax, values, fontsize: float = 6):
     from matplotlib.transforms import Affine2D
     prop = FontProperties(size=fontsize)
     shapes, paths, offsets, colors = {}, [], [], []
+    data = np.ma.getdata(values)
     for i, j in zip(*np.nonzero(~np.ma.getmaskarray(values))):
-        value = float(values[i, j])
+        value = float(data[i, j])
         label = f"{value:.2f}".lstrip("0")
         if label not in shapes:
             path = TextPath((0, 0), label, prop=prop)
-            box = path.get_extents()
-            shapes[label] = path.transformed(Affine2D().translate(-(box.x0 + box.x1) / 2, -(box.y0 + box.y1) / 2))
+            low, high = path.vertices.min(axis=0), path.vertices.max(axis=0)  # control points: quick, near enough
+            shapes[label] = path.transformed(Affine2D().translate(*(-(low + high) / 2)))
         paths.append(shapes[label])
         offsets.append((j, i))
         colors.append("white" if abs(value - 0.5) > 0.3 else "black")

@@ -87,13 +87,14 @@ def _png(fig, dpi: int = 100) -> bytes:
     ``bbox_inches="tight"`` writes, without the extra drawing pass matplotlib makes to find that
     box: the box is measured once with the figure's own renderer, leaving out artists marked
     ``set_in_layout(False)`` (a heatmap's cell values, inside its axes); the figures' pixels are
-    the same, the cost about a third lower."""
+    the same, the cost about a third lower. zlib level 3 instead of 6: the same pixels in files
+    about 5 % larger, written a fifth faster."""
     import matplotlib
     import matplotlib.pyplot as plt
     buffer = io.BytesIO()
     fig.set_dpi(dpi)
     box = fig.get_tightbbox(fig.canvas.get_renderer()).padded(matplotlib.rcParams["savefig.pad_inches"])
-    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches=box)
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches=box, pil_kwargs={"compress_level": 3})  # same pixels
     plt.close(fig)
     return buffer.getvalue()
 

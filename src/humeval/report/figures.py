@@ -95,7 +95,7 @@ def _cell_values(ax, values, fontsize: float = 6):
     from matplotlib.textpath import TextPath
     from matplotlib.transforms import Affine2D
     prop = FontProperties(size=fontsize)
-    shapes, paths, offsets, colors = {}, [], [], []
+    shapes, paths, offsets, colors, written = {}, [], [], [], []
     data = np.ma.getdata(values)
     for i, j in zip(*np.nonzero(~np.ma.getmaskarray(values))):
         value = float(data[i, j])
@@ -106,12 +106,14 @@ def _cell_values(ax, values, fontsize: float = 6):
             shapes[label] = path.transformed(Affine2D().translate(*(-(low + high) / 2)))
         paths.append(shapes[label])
         offsets.append((j, i))
+        written.append(((int(j), int(i)), label))
         colors.append("white" if abs(value - 0.5) > 0.3 else "black")
     if paths:
-        ax.add_collection(PathCollection(paths, offsets=offsets, offset_transform=ax.transData, facecolors=colors,
-                                         edgecolors="none", linewidths=0, in_layout=False,
-                                         transform=Affine2D().scale(1 / 72) + ax.figure.dpi_scale_trans),
-                          autolim=False)
+        cells = PathCollection(paths, offsets=offsets, offset_transform=ax.transData, facecolors=colors,
+                               edgecolors="none", linewidths=0, in_layout=False, label="cell values",
+                               transform=Affine2D().scale(1 / 72) + ax.figure.dpi_scale_trans)
+        cells.cell_values = written  # ((column, row), text) of every cell, for readers and tests
+        ax.add_collection(cells, autolim=False)
 
 
 def plot_bootstrap(table: pd.DataFrame, path=None, title: str = "Bootstrap", scale: str = ""):

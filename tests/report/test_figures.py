@@ -31,9 +31,12 @@ def test_abilities_and_heatmap(tmp_path):
     assert np.allclose(image.data[off], p[:, :, 1][off])  # P(row preferred), what the colour bar names
     assert np.allclose((image + image.T)[off], (1 - p[:, :, 0])[off])  # the two cells add up to 1 − P(tie)
     assert image[0, -1] > 0.5 > image[-1, 0]  # the best system is preferred to the worst
-    texts = {(t.get_position(), t.get_text()) for t in fig.axes[0].texts}
+    cells, = [c for c in fig.axes[0].collections if c.get_label() == "cell values"]  # one collection of glyphs
+    texts = set(cells.cell_values)
     assert len(texts) == 20 and ((4, 0), f"{image[0, -1]:.2f}".lstrip("0")) in texts  # values written in the cells
+    assert len(cells.get_paths()) == 20 and [4, 0] in cells.get_offsets().tolist()
     assert fig.axes[1].get_ylabel() == "P(s1 preferred to s2)"
     many = plot_preference_heatmap(IRTGaussian(iterations=20, burn_in=5, random_state=0).fit(
         simulate_competition(n_systems=25, n_judgments=3000, design="pairs", random_state=0).comparisons))
-    assert not many.axes[0].texts  # beyond 20 systems the cells stay unlabelled
+    assert not many.axes[0].texts and not [c for c in many.axes[0].collections if c.get_label() == "cell values"]
+    # beyond 20 systems the cells stay unlabelled

@@ -1,0 +1,119 @@
+"""The report's check of the bootstrap against the analytic intervals of the Bradley–Terry family
+(``humeval.ranking.analytic``): per system the bootstrap's percentile interval, the Fisher one
+(inverse information, score ± z σ) and the sandwich one clustered by judge (by ranking group when
+the file names no judges), their widths relative to the bootstrap's, and the WMT rank cluster each
+analytic covariance gives; then which systems disagree and what that means.
+
+Disagreement (per system): an analytic interval whose width w_a differs from the bootstrap's
+w_b by more than ``TOLERANCE`` (|w_a / w_b − 1| > 25 %), or an analytic rank cluster other than
+the bootstrap's. The analytic rank clusters come from ``DRAWS`` draws of the scores from
+N(score, Cov) ranked and trimmed exactly as bootstrap resamples are (``BootstrapResult.table``,
+Koehn 2012), seeded, so they are reproducible.
+
+What a disagreement means: the bootstrap of the report resamples single comparisons, as Fisher's
+information treats them — independent. A sandwich interval clustered by judge that is wider than
+both says the judgments of one judge are correlated (judges' own tastes): the comparison
+bootstrap and Fisher are then too narrow, and ``humeval rank --by judge`` or the sandwich are the
+intervals to trust. A Fisher interval that differs from the bootstrap's while the data are not
+clustered says the likelihood is far from normal for that system — few comparisons, a score
+pulled towards the prior, or a lopsided record — where the percentile bootstrap is the better
+guide.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from humeval.report.render import number
+
+TOLERANCE = 0.25
+DRAWS = 1000
+
+
+def cluster_column(comparisons) -> str | None:
+    """What the sandwich clusters by: ``judge`` when any comparison names its judge, else
+    ``group`` (the k-way ranking a pair was expanded from) when any has one, else None (each
+    comparison alone)."""
+    if (np.asarray(comparisons.judge) >= 0).any():
+        return "judge"
+    if (np.asarray(comparisons.group) >= 0).any():
+        return "group"
+    return None
+
+
+def analytic_clusters(model, kind: str, clusters, confidence: float, random_state=0) -> pd.Series:
+    """WMT rank cluster of every system when its scores are drawn from N(score, Cov ``kind``)
+    instead of bootstrapped (``DRAWS`` draws, trimmed rank ranges as in the bootstrap)."""
+    from humeval.experiments.bootstrap import BootstrapResult
+    n = len(model.systems_)
+    cov = np.nan_to_num(model.covariance(kind, clusters).to_numpy()[:n, :n])
+    score = model.scores_.to_numpy()
+    values, vectors = np.linalg.eigh((cov + cov.T) / 2)
+    root = vectors * np.sqrt(np.clip(values, 0, None))
+    draws = score + np.random.default_rng(random_state).standard_normal((DRAWS, n)) @ root.T
+    draws[:, np.isnan(score)] = np.nan
+    table = BootstrapResult(tuple(model.systems_), model.scores_, draws, kind, confidence).table()
+    return table["cluster"]
+
+
+def compare_intervals(model, comparisons, boot: pd.DataFrame, confidence: float = 0.95,
+                      random_state=0) -> tuple[pd.DataFrame, str | None, list[str]]:
+    """(table, clusters, disagreeing systems): per system of ``boot`` (``BootstrapResult.table()``,
+    best first) the bootstrap, Fisher and sandwich intervals, the analytic widths over the
+    bootstrap's, and the clusters; ``clusters`` is what the sandwich clustered by."""
+    clusters = cluster_column(comparisons)
+    fisher = model.intervals("fisher", confidence).reindex(boot.index)
+    sandwich = model.intervals("sandwich", confidence, clusters=clusters).reindex(boot.index)
+    width = (boot["upper"] - boot["lower"]).to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio_f = (fisher["upper"] - fisher["lower"]).to_numpy() / width
+        ratio_s = (sandwich["upper"] - sandwich["lower"]).to_numpy() / width
+    table = pd.DataFrame({"score": boot["score"], "boot lower": boot["lower"], "boot upper": boot["upper"],
+                          "fisher lower": fisher["lower"], "fisher upper": fisher["upper"],
+                          "sandwich lower": sandwich["lower"], "sandwich upper": sandwich["upper"],
+                          "fisher/boot width": ratio_f, "sandwich/boot width": ratio_s,
+                          "boot cluster": boot["cluster"],
+                          "fisher cluster": analytic_clusters(model, "fisher", None, confidence, random_state)
+                          .reindex(boot.index),
+                          "sandwich cluster": analytic_clusters(model, "sandwich", clusters, confidence, random_state)
+                          .reindex(boot.index)}, index=boot.index)
+    fisher_off = (np.abs(ratio_f - 1) > TOLERANCE) | (table["fisher cluster"] != table["boot cluster"]).to_numpy()
+    sandwich_off = (np.abs(ratio_s - 1) > TOLERANCE) | (table["sandwich cluster"] != table["boot cluster"]).to_numpy()
+    table.attrs.update(fisher_off=[str(x) for x in boot.index[fisher_off]],
+                       sandwich_off=[str(x) for x in boot.index[sandwich_off]])
+    off = fisher_off | sandwich_off
+    return table, clusters, [str(s) for s in boot.index[off]]
+
+
+def _listed(systems: list[str]) -> str:
+    return ", ".join(systems[:12]) + (" …" if len(systems) > 12 else "")
+
+
+def disagreement_note(table: pd.DataFrame, clusters: str | None, disagree: list[str]) -> str:
+    """One paragraph: where the analytic and bootstrap intervals disagree (width off by more than
+    ``TOLERANCE`` or another rank cluster), and what it means."""
+    by = {"judge": "by judge", "group": "by ranking (no judges in the file)", None: "per comparison (no judges or "
+          "rankings in the file)"}[clusters]
+    if not disagree:
+        return (f"Analytic and bootstrap intervals agree: Fisher and sandwich (clustered {by}) widths are within "
+                f"{TOLERANCE:.0%} of the bootstrap's for every system, with the same rank clusters.")
+    fisher_off, sandwich_off = table.attrs["fisher_off"], table.attrs["sandwich_off"]
+    text = (f"Analytic and bootstrap intervals disagree (width off by more than {TOLERANCE:.0%} or another rank "
+            f"cluster) for {len(disagree)} of {len(table)} systems. Median width over the bootstrap's: Fisher "
+            f"{number(table['fisher/boot width'].median(), 'decimal')}, sandwich clustered {by} "
+            f"{number(table['sandwich/boot width'].median(), 'decimal')}.")
+    if sandwich_off:
+        wider = table["sandwich/boot width"].median() > 1 + TOLERANCE / 2
+        text += (f" Sandwich: {_listed(sandwich_off)}. " + (
+            f"Comparisons that share a {'ranking' if clusters == 'group' else clusters} are correlated (a judge's own "
+            "taste), which the comparison bootstrap and Fisher's information both treat as independent: their "
+            f"intervals are too narrow; trust the sandwich or resample whole units (humeval rank --by "
+            f"{'ranking' if clusters == 'group' else 'judge'})." if clusters and wider else
+            "The robust covariance sees a model that misfits those systems' records (or, for clusters only, systems "
+            "on a cluster boundary)."))
+    if fisher_off:
+        text += (f" Fisher: {_listed(fisher_off)}. The likelihood is not normal there (few comparisons, a score "
+                 "pulled towards the prior, a lopsided record) and the percentile bootstrap is the better guide; "
+                 "where only the clusters differ, the systems sit on a boundary either method may draw.")
+    return text

@@ -143,4 +143,13 @@ def test_a_board_of_one_system_pair_is_kept_and_weights_count():
     assert p["comparisons"].to_dict() == {"A": 2.0, "B": 2.0}
     overall = long[long.board == OVERALL].set_index("system")
     assert overall["comparisons"].to_dict() == {"A": 3.0, "B": 2.5, "C": 1.5}
-    assert isinstance(long, pd.DataFrame)
+
+
+def test_dropping_the_anchor_keeps_what_was_resampled():
+    from humeval.experiments.bootstrap import BootstrapResult
+    from humeval.ranking.boards import drop_system
+    result = BootstrapResult(("(both bad)", "A", "B"), pd.Series([2.0, 0.5, -0.5], index=["(both bad)", "A", "B"]),
+                             np.array([[2.0, 0.4, -0.4], [1.9, 0.6, -0.6]]), "comparison", 0.95, resampled="ranking")
+    out = drop_system(result, "(both bad)")
+    assert out.systems == ("A", "B") and out.samples.tolist() == [[0.4, -0.4], [0.6, -0.6]]
+    assert out.resampled == "ranking" and out.estimate.to_dict() == {"A": 0.5, "B": -0.5}

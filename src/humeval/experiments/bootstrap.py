@@ -202,10 +202,12 @@ def bootstrap(model: Ranker, comparisons: Comparisons, n: int = 1000, by: str = 
         seeds = spawn_seeds(rng, n)
         tasks = []
         frequencies = by == "comparison" and comparisons.weighted and integral(comparisons.weight)
+        if frequencies:  # whole-number weights count comparisons (streamed counts): draw Σw of them
+            total = int(round(comparisons.weight.sum()))
+            share = comparisons.weight / comparisons.weight.sum()
         for seed in seeds:
-            if frequencies:  # whole-number weights count comparisons (streamed counts): draw Σw of them
-                total = int(round(comparisons.weight.sum()))
-                drawn = rng.multinomial(total, comparisons.weight / comparisons.weight.sum())
+            if frequencies:
+                drawn = rng.multinomial(total, share)
                 rows = np.nonzero(drawn)[0]
                 tasks.append((model, comparisons, rows, seed, drawn[rows].astype(float)))
                 continue

@@ -27,6 +27,8 @@ difference per category).
 
 from __future__ import annotations
 
+import dataclasses
+
 from typing import Callable
 
 import numpy as np
@@ -128,12 +130,11 @@ def analytic_intervals(model, kind: str = "fisher", confidence: float = 0.95, cl
 def drop_system(result, name: str):
     """A ``BootstrapResult`` without one system (the anchor): its table's rank ranges and
     clusters are then among the others, resample by resample."""
-    from humeval.experiments.bootstrap import BootstrapResult
     if name not in result.systems:
         return result
     keep = np.array([s != name for s in result.systems])
-    return BootstrapResult(tuple(s for s in result.systems if s != name), result.estimate.drop(index=name),
-                           result.samples[:, keep], result.by, result.confidence, result.scale, result.failed)
+    return dataclasses.replace(result, systems=tuple(s for s in result.systems if s != name),
+                               estimate=result.estimate.drop(index=name), samples=result.samples[:, keep])
 
 
 def tally(comparisons: Comparisons) -> pd.DataFrame:

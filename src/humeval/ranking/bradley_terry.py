@@ -659,13 +659,14 @@ def _row_keys(cells: _Cells, weight: np.ndarray | None):
     probabilities (rows with that key) / (rows), one multinomial per resample (O(keys)); both
     are draws of rows with replacement. Whole-number weights are frequencies: the rows a weight
     stands for are drawn one by one (``resample_counts``)."""
-    if weight is not None and integral(weight):  # frequencies: the duplicated rows, drawn unweighted
-        cell = np.repeat(cells.cell, np.round(weight).astype(np.int64))
-        keys, key_count = np.unique(cell, return_counts=True)
-        total = len(cell)
-        if total <= ROW_DRAWS * len(keys):
-            return total, np.empty(0), cell.astype(np.int64), np.ones(total)
-        return total, key_count / total, keys.astype(np.int64), np.ones(len(keys))
+    if integral(weight):  # no weights, or frequencies: the (duplicated) rows drawn unweighted
+        count = np.bincount(cells.cell, weights=weight)
+        keys = np.flatnonzero(count)
+        total = int(round(count.sum()))
+        if total <= ROW_DRAWS * len(keys):  # few rows: repeat them (small by this very test)
+            rows = cells.cell if weight is None else np.repeat(cells.cell, np.round(weight).astype(np.int64))
+            return total, np.empty(0), rows.astype(np.int64), np.ones(len(rows))
+        return total, count[keys] / total, keys.astype(np.int64), np.ones(len(keys))
     total = len(cells.cell)
     row_weight = np.ones(total) if weight is None else weight
     keys, key_count = np.unique(np.column_stack([cells.cell, row_weight]), axis=0, return_counts=True)

@@ -151,7 +151,7 @@ def test_a_weight_column_is_summed(tmp_path):
     pq.write_table(table.set_column(3, "n", pa.array([1.0, -1.0, 1.0, 1.0])), tmp_path / "d" / "p.parquet")
     with pytest.raises(InputError, match=r"p\.parquet: weight '-1\.0' is not a number ≥ 0 \(row 2\)"):
         read(tmp_path / "d", columns={"weight": "n"})
-    with pytest.raises(InputError, match="weight column 'n' holds missing, negative"):
+    with pytest.raises(InputError, match="weight column 'n' holds negative, infinite"):
         read(tmp_path / "d", columns={"weight": "n"}, engine="duckdb")
 
 
@@ -353,3 +353,24 @@ def test_single_comparison_commands_refuse_fractional_weights(tmp_path):
     whole = Comparisons(a=[0, 1], b=[1, 0], outcome=[1, 2], weight=[1.0, 3.0], systems=("A", "B"))
     out = single_comparisons(Judgments(ReadReport("x", "pairwise"), comparisons=whole), "plan", quiet=True)
     assert out.comparisons.a.tolist() == [0, 1, 1, 1] and not out.comparisons.weighted
+
+
+def test_streamed_and_file_reads_agree_on_missing_weights_and_both_bad_labels(tmp_path):
+    """The streaming reader follows the file reader's rules: a row without a weight is skipped and
+    counted; a "tie (bothbad)" label mapped to a win is a win, not a both-bad tie."""
+    table = pa.table({"model_a": ["x", "x", "y", "x"], "model_b": ["y", "y", "z", "z"],
+                      "winner": ["model_a", "tie (bothbad)", "tie (bothbad)", "model_b"],
+                      "n": pa.array([2.0, None, 1.0, 3.0])})
+    (tmp_path / "d").mkdir()
+    pq.write_table(table, tmp_path / "d" / "p.parquet")
+    file = read(tmp_path / "d" / "p.parquet", weight="n")
+    for options in ({}, {"engine": "duckdb"}):
+        streamed = read(tmp_path / "d", columns={"weight": "n"}, **options)
+        assert streamed.report.skipped == file.report.skipped == {"rows without a weight (n)": 1}
+        np.testing.assert_array_equal(pair_counts(streamed.comparisons), pair_counts(file.comparisons))
+        assert streamed.comparisons.weight[streamed.comparisons.bothbad].sum() == 1.0
+    relabelled = {"tie (bothbad)": 1}
+    file = read(tmp_path / "d" / "p.parquet", weight="n", outcomes=relabelled).comparisons
+    streamed = read(tmp_path / "d", columns={"weight": "n"}, outcomes=relabelled).comparisons
+    assert not file.bothbad.any() and not streamed.bothbad.any()
+    np.testing.assert_array_equal(pair_counts(streamed), pair_counts(file))

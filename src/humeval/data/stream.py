@@ -41,13 +41,13 @@ import pyarrow.dataset as ds
 from humeval.data.judgments import Judgments, ReadReport, nonempty
 from humeval.data.readers._arrow import kind_of
 from humeval.data.readers._io import shown
-from humeval.data.readers.pairwise import COLUMNS_FIX, _mapping, _outcome_table, _own_layout
+from humeval.data.readers.arena import TRUE
+from humeval.data.readers.pairwise import BOTHBAD, COLUMNS_FIX, _mapping, _outcome_table, _own_layout
 from humeval.data.tables import Comparisons
 from humeval.errors import InputError
 
 SCHEME = "duckdb://"
 BATCH_ROWS = 1 << 20  # rows per record batch: a few tens of MB of codes, whatever the dataset's size
-BOTHBAD = frozenset({"tie (bothbad)", "both_bad", "bothbad"})  # the arenas' "both are bad" tie labels
 UNITS = ("judge", "item", "group")  # the columns a bootstrap resamples by, kept only on request
 EXTRA_KEYS = ("weight", "category")  # column keys beyond the pairwise reader's
 ENGINES = ("auto", "arrow", "duckdb")
@@ -285,7 +285,14 @@ class Reducer:
         keys = [k for k in ("a", "b", "outcome", "bothbad", "track", "category", "judge", "item", "group")
                 if k in mapping]
         local = {k: local_codes(column(k)) for k in keys}
-        weight = _weights(column("weight"), self.path, place) if "weight" in mapping else None
+        weight = None
+        if "weight" in mapping:  # a missing weight: the row is skipped and counted, as the file reader does
+            weight = _weights(column("weight"), self.path, place)
+            missing = np.isnan(weight)
+            if missing.any():
+                self.report.skip(f"rows without a weight ({shown(mapping['weight'])})",
+                                 int(missing.sum() if rows is None else rows[missing].sum()))
+                weight = np.where(missing, 0.0, weight)
         if weight is None:
             cells, counts = reduce_rows({k: v[0] for k, v in local.items()}, rows, offset=0)
             totals = counts
@@ -326,7 +333,7 @@ class Reducer:
         bad = np.zeros(len(labels) + 1, dtype=np.int64)
         for i, label in enumerate(labels):
             code[i] = self._outcome(label, indices, i, place)
-            bad[i] = label is not None and label.strip().lower() in BOTHBAD
+            bad[i] = label is not None and label.strip().lower() in BOTHBAD and code[i] == 0
         return code, bad
 
     def _outcome(self, label, indices, i, place) -> int:
@@ -432,12 +439,14 @@ def _stack(parts):
 
 
 def _weights(column: pa.Array, path: str, place) -> np.ndarray:
-    """A weight column as floats; a missing, negative or non-finite weight is an error naming its row."""
+    """A weight column as floats, NaN where it is missing (null or NaN: the caller skips those
+    rows); a negative or infinite weight, or text, is an error naming its row."""
     try:
         values = column.cast(pa.float64()).to_numpy(zero_copy_only=False)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         values = None
-    bad = np.ones(len(column), dtype=bool) if values is None else ~(np.isfinite(values) & (values >= 0))
+    bad = np.ones(len(column), dtype=bool) if values is None else ~(np.isnan(values) | (np.isfinite(values)
+                                                                                       & (values >= 0)))
     if bad.any():
         i = int(np.argmax(bad))
         source, first, unit = place or (path, None, "row")
@@ -452,7 +461,7 @@ def _weights(column: pa.Array, path: str, place) -> np.ndarray:
 def _flags(dictionary: pa.Array) -> np.ndarray:
     """A both-bad flag column's dictionary as 0/1 (true, 1, yes count; the null slot is 0)."""
     labels = dictionary.cast(pa.string()).to_pylist()
-    return np.array([str(x).strip().lower() in ("true", "1", "1.0", "yes") for x in labels] + [False], dtype=np.int64)
+    return np.array([str(x).strip().lower() in TRUE for x in labels] + [False], dtype=np.int64)
 
 
 def _group_ids(dictionary: pa.Array, path: str, place) -> np.ndarray:
@@ -557,10 +566,14 @@ def _read_duckdb(path, sql, columns, extra, table, keep, encoding, batch_rows) -
         select = ", ".join(f"CAST({quoted(mapping[k])} AS VARCHAR) AS {k}" if k != "group"
                            else f"{quoted(mapping[k])} AS {k}" for k in keys)
         if "weight" in mapping:
-            w = f"TRY_CAST({quoted(mapping['weight'])} AS DOUBLE)"
-            total = f"SUM({w}) AS weight, BOOL_OR({w} IS NULL OR {w} < 0 OR NOT isfinite({w})) AS bad_weight"
+            raw = quoted(mapping["weight"])
+            w = f"TRY_CAST({raw} AS DOUBLE)"
+            missing = f"({raw} IS NULL OR isnan({w}))"  # skipped and counted, as the file reader does
+            bad = f"(({raw} IS NOT NULL AND {w} IS NULL) OR {w} < 0 OR isinf({w}))"
+            total = (f"SUM(CASE WHEN {missing} THEN 0 ELSE {w} END) AS weight, "
+                     f"COALESCE(BOOL_OR({bad}), false) AS bad_weight, COUNT(*) FILTER (WHERE {missing}) AS missing_weight")
         else:
-            total = "COUNT(*) AS weight, false AS bad_weight"
+            total = "COUNT(*) AS weight, false AS bad_weight, 0 AS missing_weight"
         grouped = connection.sql(f"SELECT {select}, {total}, COUNT(*) AS rows FROM ({sql}) AS source GROUP BY ALL")
         reader = (getattr(grouped, "to_arrow_reader", None) or grouped.fetch_record_batch)(batch_rows)  # duckdb 2 / 1
         reducer = Reducer(path, table)
@@ -570,8 +583,10 @@ def _read_duckdb(path, sql, columns, extra, table, keep, encoding, batch_rows) -
             rows = batch.column(batch.schema.get_field_index("rows")).to_numpy(zero_copy_only=False)
             bad = batch.column(batch.schema.get_field_index("bad_weight")).to_numpy(zero_copy_only=False)
             if bad.any():
-                raise InputError(path, None, f"the weight column {mapping_weight!r} holds missing, negative or "
+                raise InputError(path, None, f"the weight column {mapping_weight!r} holds negative, infinite or "
                                  "non-numeric values", "fix the weights, or map another column as weight")
+            missing = batch.column(batch.schema.get_field_index("missing_weight")).to_numpy(zero_copy_only=False)
+            reducer.report.skip(f"rows without a weight ({shown(mapping_weight)})", int(missing.sum()))
             reducer.add(batch, mapping, None, rows)
     except duckdb.Error as error:
         raise InputError(path, None, f"DuckDB cannot run the query ({shown(error)})", "check the SQL") from None

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from humeval.cli.common import UserError, common_options, count, err, out
+from humeval.cli.common import UserError, common_options, err, out
 
 
 @click.command("serve")
@@ -21,10 +21,8 @@ from humeval.cli.common import UserError, common_options, count, err, out
               help="Write a demo campaign (simulated systems, 3 annotators, an organiser) into this folder and exit.")
 @click.option("--hash-password", is_flag=True, help="Read a password (prompted) and print its scrypt hash for the "
                                                     "campaign file's password_hash.")
-@click.option("--workers", type=count(1), default=1, show_default=True, hidden=True,
-              help="Server processes (keep 1: the strategy's model lives in the process).")
 @common_options
-def serve(campaign_file, check, host, port, database, demo_dir, hash_password, workers, quiet, as_json):
+def serve(campaign_file, check, host, port, database, demo_dir, hash_password, quiet, as_json):
     """Serve a judging campaign: annotators log in and judge in the browser, the campaign's strategy
     chooses the next task, the organiser watches the ranking and exports the judgments.
 
@@ -73,5 +71,5 @@ def serve(campaign_file, check, host, port, database, demo_dir, hash_password, w
         raise UserError(f"humeval serve needs {error.name}: pip install 'humeval[serve]'") from None
     if not quiet:
         err.print(f"serving on http://{host}:{port}/ (Ctrl-C stops after the requests under way)")
-    uvicorn.run(create_app(campaign, process=True), host=host, port=port, workers=workers, log_level="warning",
+    uvicorn.run(create_app(campaign, process=True), host=host, port=port, log_level="warning",
                 timeout_graceful_shutdown=30)

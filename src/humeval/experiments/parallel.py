@@ -165,11 +165,6 @@ def _dask_client(state: _Backend):
     return client
 
 
-def current_backend() -> str:
-    """The backend ``run_tasks`` uses here: ``"local"``, ``"dask"`` or ``"ray"``."""
-    return _current.get().name
-
-
 def _call(function, *parts):
     """``function(parts)``. A task tuple sent as separate arguments lets joblib's dask backend
     scatter a large part that many tasks share (the comparisons, by identity) to the cluster once,

@@ -184,10 +184,11 @@ def critical_value(cov: np.ndarray, confidence: float, simultaneous: bool, rando
 
 
 def intervals(model, kind: str = "fisher", confidence: float = 0.95, simultaneous: bool = False,
-              clusters=None, random_state=0) -> pd.DataFrame:
+              clusters=None, random_state=0, cov: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per system: score, std, lower, upper (score ∓ z σ, z the normal quantile or, with
-    ``simultaneous``, the max-|t| critical value); ``attrs`` records kind, confidence and z."""
-    cov = covariance(model, kind, clusters)
+    ``simultaneous``, the max-|t| critical value); ``attrs`` records kind, confidence and z.
+    ``cov``: the model's ``covariance(kind, clusters)`` when the caller has it already."""
+    cov = covariance(model, kind, clusters) if cov is None else cov
     n = len(model.systems_)
     block = cov.to_numpy()[:n, :n]
     z = critical_value(np.nan_to_num(block), confidence, simultaneous, random_state)

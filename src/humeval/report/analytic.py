@@ -42,12 +42,13 @@ def cluster_column(comparisons) -> str | None:
     return None
 
 
-def analytic_clusters(model, kind: str, clusters, confidence: float, random_state=0) -> pd.Series:
-    """WMT rank cluster of every system when its scores are drawn from N(score, Cov ``kind``)
-    instead of bootstrapped (``DRAWS`` draws, trimmed rank ranges as in the bootstrap)."""
+def analytic_clusters(model, kind: str, covariance: pd.DataFrame, confidence: float, random_state=0) -> pd.Series:
+    """WMT rank cluster of every system when its scores are drawn from N(score, ``covariance``, the
+    model's covariance of kind ``kind``) instead of bootstrapped (``DRAWS`` draws, trimmed rank
+    ranges as in the bootstrap)."""
     from humeval.experiments.bootstrap import BootstrapResult
     n = len(model.systems_)
-    cov = np.nan_to_num(model.covariance(kind, clusters).to_numpy()[:n, :n])
+    cov = np.nan_to_num(covariance.to_numpy()[:n, :n])
     score = model.scores_.to_numpy()
     values, vectors = np.linalg.eigh((cov + cov.T) / 2)
     root = vectors * np.sqrt(np.clip(values, 0, None))
@@ -63,8 +64,10 @@ def compare_intervals(model, comparisons, boot: pd.DataFrame, confidence: float 
     best first) the bootstrap, Fisher and sandwich intervals, the analytic widths over the
     bootstrap's, and the clusters; ``clusters`` is what the sandwich clustered by."""
     clusters = cluster_column(comparisons)
-    fisher = model.intervals("fisher", confidence).reindex(boot.index)
-    sandwich = model.intervals("sandwich", confidence, clusters=clusters).reindex(boot.index)
+    from humeval.ranking.analytic import intervals
+    cov_f, cov_s = model.covariance("fisher"), model.covariance("sandwich", clusters)  # each computed once
+    fisher = intervals(model, "fisher", confidence, cov=cov_f).reindex(boot.index)
+    sandwich = intervals(model, "sandwich", confidence, clusters=clusters, cov=cov_s).reindex(boot.index)
     width = (boot["upper"] - boot["lower"]).to_numpy()
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio_f = (fisher["upper"] - fisher["lower"]).to_numpy() / width
@@ -74,9 +77,9 @@ def compare_intervals(model, comparisons, boot: pd.DataFrame, confidence: float 
                           "sandwich lower": sandwich["lower"], "sandwich upper": sandwich["upper"],
                           "fisher/boot width": ratio_f, "sandwich/boot width": ratio_s,
                           "boot cluster": boot["cluster"],
-                          "fisher cluster": analytic_clusters(model, "fisher", None, confidence, random_state)
+                          "fisher cluster": analytic_clusters(model, "fisher", cov_f, confidence, random_state)
                           .reindex(boot.index),
-                          "sandwich cluster": analytic_clusters(model, "sandwich", clusters, confidence, random_state)
+                          "sandwich cluster": analytic_clusters(model, "sandwich", cov_s, confidence, random_state)
                           .reindex(boot.index)}, index=boot.index)
     fisher_off = (np.abs(ratio_f - 1) > TOLERANCE) | (table["fisher cluster"] != table["boot cluster"]).to_numpy()
     sandwich_off = (np.abs(ratio_s - 1) > TOLERANCE) | (table["sandwich cluster"] != table["boot cluster"]).to_numpy()

@@ -119,3 +119,12 @@ def test_ratings_and_post_edits_tables():
     assert p.hypothesis.tolist() == ["a b"] and np.isnan(p.hter[0]) and p.reference.tolist() == [None]
     both = Ratings.concat([r, r.take([0])])
     assert len(both) == 3 and both.scale == "0-100"
+
+
+def test_comparisons_to_pandas_refuses_a_covariate_that_would_overwrite_a_column():
+    c = Comparisons(a=[0], b=[1], outcome=[1], weight=[2.0], systems=("A", "B"), covariates=[[0.5]],
+                    covariate_names=("weight",))
+    with pytest.raises(ValueError, match=r"named like columns of the table: rename them"):
+        c.to_pandas()
+    df = c.to_pandas(covariates=False)
+    assert df["weight"].tolist() == [2.0] and list(df.columns)[-1] == "category"

@@ -19,10 +19,7 @@ def pairwise_frame(comparisons: Comparisons) -> pd.DataFrame:
     table uses: bothbad (ties marked both bad), weight (when any is not 1), category, and one
     column ``cov:NAME`` per covariate (``COVARIATE_PREFIX``), which ``read_pairwise`` reads back
     as covariate NAME without being told."""
-    plain = Comparisons(**{name: getattr(comparisons, name) for name in Comparisons.SCHEMA if name != "covariates"},
-                        **{name: getattr(comparisons, name) for name in ("systems", "items", "judges", "tracks",
-                                                                         "categories")})
-    df = plain.to_pandas()  # without the covariates, which to_pandas names by name (one could shadow "weight")
+    df = comparisons.to_pandas(covariates=False)  # they follow as cov:NAME (a NAME could shadow "weight")
     df = df.rename(columns={"a": "system_a", "b": "system_b"})
     arena = [name for name, used in (("bothbad", comparisons.bothbad.any()), ("weight", comparisons.weighted),
                                      ("category", (comparisons.category >= 0).any())) if used]

@@ -324,13 +324,19 @@ class Comparisons(Table):
         """Whether any comparison counts other than once."""
         return bool(len(self)) and not bool(np.all(self.weight == 1.0))
 
-    def to_pandas(self) -> pd.DataFrame:
+    def to_pandas(self, covariates: bool = True) -> pd.DataFrame:
         """As ``Table.to_pandas``, with one column per covariate (by its name) instead of the
-        (n, p) block."""
+        (n, p) block, or none with ``covariates=False``; a covariate named like a column of the
+        table is a ``ValueError`` (it would overwrite that column)."""
         cols = {k: v for k, v in self._cols.items() if k != "covariates"}
         df = pd.DataFrame({name: _categorical(cols[name], self._labels[col.labels]) if col.labels else cols[name]
                            for name, col in self.SCHEMA.items() if name != "covariates"})
-        for j, name in enumerate(self.covariate_names):
+        names = self.covariate_names if covariates else ()
+        clash = [name for name in names if name in df]
+        if clash:
+            raise ValueError(f"covariate(s) {clash} are named like columns of the table: rename them, or use "
+                             "to_pandas(covariates=False)")
+        for j, name in enumerate(names):
             df[name] = self._cols["covariates"][:, j]
         df.attrs.update(self._attrs)
         return df

@@ -35,6 +35,13 @@ def test_abilities_and_heatmap(tmp_path):
     texts = set(cells.cell_values)
     assert len(texts) == 20 and ((4, 0), f"{image[0, -1]:.2f}".lstrip("0")) in texts  # values written in the cells
     assert len(cells.get_paths()) == 20 and [4, 0] in cells.get_offsets().tolist()
+    # the glyphs drawn at (4, 0) are those of the value's text (centred), not merely listed beside them
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextPath
+    k = cells.get_offsets().tolist().index([4, 0])
+    expected = TextPath((0, 0), f"{image[0, -1]:.2f}".lstrip("0"), prop=FontProperties(size=6)).vertices
+    expected = expected - (expected.min(axis=0) + expected.max(axis=0)) / 2
+    assert np.allclose(cells.get_paths()[k].vertices, expected)
     assert fig.axes[1].get_ylabel() == "P(s1 preferred to s2)"
     many = plot_preference_heatmap(IRTGaussian(iterations=20, burn_in=5, random_state=0).fit(
         simulate_competition(n_systems=25, n_judgments=3000, design="pairs", random_state=0).comparisons))

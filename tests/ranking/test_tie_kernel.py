@@ -11,7 +11,7 @@ import pytest
 from humeval.data import Comparisons
 from humeval.ranking import Davidson, RaoKupper
 from humeval.ranking import _tie_kernel
-from humeval.ranking.bradley_terry import TIE_BOUND, _bootstrap_cells, _PairModel, _row_keys, _unit_counts
+from humeval.ranking.bradley_terry import TIE_BOUND, _bootstrap_cells, _PairModel, _row_keys, resample_counts
 
 SEED_MAX = 2 ** 31 - 1
 
@@ -47,7 +47,7 @@ def python_refits(model, c, unit, n, seed):
     n_cells = 3 * len(cells.pi)
     weight = cells.weight if c.weighted else None
     if unit is not None:
-        counts = _unit_counts(cells, unit, weight, n, rng)
+        counts = resample_counts(cells.row_codes(len(c)), c, unit, n_cells, rng)(n)
     else:
         total, key_p, key_cell, key_weight = _row_keys(cells, weight)
         counts = [_tie_kernel.draw_counts(total, key_p, key_cell, key_weight, n_cells, s) for s in seeds]

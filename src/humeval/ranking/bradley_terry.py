@@ -596,6 +596,12 @@ class _Cells(NamedTuple):
     weight: np.ndarray
     to_ordered: Callable[[np.ndarray], np.ndarray]
 
+    def row_codes(self, n_rows: int) -> np.ndarray:
+        """Every comparison's flat cell (−1 for one left out), what ``resample_counts`` draws from."""
+        full = np.full(n_rows, -1, dtype=np.int64)
+        full[np.nonzero(self.keep)[0]] = self.cell
+        return full
+
 
 def _bootstrap_cells(model: _PairModel, comparisons: Comparisons, ordered: bool) -> _Cells:
     """Cells for ``model``'s compiled bootstrap on the comparisons it was fitted on: unordered
@@ -633,19 +639,6 @@ def _bootstrap_cells(model: _PairModel, comparisons: Comparisons, ordered: bool)
         return out
 
     return _Cells(idx, pi, pj, keep, cell, comparisons.weight[keep], to_ordered)
-
-
-def _unit_counts(cells: _Cells, unit: np.ndarray, weight: np.ndarray | None, n: int, rng) -> np.ndarray:
-    """``n`` resamples of units: each unit's cell counts (summed ``weight``, or counted when
-    None) enter once per time the unit is drawn. Shape (n, 3 × cells)."""
-    n_cells = 3 * len(cells.pi)
-    n_units = int(unit.max()) + 1 if len(unit) else 0
-    unique, inverse = np.unique(unit[cells.keep] * n_cells + cells.cell, return_inverse=True)
-    count = np.bincount(inverse, weights=weight)
-    key_unit, key_cell = unique // n_cells, unique % n_cells
-    return np.array([np.bincount(key_cell, weights=np.bincount(rng.integers(0, n_units, n_units),
-                                                              minlength=n_units)[key_unit] * count,
-                                 minlength=n_cells) for _ in range(n)])
 
 
 ROW_DRAWS = 6  # draw rows one by one while there are at most this many per distinct (cell, weight) key
@@ -719,9 +712,7 @@ class BradleyTerry(_PairModel):
                                                          tol, iters)
             redraw = lambda i: _bt_kernel.draw_counts(base, int(round(base.sum())), seeds[i])  # noqa: E731
         else:  # clustered or weighted: counts drawn here (``resample_counts``), 100 resamples at a time
-            full = np.full(len(comparisons), -1, dtype=np.int64)
-            full[np.nonzero(cells.keep)[0]] = cells.cell
-            draw = resample_counts(full, comparisons, unit, n_cells, rng)
+            draw = resample_counts(cells.row_codes(len(comparisons)), comparisons, unit, n_cells, rng)
             theta, ok, kept = np.empty((n, len(idx))), np.empty(n, dtype=bool), {}
             for start in range(0, n, 100):
                 counts = draw(min(100, n - start))
@@ -786,7 +777,7 @@ class _TieBootstrap(_PairModel):
             redraw = lambda i: _tie_kernel.draw_counts(total, key_p, key_cell, key_weight, n_cells,  # noqa: E731
                                                        seeds[i])
         else:
-            counts = _unit_counts(cells, unit, weight, n, rng)
+            counts = resample_counts(cells.row_codes(len(comparisons)), comparisons, unit, n_cells, rng)(n)
             p, ok = _tie_kernel.fit_many(*fixed, counts, *settings)
             redraw = lambda i: counts[i]  # noqa: E731
         out = _bootstrap_finish(self, cells, p[:, :len(idx)], ok, redraw)

@@ -119,3 +119,16 @@ def test_judge_quality_columns_by_hand():
     assert q.loc["j1", "self-consistency"] == pytest.approx(2 / 3)
     with pytest.raises(TypeError, match="takes Comparisons or Ratings, not str"):
         judge_quality("not a table")
+
+
+def test_judge_pvalue_is_the_one_sided_binomial_test():
+    """p (above chance) = scipy.stats.binomtest(agreements, pairs, P(E), "greater"), judge by judge."""
+    from scipy import stats
+    sim = simulate_competition(n_systems=8, n_items=40, n_judges=20, n_judgments=2500, design="rankings",
+                               random_judges=0.2, random_state=0)
+    q = judge_quality(sim.comparisons)
+    p_e = float(((q["agreement"] - q["kappa"]) / (1 - q["kappa"])).median())  # kappa = (P(A) − P(E)) / (1 − P(E))
+    expected = [stats.binomtest(int(round(a * n)), int(n), p_e, alternative="greater").pvalue
+                for a, n in zip(q["agreement"], q["pairs"])]
+    np.testing.assert_allclose(q["p (above chance)"], expected, rtol=1e-9)
+    assert q["p (above chance)"].max() > 0.05 and q["p (above chance)"].min() < 1e-6

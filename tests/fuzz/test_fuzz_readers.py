@@ -198,7 +198,6 @@ def _cases():
     rng = random.Random(SEED)
     out = []
     for name, fmt, spec, delimiter, _ in TEXT:
-        source = _source(spec)
         for kind in KINDS:
             for repeat in range(REPEATS.get(kind, 1)):
                 seed = rng.randrange(2 ** 32)

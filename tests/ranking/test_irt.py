@@ -61,8 +61,10 @@ def test_irt_gaussian_perplexity_approaches_the_truth(simulated):
     best = truth_perplexity(train.truth, held_out)
     small = perplexity(IRTGaussian(random_state=0).fit(train.comparisons.take(np.arange(100))), held_out)
     full = perplexity(IRTGaussian(random_state=0).fit(train.comparisons), held_out)
-    assert best < full < small
-    assert full - best < 0.02 * best and small - best > 2 * (full - best)
+    # on 2,000 held-out comparisons the truth's own perplexity is noisy (±0.01): the full fit lands
+    # within a few thousandths of it, on either side, and far closer than the 100-comparison fit
+    assert abs(full - best) < 0.005 * best
+    assert small - best > 20 * abs(full - best)
 
 
 def test_irt_categorical_recovers_the_order(simulated):

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from humeval.active.strategies import PairState, Strategy
 from humeval.data.tables import Comparisons
 
 
 def _evaluate(state: PairState, systems, reference: np.ndarray, clusters: bool, seed, l2: float = 0.01) -> dict:
+    from scipy import stats
     from humeval.ranking.bradley_terry import BradleyTerry
     a, b, outcome = state.arrays()
     comps = Comparisons(a=a.astype(np.int32), b=b.astype(np.int32), outcome=outcome.astype(np.int8), systems=systems)
@@ -157,6 +157,7 @@ def baseline_study(truth, budget: int = 3000, batch: int = 300, trials: int = 3,
     ``environment``: a ``RealBaseline`` (resampled real judgments) instead of simulating from
     ``truth``, with ``reference`` the abilities to correlate with (e.g. Bradley–Terry on the whole
     file); real judgments may come on other segments than asked (``RealBaseline`` counts them)."""
+    from scipy import stats
     import time
 
     from humeval.active.environments import SimulatedBaseline

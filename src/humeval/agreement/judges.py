@@ -4,7 +4,8 @@ For every judge: the number of judgments, agreement with the other judges (P(A) 
 inter-annotator pairs and the kappa with the pooled P(E)), agreement with the consensus (the
 leave-one-out majority label of the other judges on the same unit), self-consistency (agreement
 of the judge's repeated judgments), and a flag. A judge is flagged ``chance`` when its agreement
-with the others is not above chance (one-sided binomial test of P(A) > P(E) at ``alpha``, with
+with the others is not above chance (one-sided binomial test of P(A) > P(E) at ``alpha``, the
+p-value P(X ≥ agreements) for X ~ Binomial(pairs, P(E)) from ``scipy.special.bdtrc``, with
 at least ``min_pairs`` pairs), ``outlier`` when its kappa lies more than ``outlier_mads`` median
 absolute deviations below the median judge's. Judges with too few pairs are marked ``few pairs``.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy.special import bdtrc
 
 from humeval.agreement.pairs import LabelCounts
 from humeval.agreement.rankings import expected_agreement, ranking_labels
@@ -31,9 +32,11 @@ def _quality(counts: LabelCounts, p_e: float, names, alpha: float, min_pairs: in
     df["kappa"] = (df["agreement"] - p_e) / (1 - p_e) if p_e < 1 else np.nan
     df["consensus"] = consensus
     df["self-consistency"] = intra["agree"] / intra["pairs"].replace(0, np.nan)
-    p = [stats.binomtest(int(round(a)), int(n), p_e, alternative="greater").pvalue if n > 0 else np.nan
-         for a, n in zip(inter["agree"].reindex(df.index).fillna(0), df["pairs"].fillna(0))]
-    df["p (above chance)"] = p
+    agree = np.round(inter["agree"].reindex(df.index).fillna(0).to_numpy())
+    pairs = df["pairs"].fillna(0).to_numpy()
+    with np.errstate(invalid="ignore"):  # P(X ≥ agree) for X ~ Binomial(pairs, P(E)): binomtest's "greater" p
+        above = np.where(agree > 0, bdtrc(agree - 1, pairs, p_e), 1.0)
+    df["p (above chance)"] = np.where(pairs > 0, np.minimum(above, 1.0), np.nan)
     enough = df["pairs"].fillna(0) >= min_pairs
     median = df.loc[enough, "kappa"].median()
     mad = (df.loc[enough, "kappa"] - median).abs().median() * 1.4826

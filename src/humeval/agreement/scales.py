@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from humeval.agreement.kappa import Agreement, chance_corrected, krippendorff_alpha, units_matrix
 from humeval.agreement.pairs import LabelCounts, agreement_from
@@ -65,6 +64,7 @@ def _weighted_inter(counts: LabelCounts, values: np.ndarray, share: np.ndarray) 
 def repeat_correlation(ratings: Ratings) -> Agreement:
     """Pearson r between a judge's repeated scores of the same unit (all pairs of repeats).
     Reported in the ``kappa`` field; P(A) and P(E) are NaN."""
+    from scipy import stats
     df = pd.DataFrame({"unit": _units(ratings), "judge": ratings.judge, "score": ratings.score})
     df = df[df.judge >= 0]
     x, y = [], []
@@ -97,6 +97,7 @@ def degraded_pvalue(original, degraded) -> float:
     """One-sided Wilcoxon signed-rank p of "degraded scored lower" on paired scores
     (``scipy.stats.wilcoxon(original − degraded, alternative="greater")``: zero differences
     dropped, exact for small n); 1.0 when every difference is zero (no evidence of a drop)."""
+    from scipy import stats
     d = np.asarray(original, dtype=np.float64) - np.asarray(degraded, dtype=np.float64)
     if not np.any(d != 0):
         return 1.0

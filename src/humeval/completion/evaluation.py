@@ -6,7 +6,6 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from humeval.completion.completers import RatingMatrix
 from humeval.data.tables import Ratings
@@ -69,6 +68,7 @@ def per_judge_curve(completers, ratings: Ratings, counts=(1, 2, 5, 10, 20), hold
 def _decisions(scores: pd.DataFrame, alpha: float) -> dict:
     """Per pair of systems: +1 / −1 when one is significantly better (paired t-test over items at
     ``alpha``), 0 when not; from a table items × systems of mean scores."""
+    from scipy import stats
     out = {}
     for s1, s2 in combinations(scores.columns, 2):
         both = scores[[s1, s2]].dropna()

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import pearsonr
 
 from humeval.data.tables import Comparisons
 from humeval.experiments.bootstrap import bootstrap
@@ -38,6 +37,7 @@ def gold_scores(comparisons: Comparisons, n: int = 1000, random_state=0) -> pd.S
 
 
 def _scores_vs_gold(scores: pd.Series, gold: pd.Series) -> tuple[float, float]:
+    from scipy.stats import pearsonr
     common = scores.dropna().index.intersection(gold.index)
     r = pearsonr(scores[common], gold[common]).statistic if len(common) > 2 else np.nan
     return float(r), ndcg(scores, gold)

@@ -60,8 +60,8 @@ def perplexity(model: PreferenceModel, test: Comparisons) -> float:
     """
     if not isinstance(model, PreferenceModel):
         raise TypeError(f"{type(model).__name__} is a ranking heuristic, not a preference model: it has no perplexity")
-    names = np.asarray(test.systems, dtype=object)
-    proba = model.predict_proba(names[test.a], names[test.b])
+    code = model._codes(np.asarray(test.systems, dtype=object))  # each test system's code in the model, once
+    proba = model.predict_proba(code[test.a], code[test.b])
     chosen = proba[np.arange(len(test)), test.outcome]
     with np.errstate(divide="ignore"):
         return float(2.0 ** (-np.mean(np.log2(chosen))))

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 from scipy.special import expit
 
 from humeval.data.tables import Comparisons
@@ -100,6 +99,7 @@ def _clusters(model, comparisons, resamples, seed) -> int:
 
 
 def _one(task) -> dict:
+    from scipy import stats
     (model_name, l2, truth_mean, truth_sd, tie_rate, budget, design, k, resamples, test_size, seed, names) = task
     from humeval.experiments.perplexity import perplexity
     from humeval.ranking import make_model

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from humeval.data.tables import Comparisons
 
@@ -31,6 +30,7 @@ def _pair(x, y):
 
 
 def pearson(x, y) -> float:
+    from scipy import stats
     x, y = _pair(x, y)
     return float(stats.pearsonr(x, y).statistic) if len(x) > 2 else float("nan")
 
@@ -45,11 +45,13 @@ def weighted_pearson(x, y, weights) -> float:
 
 
 def spearman(x, y) -> float:
+    from scipy import stats
     x, y = _pair(x, y)
     return float(stats.spearmanr(x, y).statistic) if len(x) > 2 else float("nan")
 
 
 def kendall(x, y, variant: str = "b") -> float:
+    from scipy import stats
     x, y = _pair(x, y)
     return float(stats.kendalltau(x, y, variant=variant).statistic) if len(x) > 1 else float("nan")
 
@@ -130,6 +132,7 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, fl
         K = 1 − r12² − r13² − r23² + 2 r12 r13 r23, with n − 3 degrees of freedom.
 
     Returns (t, one-sided p-value)."""
+    from scipy import stats
     k = 1 - r12 ** 2 - r13 ** 2 - r23 ** 2 + 2 * r12 * r13 * r23
     denominator = np.sqrt(2 * k * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3)
     t = (r12 - r13) * np.sqrt((n - 1) * (1 + r23)) / denominator

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
+from scipy.special import ndtri  # the standard normal quantile (scipy.stats.norm.ppf evaluates it)
 
 from humeval.ranking.bradley_terry import ELO_PER_LOGIT
 
@@ -169,11 +169,11 @@ def critical_value(cov: np.ndarray, confidence: float, simultaneous: bool, rando
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, not {confidence!r}")
     if not simultaneous:
-        return float(norm.ppf((1 + confidence) / 2))
+        return float(ndtri((1 + confidence) / 2))
     std = np.sqrt(np.clip(np.diag(cov), 0, None))
     live = np.isfinite(std) & (std > 0)
     if live.sum() <= 1:
-        return float(norm.ppf((1 + confidence) / 2))
+        return float(ndtri((1 + confidence) / 2))
     corr = cov[np.ix_(live, live)] / np.outer(std[live], std[live])
     values, vectors = np.linalg.eigh(corr)
     root = vectors * np.sqrt(np.clip(values, 0, None))
@@ -209,7 +209,7 @@ def coefficients(model, kind: str = "fisher", confidence: float = 0.95, clusters
     std = np.sqrt(np.clip(np.diag(cov.to_numpy())[n:], 0, None))
     estimate = list(model._phi) + ([model._tie] if model._tie_name else [])
     estimate = np.asarray(estimate, dtype=float)
-    z = norm.ppf((1 + confidence) / 2)
+    z = ndtri((1 + confidence) / 2)
     with np.errstate(divide="ignore", invalid="ignore"):
         return pd.DataFrame({"estimate": estimate, "std": std, "lower": estimate - z * std,
                              "upper": estimate + z * std, "z": estimate / std}, index=pd.Index(names, name="parameter"))

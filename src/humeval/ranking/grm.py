@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize
 from scipy.sparse import csr_matrix
 from scipy.special import expit, logsumexp
 
@@ -165,6 +164,7 @@ class GRM(ReportsProgress, PreferenceModel):
         return -value, -np.concatenate([g_alpha, g_beta, g_gamma])
 
     def _fit(self, c: Comparisons) -> None:
+        from scipy.optimize import minimize
         system, segment, judge, u, judges, segments, base = self._prepare(c)
         if not len(u):
             raise ValueError(f"no comparisons with the baseline {self.baseline!r}")

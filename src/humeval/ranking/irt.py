@@ -204,18 +204,18 @@ class IRTGaussian(_Gibbs):
                 "n_items": np.bincount(author, minlength=len(self.systems_))}
 
     def _sweep(self, st, rng):
-        """One Gibbs sweep, compiled (``_irt_kernel.sweep``: bit for bit the numpy sweep
-        ``_sweep_numpy``, whose draws it reproduces in order; 1.4× faster in ``bench_gibbs.py``, the
-        normal CDF and its inverse being most of the cost either way)."""
+        """One Gibbs sweep, compiled (``_irt_kernel.sweep``): the numpy sweep ``_sweep_numpy``'s
+        updates in the same order, with its inverse-CDF truncated normals replaced by an exact
+        rejection sampler (Robert 1995) that needs no normal CDF or its inverse; the same
+        posterior, other Monte-Carlo draws. ``bench_gibbs.py`` times the two."""
         from humeval.ranking import _irt_kernel
-        if not _irt_kernel.AVAILABLE:
-            return self._sweep_numpy(st, rng)
         sa, so, s0 = float(self.sigma_a), float(self.sigma_obs), float(self.sigma0)
         _irt_kernel.sweep(rng, st["o"], st["q"], st["mu"], st["items"], st["author"], st["outcome"], st["n_obs"],
                           st["n_items"], float(self.radius), so, sa ** 2, so ** 2, 1 / sa ** 2, 1 / s0 ** 2)
 
     def _sweep_numpy(self, st, rng):
-        """The sweep in numpy (the reference ``_sweep`` reproduces)."""
+        """The sweep in numpy, truncated normals by the inverse CDF (``_truncated_normal``): the
+        reference the compiled ``_sweep`` is tested against (same posterior, other draws)."""
         r, so, sa, s0 = self.radius, self.sigma_obs, self.sigma_a, self.sigma0
         o, q, outcome, items = st["o"], st["q"], st["outcome"], st["items"]
         inf = np.inf

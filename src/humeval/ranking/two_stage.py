@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize
 
 from humeval.data.tables import Comparisons
 from humeval.ranking.base import Ranker
@@ -80,6 +79,7 @@ class TwoStage(Ranker):
         return -value, -grad
 
     def _fit(self, c: Comparisons) -> None:
+        from scipy.optimize import minimize
         view = GRM(baseline=self.baseline)
         system, segment, judge, u, judges, segments, base = view._baseline_view(c)
         self.n_dropped_ = view.n_dropped_

@@ -16,7 +16,6 @@ import re
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from humeval.data.tables import Ratings
 from humeval.ratings.aggregate import HUMAN, aggregate
@@ -32,6 +31,7 @@ FITTED = ("mixed", "ordinal")
 def wald_pvalues(estimate: np.ndarray, covariance: np.ndarray) -> np.ndarray:
     """p[a, b] = 1 − Φ((β_a − β_b) / √(V_aa + V_bb − 2 V_ab)); 1 on the diagonal and where the
     difference has no variance."""
+    from scipy import stats
     var = np.diag(covariance)[:, None] + np.diag(covariance)[None, :] - 2 * covariance
     with np.errstate(invalid="ignore", divide="ignore"):
         z = (estimate[:, None] - estimate[None, :]) / np.sqrt(np.maximum(var, 0.0))
@@ -50,6 +50,7 @@ def rank_fitted(ratings: Ratings, model: str = "mixed", correction: str = "none"
     Every system is fitted (human references too: they inform the annotator and segment terms);
     ``human=False`` leaves those matching ``human_pattern`` out of the table and the tests.
     """
+    from scipy import stats
     if model not in FITTED:
         raise ValueError(f"unknown fitted model {model!r}; choose one of {', '.join(FITTED)}")
     agg = aggregate(ratings, "raw", scale=scale, source=source)

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from humeval.data.tables import Ratings
 from humeval.ratings.aggregate import aggregate
@@ -75,6 +74,7 @@ def discrete_levels(data: Coded) -> np.ndarray | None:
 
 def predictive(model: str, train: Coded, test: Coded, levels: np.ndarray | None):
     """(log score per test rating, predictive mean per test rating) of ``model`` fitted on ``train``."""
+    from scipy import stats
     if model == "ordinal":
         if levels is None:
             raise ValueError(f"the ordinal model is for Likert scales (at most {MAX_LEVELS} levels)")

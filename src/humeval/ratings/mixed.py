@@ -41,7 +41,7 @@ import numba
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from scipy import linalg, optimize
+from scipy import linalg
 
 MAX_DENSE = 8000  # systems + levels of the smaller random factor held in the dense Schur complement
 SHRINK = 2.0  # ν: pseudo-ratings pulling an annotator's ω_j towards 1
@@ -188,6 +188,7 @@ class _Design:
         return A, B, d0, rA, rD, float(np.sum(w * self.x * self.x))
 
     def fit(self, w, method):
+        from scipy import optimize
         A, B, d0, rA, rD, yy = self.cross(w)
         p, n = self.p, self.n
         kept_slices, start = [], p

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from scipy import optimize
 from scipy.sparse.linalg import splu
 
 MAX_LEVELS = 11
@@ -138,6 +137,7 @@ def fit_ordinal(score, system, item, judge, systems=None, items=None, judges=Non
     """Fit the model of the module docstring (codes 0..k−1; judge −1 = unknown, no shift).
 
     ``judge_sd`` / ``segment_sd`` None: no annotator / segment terms (a plain cumulative logit)."""
+    from scipy import optimize
     score = np.asarray(score, dtype=np.float64)
     system, item, judge = (np.asarray(a, dtype=np.int64) for a in (system, item, judge))
     if not (np.isfinite(score).all() and (system >= 0).all() and (item >= 0).all()):

@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from humeval.ratings._kernels import rank_sum_all_pairs
 from humeval.ratings.aggregate import Aggregate
@@ -98,6 +97,7 @@ def dense(agg: Aggregate) -> tuple[np.ndarray, np.ndarray]:
 
 def signed_rank(m: np.ndarray, present: np.ndarray) -> np.ndarray:
     """p[a, b] from ``scipy.stats.wilcoxon(d, alternative="greater")`` on the shared segments."""
+    from scipy import stats
     k = len(m)
     p = np.ones((k, k))
     for a in range(k):

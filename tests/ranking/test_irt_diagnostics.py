@@ -43,11 +43,13 @@ def small():
 
 
 def test_well_mixed_chains_give_rhat_near_one(small):
-    model = IRTGaussian(iterations=2000, burn_in=500, chains=4, random_state=0).fit(small)
-    assert model.rhat_.max() < 1.05
-    assert model.ess_.min() > 50
-    assert len(model.samples_) == 4 * 1500
-    assert "4 chains × 1500 kept sweeps" in model.convergence()
+    # 5,000 kept sweeps per chain: over 12 seeds the largest R̂ was 1.012–1.020 and the smallest
+    # ESS 218–327 (at 1,500 kept sweeps R̂ still reached 1.03–1.18 for either sweep, by chance)
+    model = IRTGaussian(iterations=6000, burn_in=1000, chains=4, random_state=0).fit(small)
+    assert model.rhat_.max() < 1.04
+    assert model.ess_.min() > 120
+    assert len(model.samples_) == 4 * 5000
+    assert "4 chains × 5000 kept sweeps" in model.convergence()
 
 
 @pytest.mark.parametrize("model", [IRTGaussian, IRTCategorical])

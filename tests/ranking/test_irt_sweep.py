@@ -1,13 +1,17 @@
 """The compiled IRT-Gaussian sweep: its rejection sampler draws the truncated normal, and its
 posterior is the numpy (inverse-CDF) sweep's."""
 
+import functools
+
 import numba
 import numpy as np
 import pytest
 from scipy import stats
 
 from humeval.data import Comparisons
-from humeval.ranking import IRTGaussian, _irt_kernel
+from humeval.ranking import IRTCategorical, IRTGaussian, _irt_kernel
+from humeval.ranking.base import clone
+from humeval.ranking.irt import _Gibbs
 
 
 @numba.njit
@@ -67,8 +71,9 @@ def test_compiled_sweep_has_the_numpy_sweeps_posterior(radius):
     fits = {}
     for name in ("compiled", "numpy"):
         model = IRTGaussian(radius=radius, iterations=2500, burn_in=300, random_state=5)
-        if name == "numpy":
+        if name == "numpy":  # the generic loop over the numpy sweep, not the compiled block
             model._sweep = model._sweep_numpy
+            model._sweeps = functools.partial(_Gibbs._sweeps, model)
         fits[name] = model.fit(c)
     contrast = {k: m.samples_ - m.samples_.mean(axis=1, keepdims=True) for k, m in fits.items()}
     assert not np.array_equal(fits["compiled"].samples_, fits["numpy"].samples_)
@@ -79,3 +84,18 @@ def test_compiled_sweep_has_the_numpy_sweeps_posterior(radius):
     np.testing.assert_allclose(contrast["compiled"].std(axis=0), contrast["numpy"].std(axis=0), rtol=0.15)
     # and the posterior orders the systems as simulated
     assert list(np.argsort(contrast["compiled"].mean(axis=0))) == list(range(6))
+
+
+@pytest.mark.parametrize("model", [IRTGaussian(iterations=61, burn_in=13, random_state=3, chains=2),
+                                   IRTCategorical(iterations=31, burn_in=7, random_state=3)])
+def test_blocks_of_sweeps_draw_what_single_sweeps_draw(model):
+    """Without a progress callback the sweeps run in compiled blocks (SWEEP_BLOCK at a time, the
+    burn-in ending inside a block); with one, one by one with every sweep reported: same samples."""
+    c = _comparisons(n=300)
+    calls = []
+    blocked = clone(model).fit(c)
+    single = clone(model).fit(c, progress=lambda done, total: calls.append((done, total)))
+    np.testing.assert_array_equal(blocked.samples_, single.samples_)
+    chains = getattr(model, "chains", 1)
+    assert len(blocked.samples_) == chains * (model.iterations - model.burn_in)
+    assert calls == [(k, chains * model.iterations) for k in range(1, chains * model.iterations + 1)]

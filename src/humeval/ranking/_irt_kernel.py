@@ -35,8 +35,24 @@ SQRT_2PI = math.sqrt(2 * math.pi)
 
 
 @numba.njit(inline="always", cache=True)  # inlined: a call passing ``rng`` costs more than the draw
+def _above(rng, a):  # pragma: no cover - compiled
+    """A draw from N(0, 1) truncated to [a, ∞): normal rejection for a ≤ 0, else Robert's
+    exponential proposal (the threshold always picks it when b = ∞)."""
+    if a <= 0.0:
+        while True:
+            z = rng.standard_normal()
+            if z >= a:
+                return z
+    rate = 0.5 * (a + math.sqrt(a * a + 4.0))
+    while True:
+        z = a + rng.standard_exponential() / rate
+        if rng.standard_exponential() >= 0.5 * (z - rate) * (z - rate):
+            return z
+
+
+@numba.njit(inline="always", cache=True)
 def _upper(rng, a, b):  # pragma: no cover - compiled
-    """A draw from N(0, 1) truncated to [a, b] with b ≥ 0 (see the module docstring)."""
+    """A draw from N(0, 1) truncated to [a, b] with b ≥ 0 and b finite (see the module docstring)."""
     if a <= 0.0:
         if b - a >= SQRT_2PI:
             while True:
@@ -66,6 +82,10 @@ def truncated_standard_normal(rng, a, b):  # pragma: no cover - compiled
     """A draw from N(0, 1) truncated to [a, b] (a ≤ b; either may be infinite)."""
     if not a <= b:
         raise ValueError("truncated_standard_normal: empty interval (a > b, or NaN)")
+    if b == math.inf:
+        return _above(rng, a)
+    if a == -math.inf:
+        return -_above(rng, -b)
     if b <= 0.0:
         return -_upper(rng, -b, -a)
     return _upper(rng, a, b)
@@ -78,14 +98,14 @@ def _side(rng, o, q, items, outcome, side, r, so):  # pragma: no cover - compile
     win, lose = (1, 2) if side == 0 else (2, 1)
     for i in range(len(outcome)):
         x = o[i, other]
-        if outcome[i] == win:
-            lo, hi = x + r, math.inf
-        elif outcome[i] == lose:
-            lo, hi = -math.inf, x - r
-        else:
-            lo, hi = x - r, x + r
         mean = q[items[i, side]]
-        o[i, side] = mean + so * truncated_standard_normal(rng, (lo - mean) / so, (hi - mean) / so)
+        if outcome[i] == win:  # o > x + r
+            z = _above(rng, (x + r - mean) / so)
+        elif outcome[i] == lose:  # o < x − r
+            z = -_above(rng, (mean - x + r) / so)
+        else:  # |o − x| ≤ r
+            z = truncated_standard_normal(rng, (x - r - mean) / so, (x + r - mean) / so)
+        o[i, side] = mean + so * z
 
 
 @numba.njit(cache=True)
@@ -108,3 +128,11 @@ def sweep(rng, o, q, mu, items, author, outcome, n_obs, n_items, r, so, sa2, so2
     for s in range(len(mu)):
         precision = inv_s02 + n_items[s] / sa2
         mu[s] = (total[s] / sa2) / precision + rng.standard_normal() / math.sqrt(precision)
+
+
+@numba.njit(cache=True)
+def sweeps(rng, o, q, mu, items, author, outcome, n_obs, n_items, r, so, sa2, so2, inv_sa2, inv_s02, out):  # pragma: no cover
+    """``len(out)`` sweeps in a row, ``mu`` after each one written to the next row of ``out``."""
+    for k in range(out.shape[0]):
+        sweep(rng, o, q, mu, items, author, outcome, n_obs, n_items, r, so, sa2, so2, inv_sa2, inv_s02)
+        out[k] = mu

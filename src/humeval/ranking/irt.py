@@ -79,10 +79,25 @@ def item_index(comparisons: Comparisons) -> tuple[np.ndarray, np.ndarray]:
     return inverse.reshape(n, 2), author
 
 
+SWEEP_BLOCK = 25  # sweeps per call of ``_sweeps`` when no progress callback is asked for
+
+
 class _Gibbs(ReportsProgress, PreferenceModel):
     """Shared sampling loop: subclasses implement ``_init``, ``_sweep``, ``_draw`` (the per-system
     state a kept sweep contributes), ``_score`` (scores from draws) and ``_sweep_proba`` (each
-    sweep's preference probabilities for pairs, from draws)."""
+    sweep's preference probabilities for pairs, from draws); they may override ``_sweeps`` (a block
+    of sweeps in one call, the same draws as ``_sweep`` in a loop). With a ``progress`` callback
+    the loop calls ``_sweeps`` one sweep at a time, so that every sweep is reported; without, in
+    blocks of ``SWEEP_BLOCK``, so a compiled block saves a Python round trip per sweep and Ctrl-C
+    still takes effect within a block."""
+
+    def _sweeps(self, st, rng, count: int) -> np.ndarray:
+        """``count`` sweeps; returns (count, …): ``_draw``'s state after each one."""
+        out = []
+        for _ in range(count):
+            self._sweep(st, rng)
+            out.append(np.array(self._draw(st), copy=True))
+        return np.stack(out)
 
     def _fit(self, comparisons: Comparisons) -> None:
         if not 0 <= self.burn_in < self.iterations:
@@ -95,16 +110,21 @@ class _Gibbs(ReportsProgress, PreferenceModel):
         items, author = item_index(comparisons)
         kept = self.iterations - self.burn_in
         draws = None
+        block = 1 if getattr(self, "_progress", None) is not None else SWEEP_BLOCK
         for chain, chain_rng in enumerate(rngs):
             state = self._init(comparisons.outcome.astype(np.int64), items, author, chain_rng)
-            for sweep in range(self.iterations):
-                self._sweep(state, chain_rng)
-                if sweep >= self.burn_in:
-                    draw = self._draw(state)
-                    if draws is None:
-                        draws = np.empty((len(rngs) * kept,) + draw.shape)
-                    draws[chain * kept + sweep - self.burn_in] = draw
-                self._report(chain * self.iterations + sweep + 1, len(rngs) * self.iterations)
+            done = 0
+            while done < self.iterations:
+                step = min(block, self.iterations - done)
+                states = self._sweeps(state, chain_rng, step)
+                if draws is None:
+                    draws = np.empty((len(rngs) * kept,) + states.shape[1:])
+                first = max(self.burn_in - done, 0)  # the block's first sweep past the burn-in
+                if first < step:
+                    start = chain * kept + done + first - self.burn_in
+                    draws[start:start + step - first] = states[first:]
+                done += step
+                self._report(chain * self.iterations + done, len(rngs) * self.iterations)
         self._draws = draws
         self.samples_ = self._score(draws)  # (chains × kept sweeps, systems), chain after chain
         self.scores_ = self._series(self.samples_.mean(axis=0))
@@ -195,6 +215,10 @@ class IRTGaussian(_Gibbs):
         self.chains = chains
 
     def _init(self, outcome, items, author, rng):
+        # comparisons grouped by outcome: the draws do not depend on their order, and the compiled
+        # sweep's branch on the outcome is then predictable (about a tenth faster)
+        order = np.argsort(outcome, kind="stable")
+        outcome, items = outcome[order], np.ascontiguousarray(items[order])
         r = self.radius
         o = np.zeros((len(outcome), 2))
         o[:, 0] = np.select([outcome == 1, outcome == 2], [r + 0.5, -r - 0.5], 0.0)
@@ -209,9 +233,21 @@ class IRTGaussian(_Gibbs):
         rejection sampler (Robert 1995) that needs no normal CDF or its inverse; the same
         posterior, other Monte-Carlo draws. ``bench_gibbs.py`` times the two."""
         from humeval.ranking import _irt_kernel
-        sa, so, s0 = float(self.sigma_a), float(self.sigma_obs), float(self.sigma0)
         _irt_kernel.sweep(rng, st["o"], st["q"], st["mu"], st["items"], st["author"], st["outcome"], st["n_obs"],
-                          st["n_items"], float(self.radius), so, sa ** 2, so ** 2, 1 / sa ** 2, 1 / s0 ** 2)
+                          st["n_items"], *self._constants())
+
+    def _sweeps(self, st, rng, count: int) -> np.ndarray:
+        """``count`` compiled sweeps in one call (``_irt_kernel.sweeps``): the draws of ``_sweep``
+        called ``count`` times."""
+        from humeval.ranking import _irt_kernel
+        out = np.empty((count, len(st["mu"])))
+        _irt_kernel.sweeps(rng, st["o"], st["q"], st["mu"], st["items"], st["author"], st["outcome"], st["n_obs"],
+                           st["n_items"], *self._constants(), out)
+        return out
+
+    def _constants(self) -> tuple:
+        sa, so, s0 = float(self.sigma_a), float(self.sigma_obs), float(self.sigma0)
+        return float(self.radius), so, sa ** 2, so ** 2, 1 / sa ** 2, 1 / s0 ** 2
 
     def _sweep_numpy(self, st, rng):
         """The sweep in numpy, truncated normals by the inverse CDF (``_truncated_normal``): the

@@ -13,7 +13,8 @@ raises to cancel) leaves the model as it was constructed: every attribute that i
 constructor parameter is removed, so no half-fitted ``scores_`` remain and the model says "not
 fitted yet". Compiled loops cannot be interrupted midway, so the iterations these models report
 are Python-level steps (one sweep, one EM step, one optimiser iteration); Ctrl-C takes effect at
-the end of the current one.
+the end of the current one. Without a callback the IRT models run their sweeps in blocks
+(``irt.SWEEP_BLOCK``; the same draws), and Ctrl-C waits for the end of the block.
 """
 
 from __future__ import annotations

@@ -176,3 +176,21 @@ def test_generic_path_in_parallel(campaign):
     serial = bootstrap(Bojar(), c, n=20, random_state=4)
     parallel = bootstrap(Bojar(), c, n=20, random_state=4, jobs=2)
     np.testing.assert_array_equal(serial.samples, parallel.samples)
+
+
+def test_a_system_no_resample_defined_gets_nan_without_a_warning():
+    """An all-NaN column (a system every resample left undefined) is NaN in the table, silently:
+    the live leaderboard called this on early campaigns and numpy's "Mean of empty slice" leaked."""
+    import warnings
+
+    import pandas as pd
+
+    from humeval.experiments.bootstrap import BootstrapResult
+    samples = np.array([[1.0, 0.0, np.nan], [2.0, 0.5, np.nan], [1.5, -0.5, np.nan], [0.5, 0.2, np.nan]])
+    result = BootstrapResult(("a", "b", "c"), pd.Series([1.2, 0.1, np.nan], index=["a", "b", "c"]), samples,
+                             "comparison", 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        table = result.table()
+    assert np.isnan(table.loc["c", "mean"]) and np.isnan(table.loc["c", "lower"]) and table.loc["c", "missing"] == 4
+    assert table.loc["a", "mean"] == 1.25 and table.loc["a", "lower"] == np.quantile(samples[:, 0], 0.25)

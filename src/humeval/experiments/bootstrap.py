@@ -71,7 +71,9 @@ class BootstrapResult:
         share), the simultaneous rank range, and the WMT cluster."""
         lo_q, hi_q = (1 - self.confidence) / 2, 1 - (1 - self.confidence) / 2
         s = self.samples
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            # a system no resample defined (an all-NaN column) gets NaN, which is the answer: no warning
+            warnings.simplefilter("ignore", RuntimeWarning)
             mean = np.nanmean(s, axis=0) if len(s) else np.full(len(self.systems), np.nan)
             lower, upper = (np.nanquantile(s, q, axis=0) for q in (lo_q, hi_q))
         ranks = self.rank_samples()

@@ -5,6 +5,7 @@ import pytest
 from scipy.special import expit
 from scipy.stats import norm
 
+from humeval.data import Comparisons
 from humeval.ranking import BradleyTerry, Davidson, RaoKupper
 from humeval.ranking.analytic import critical_value
 from humeval.ranking.bradley_terry import ELO_PER_LOGIT
@@ -102,7 +103,10 @@ def test_covariance_by_numerical_derivatives(model, kind):
     np.testing.assert_allclose(fitted.covariance().to_numpy(), fisher, rtol=1e-3, atol=1e-6)
     G = np.array([scores[c.judge == j].sum(axis=0) for j in range(12)])
     sandwich = P @ inverse @ G.T @ G @ inverse @ P
-    np.testing.assert_allclose(fitted.covariance("sandwich", "judge").to_numpy(), sandwich, rtol=1e-3, atol=1e-6)
+    np.testing.assert_allclose(fitted.covariance("sandwich", "judge", small_sample=False).to_numpy(), sandwich,
+                               rtol=1e-3, atol=1e-6)
+    cr1 = 12 / 11 * (len(c) - 1) / (len(c) - (size - 1))  # G/(G − 1)·(N − 1)/(N − K), the default
+    np.testing.assert_allclose(fitted.covariance("sandwich", "judge").to_numpy(), cr1 * sandwich, rtol=1e-3, atol=1e-6)
     rows = P @ inverse @ scores.T @ scores @ inverse @ P
     np.testing.assert_allclose(fitted.covariance("sandwich").to_numpy(), rows, rtol=1e-3, atol=1e-6)
 
@@ -151,3 +155,33 @@ def test_coefficients_and_bad_arguments():
         model.covariance("sandwich", clusters="prompt")
     with pytest.raises(ValueError, match="one entry per comparison"):
         model.covariance("sandwich", clusters=np.zeros(3, dtype=int))
+
+
+@pytest.mark.parametrize("small_sample,use_correction", [(True, True), (False, False)])
+def test_clustered_sandwich_is_statsmodels_cluster_robust_covariance(small_sample, use_correction):
+    """Bradley–Terry without a prior is a logistic regression on the ±1 design (one system as the
+    reference): the judge-clustered sandwich equals statsmodels' GLM ``cov_type="cluster"``, with
+    its default CR1 factor G/(G − 1)·(N − 1)/(N − K) or without it (``use_correction=False``)."""
+    sm = pytest.importorskip("statsmodels.api")
+    rng = np.random.default_rng(0)
+    n, m, judges = 3000, 5, 40
+    skill = np.linspace(-1, 1, m)
+    a = rng.integers(0, m, n)
+    b = (a + rng.integers(1, m, n)) % m
+    judge = rng.integers(0, judges, n)
+    lean = rng.normal(0, 0.7, judges)  # each judge exaggerates or flattens the differences
+    win = rng.random(n) < expit((1 + lean[judge]) * (skill[a] - skill[b]))
+    c = Comparisons(a=a, b=b, outcome=np.where(win, 1, 2), judge=judge, judges=tuple(f"j{k}" for k in range(judges)),
+                    systems=tuple(f"s{i}" for i in range(m)))
+    model = BradleyTerry(l2=0, anchor="s0").fit(c)
+    ours = model.covariance("sandwich", clusters="judge", small_sample=small_sample).to_numpy()[1:m, 1:m]
+    X = np.zeros((n, m))
+    np.add.at(X, (np.arange(n), a), 1.0)
+    np.add.at(X, (np.arange(n), b), -1.0)
+    glm = sm.GLM(win.astype(float), X[:, 1:], family=sm.families.Binomial())
+    theirs = glm.fit(cov_type="cluster", cov_kwds={"groups": judge, "use_correction": use_correction})
+    np.testing.assert_allclose(model.scores_.to_numpy()[1:], theirs.params, rtol=1e-6)
+    np.testing.assert_allclose(ours, theirs.cov_params(), rtol=1e-6)
+    plain = model.covariance("sandwich", clusters="judge", small_sample=False).to_numpy()[1:m, 1:m]
+    factor = judges / (judges - 1) * (n - 1) / (n - (m - 1))
+    np.testing.assert_allclose(ours, plain * (factor if small_sample else 1.0), rtol=1e-12)

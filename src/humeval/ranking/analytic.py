@@ -17,7 +17,11 @@ H_g = H + 11ᵀ/m on the θ block:
   judge may be correlated (judge-level random effects): the Fisher intervals then are too
   narrow and the sandwich ones widen. Scores sum to zero over each row of θ's score, and
   H_g⁻¹1 = 1, so the sandwich covariance lies on the sum-zero plane without a correction.
-  No small-sample (G/(G − 1)) factor is applied.
+  With clusters the meat is multiplied by the small-sample factor G/(G − 1) · (N − 1)/(N − K)
+  (G clusters, N comparisons — Σ weights when they are whole numbers —, K free parameters: the
+  "CR1" correction Stata and statsmodels' ``cov_type="cluster"`` apply by default, so the numbers
+  are theirs; ``small_sample=False`` leaves it out; with one cluster there is nothing to correct
+  by). Each comparison alone gets none (HC0).
 
 Reported scores are θ re-expressed: an ``anchor`` a gives θ_s − θ_a, ``scale="elo"``
 multiplies by 400/ln 10; the covariance is transformed by the same linear map J (J Cov Jᵀ).
@@ -35,6 +39,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri  # the standard normal quantile (scipy.stats.norm.ppf evaluates it)
 
+from humeval.ranking.base import integral
 from humeval.ranking.bradley_terry import ELO_PER_LOGIT
 
 KINDS = ("fisher", "sandwich")
@@ -61,9 +66,10 @@ def cluster_codes(comparisons, clusters) -> np.ndarray:
     return np.unique(codes, return_inverse=True)[1].ravel()
 
 
-def _information(model, kind, clusters, data=None):
+def _information(model, kind, clusters, data=None, small_sample=True):
     """(H_g, meat or None, m, idx): the gauge-fixed negative Hessian of the log posterior and the
-    sandwich's meat over the fitted parameters, and the rated systems."""
+    sandwich's meat over the fitted parameters (CR1-corrected with clusters and ``small_sample``),
+    and the rated systems."""
     c = model._train
     if data is None:
         a, b, counts, X, row_of = model._fit_data(c, model._design(c)[1])
@@ -107,15 +113,19 @@ def _information(model, kind, clusters, data=None):
     group = cluster_codes(c, clusters)[rows]
     n_groups = int(group.max()) + 1 if len(group) else 0
     score = w * d1[cell, outcome]
-    G = np.zeros(n_groups * size)
-    G += np.bincount(group * size + la[cell], score, n_groups * size)
-    G -= np.bincount(group * size + lb[cell], score, n_groups * size)
+    sums = np.zeros(n_groups * size)  # s_c: each cluster's summed score vector
+    sums += np.bincount(group * size + la[cell], score, n_groups * size)
+    sums -= np.bincount(group * size + lb[cell], score, n_groups * size)
     for j in range(0 if F is None else F.shape[1]):
-        G += np.bincount(group * size + m + j, score * F[cell, j], n_groups * size)
+        sums += np.bincount(group * size + m + j, score * F[cell, j], n_groups * size)
     if tie:
-        G += np.bincount(group * size + size - 1, w * tg[cell, outcome], n_groups * size)
-    G = G.reshape(n_groups, size)
-    return H, G.T @ G, m, idx
+        sums += np.bincount(group * size + size - 1, w * tg[cell, outcome], n_groups * size)
+    sums = sums.reshape(n_groups, size)
+    meat = sums.T @ sums
+    units, free = (float(w.sum()) if integral(w) else float(len(rows))), size - 1  # θ has m − 1 free
+    if small_sample and n_groups > 1 and units > free:
+        meat *= n_groups / (n_groups - 1) * (units - 1) / (units - free)
+    return H, meat, m, idx
 
 
 def _names(model) -> list[str]:
@@ -128,15 +138,15 @@ def _names(model) -> list[str]:
     return names
 
 
-def covariance(model, kind: str = "fisher", clusters=None, _data=None) -> pd.DataFrame:
+def covariance(model, kind: str = "fisher", clusters=None, _data=None, small_sample: bool = True) -> pd.DataFrame:
     """Covariance of (scores on the model's scale, position effect?, covariate coefficients,
     log tie parameter?) as a labelled DataFrame; systems without comparisons get NaN. See the
-    module doc for ``kind`` and ``clusters``."""
+    module doc for ``kind``, ``clusters`` and ``small_sample``."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
     if kind == "fisher" and clusters is not None:
         raise ValueError("clusters apply to the sandwich covariance: use kind='sandwich'")
-    H, meat, m, idx = _information(model, kind, clusters, _data)
+    H, meat, m, idx = _information(model, kind, clusters, _data, small_sample)
     try:
         inverse = np.linalg.inv(H)
     except np.linalg.LinAlgError:  # a tie parameter at its bound can leave H singular

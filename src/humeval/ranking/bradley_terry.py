@@ -409,13 +409,14 @@ class _PairModel(PreferenceModel):
         return f"{unit}, {where}{held}"
 
     # -- analytic intervals ------------------------------------------------------------------
-    def covariance(self, kind: str = "fisher", clusters=None) -> pd.DataFrame:
+    def covariance(self, kind: str = "fisher", clusters=None, small_sample: bool = True) -> pd.DataFrame:
         """Covariance of (scores, position effect, covariate coefficients, log tie parameter):
         ``kind="fisher"`` (inverse information) or ``"sandwich"`` (robust; ``clusters`` =
-        "judge", "item", "group", "category" or an integer array). See ``humeval.ranking.analytic``."""
+        "judge", "item", "group", "category" or an integer array; with clusters the CR1 factor
+        G/(G − 1) · (N − 1)/(N − K) unless ``small_sample=False``). See ``humeval.ranking.analytic``."""
         from humeval.ranking.analytic import covariance
         self._check_fitted()
-        return covariance(self, kind, clusters)
+        return covariance(self, kind, clusters, small_sample=small_sample)
 
     def intervals(self, kind: str = "fisher", confidence: float = 0.95, simultaneous: bool = False,
                   clusters=None, random_state=0) -> pd.DataFrame:

@@ -333,7 +333,8 @@ def _analytic_table(model, part, full, confidence, chosen, track, path, prior, r
     return Table(f"{track}: analytic intervals beside the bootstrap ({chosen})", table,
                  f"boot = the {confidence:.0%} percentile interval above; fisher = score ± z σ from the inverse "
                  f"information; sandwich = the same from the robust covariance {by} (Huber 1967; Liang & Zeger "
-                 "1986); x/boot width = analytic width over the bootstrap's; clusters = WMT rank clusters, the "
+                 "1986; with clusters the small-sample factor G/(G − 1)·(N − 1)/(N − K) of Stata and statsmodels); "
+                 "x/boot width = analytic width over the bootstrap's; clusters = WMT rank clusters, the "
                  "analytic ones from 1,000 normal draws of the scores.",
                  command("rank", path, "--model", chosen, "--intervals", "sandwich",
                          *(("--cluster", clusters) if clusters else ()), *prior, read_args=read_args, tracks=[track]),

@@ -483,12 +483,9 @@ class _PairModel(PreferenceModel):
         F = self._fixed(X[keep], len(la))
         theta0 = self.theta_[idx]
         _, H = self._newton(la, lb, counts[keep], F, theta0, self._phi, self._tie, m)
-        link = {_bt: 0, _davidson: 1, _rao_kupper: 2}.get(self._link)
+        link = {_bt: 0, _davidson: 1, _rao_kupper: 2}[self._link]  # the kernel's code of the link
         seeds = rng.integers(0, 2 ** 31 - 1, n)
         start = (np.nan_to_num(self.theta_), self._phi, self._tie)
-        if link is None:  # a link the kernel does not know: Newton on every resample
-            return np.array([self._refit_rows(a, b, counts * _style_kernel.unit_counts(n_units, seed)[units][:, None],
-                                              X, start) for seed in seeds]).reshape(n, size)
         theta, _, _, ok = _style_kernel.bootstrap_rows(
             link, theta0, self._phi, float(self._tie), np.linalg.inv(H), la.astype(np.int64), lb.astype(np.int64),
             np.zeros((len(la), 0)) if F is None else np.ascontiguousarray(F), np.ascontiguousarray(counts[keep]),

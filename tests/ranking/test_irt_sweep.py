@@ -22,11 +22,12 @@ def _draws(seed_rng, a, b, n):
     return out
 
 
-# one interval per branch of the sampler: 0 inside and wide (normal rejection), 0 inside and
-# narrow (uniform), upper tail wide and narrow (exponential, uniform), far tail, the mirror
-# images of each below zero, and an interval ending at zero
-INTERVALS = [(-1.0, np.inf), (-0.3, 0.5), (-2.0, 0.2), (1.5, np.inf), (3.0, 6.0), (2.0, 2.2), (8.0, np.inf),
-             (-np.inf, -1.5), (-6.0, -3.0), (-2.2, -2.0), (-np.inf, 0.3), (-0.8, 0.0), (0.0, 0.8)]
+# one interval per branch of the sampler: 0 inside and wide (normal rejection; finite ones of
+# width ≥ √(2π) too), 0 inside and narrow (uniform), upper tail wide and narrow (exponential,
+# uniform), far tails, the mirror images of each below zero, and intervals ending at zero
+INTERVALS = [(-1.0, np.inf), (-2.0, 1.0), (-1.0, 2.0), (-0.3, 0.5), (-2.0, 0.2), (1.5, np.inf), (3.0, 6.0),
+             (2.0, 2.2), (8.0, np.inf), (-np.inf, -1.5), (-6.0, -3.0), (-2.2, -2.0), (-np.inf, 0.3), (-0.8, 0.0),
+             (0.0, 0.8), (30.0, 31.0), (-50.0, -49.9)]
 
 
 @pytest.mark.parametrize("a,b", INTERVALS)
@@ -99,3 +100,27 @@ def test_blocks_of_sweeps_draw_what_single_sweeps_draw(model):
     chains = getattr(model, "chains", 1)
     assert len(blocked.samples_) == chains * (model.iterations - model.burn_in)
     assert calls == [(k, chains * model.iterations) for k in range(1, chains * model.iterations + 1)]
+
+
+@pytest.mark.parametrize("params,message", [({"radius": np.inf}, "radius must be a finite number"),
+                                            ({"radius": np.nan}, "radius must be a finite number"),
+                                            ({"radius": -0.1}, "radius must be a finite number"),
+                                            ({"sigma_obs": 1e-200}, "sigma_obs must be a positive finite"),
+                                            ({"sigma_obs": np.nan}, "sigma_obs must be a positive finite"),
+                                            ({"sigma_a": 0.0}, "sigma_a must be a positive finite"),
+                                            ({"sigma0": np.inf}, "sigma0 must be a positive finite")])
+def test_parameters_that_would_stall_the_sampler_are_refused(params, message):
+    """An infinite radius or a vanishing σ makes every truncation bound infinite or NaN, where a
+    rejection loop would never accept: refused before the first sweep, the model left unfitted."""
+    model = IRTGaussian(iterations=3, burn_in=1, **params)
+    with pytest.raises(ValueError, match=message):
+        model.fit(_comparisons(n=50))
+    assert not hasattr(model, "scores_")
+
+
+def test_empty_or_infinite_intervals_raise_instead_of_looping():
+    for a, b in [(np.inf, np.inf), (-np.inf, -np.inf), (np.nan, 1.0), (1.0, np.nan)]:
+        with pytest.raises(ValueError, match="empty interval"):
+            _draws(np.random.default_rng(0), a, b, 1)
+    z = _draws(np.random.default_rng(0), 1e200, np.inf, 1000)  # a² would overflow: λ written without it
+    assert np.all(z >= 1e200) and np.all(np.isfinite(z))

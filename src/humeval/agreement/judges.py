@@ -33,7 +33,7 @@ def _quality(counts: LabelCounts, p_e: float, names, alpha: float, min_pairs: in
     df["consensus"] = consensus
     df["self-consistency"] = intra["agree"] / intra["pairs"].replace(0, np.nan)
     agree = np.round(inter["agree"].reindex(df.index).fillna(0).to_numpy())
-    pairs = df["pairs"].fillna(0).to_numpy()
+    pairs = df["pairs"].fillna(0).to_numpy().astype(np.int64)
     with np.errstate(invalid="ignore"):  # P(X ≥ agree) for X ~ Binomial(pairs, P(E)): binomtest's "greater" p
         above = np.where(agree > 0, bdtrc(agree - 1, pairs, p_e), 1.0)
     df["p (above chance)"] = np.where(pairs > 0, np.minimum(above, 1.0), np.nan)

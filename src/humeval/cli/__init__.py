@@ -11,7 +11,7 @@ import gc
 import click
 
 from humeval.cli import complete, data, grm, hmeant, judges, metric, planning, ranking, report, serve
-from humeval.cli.common import Group
+from humeval.cli.common import GC_THRESHOLDS, Group
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -32,7 +32,6 @@ for command in (data.info, data.convert, data.simulate, data.demo, ranking.rank,
     cli.add_command(command)
 
 
-GC_THRESHOLDS = (20_000, 20, 20)  # Python's defaults: (700, 10, 10)
 
 
 def main():
@@ -40,7 +39,9 @@ def main():
     objects (pandas, scipy, numba, click): ``gc.freeze`` takes them out of the cyclic garbage
     collector's scans, and collecting the youngest objects every 20,000 allocations instead of
     every 700 cuts the number of passes; only the time spent finding cycles changes (`humeval
-    report` on WMT10: ``benchmarks/bench_report.py`` prints it with and without)."""
+    report` on WMT10: ``benchmarks/bench_report.py`` prints it with and without). ``humeval serve``
+    goes back to the default thresholds before serving: over days, dead reference cycles (and the
+    buffers they hold) would otherwise wait about 28 times longer to be freed."""
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
     cli(prog_name="humeval")

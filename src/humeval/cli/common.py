@@ -32,6 +32,9 @@ class UserError(click.ClickException):
         click.echo(f"{click.style('error:', fg='red', bold=True)} {self.format_message()}", err=True)
 
 
+GC_THRESHOLDS = (20_000, 20, 20)  # the garbage collector's for batch commands (``humeval.cli.main``)
+DEFAULT_GC_THRESHOLDS = (700, 10, 10)  # Python's own, which ``humeval serve`` restores before serving
+
 class Group(click.Group):
     """Turns input errors into one readable line and exit code 2, never a traceback."""
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import json
 
 import click
 
-from humeval.cli.common import UserError, common_options, err, out
+from humeval.cli.common import DEFAULT_GC_THRESHOLDS, UserError, common_options, err, out
 
 
 @click.command("serve")
@@ -71,5 +72,6 @@ def serve(campaign_file, check, host, port, database, demo_dir, hash_password, q
         raise UserError(f"humeval serve needs {error.name}: pip install 'humeval[serve]'") from None
     if not quiet:
         err.print(f"serving on http://{host}:{port}/ (Ctrl-C stops after the requests under way)")
+    gc.set_threshold(*DEFAULT_GC_THRESHOLDS)  # a server runs for days: collect cycles at Python's pace (see main)
     uvicorn.run(create_app(campaign, process=True), host=host, port=port, log_level="warning",
                 timeout_graceful_shutdown=30)

@@ -73,7 +73,7 @@ class BootstrapResult:
         s = self.samples
         with np.errstate(all="ignore"), warnings.catch_warnings():
             # a system no resample defined (an all-NaN column) gets NaN, which is the answer: no warning
-            warnings.simplefilter("ignore", RuntimeWarning)
+            warnings.filterwarnings("ignore", "Mean of empty slice|All-NaN slice", RuntimeWarning)
             mean = np.nanmean(s, axis=0) if len(s) else np.full(len(self.systems), np.nan)
             lower, upper = (np.nanquantile(s, q, axis=0) for q in (lo_q, hi_q))
         ranks = self.rank_samples()

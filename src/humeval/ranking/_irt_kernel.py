@@ -34,16 +34,28 @@ import numpy as np
 SQRT_2PI = math.sqrt(2 * math.pi)
 
 
+@numba.njit(inline="always", cache=True)
+def _rate(a):  # pragma: no cover - compiled
+    """Robert's optimal exponential rate λ = (a + √(a² + 4))/2 for a > 0, written so that a² does
+    not overflow for huge a."""
+    if a > 1.0:
+        return 0.5 * a * (1.0 + math.sqrt(1.0 + 4.0 / (a * a)))
+    return 0.5 * (a + math.sqrt(a * a + 4.0))
+
+
 @numba.njit(inline="always", cache=True)  # inlined: a call passing ``rng`` costs more than the draw
 def _above(rng, a):  # pragma: no cover - compiled
     """A draw from N(0, 1) truncated to [a, ∞): normal rejection for a ≤ 0, else Robert's
-    exponential proposal (the threshold always picks it when b = ∞)."""
+    exponential proposal (the threshold always picks it when b = ∞). a = ∞ or NaN is an error,
+    not an endless loop."""
+    if not a < math.inf:
+        raise ValueError("truncated_standard_normal: empty interval (a = ∞, or NaN)")
     if a <= 0.0:
         while True:
             z = rng.standard_normal()
             if z >= a:
                 return z
-    rate = 0.5 * (a + math.sqrt(a * a + 4.0))
+    rate = _rate(a)
     while True:
         z = a + rng.standard_exponential() / rate
         if rng.standard_exponential() >= 0.5 * (z - rate) * (z - rate):
@@ -63,10 +75,10 @@ def _upper(rng, a, b):  # pragma: no cover - compiled
             z = a + (b - a) * rng.random()
             if rng.standard_exponential() >= 0.5 * z * z:
                 return z
-    root = math.sqrt(a * a + 4.0)
-    # Robert's threshold; (a² − a·root)/4 written as −a/(a + root), which does not cancel
-    if b - a > 2.0 / (a + root) * math.exp(0.5 - a / (a + root)):
-        rate = 0.5 * (a + root)
+    rate = _rate(a)
+    # Robert's threshold 2/(a + root)·exp((a² − a·root)/4 + 1/2), root = √(a² + 4) = 2λ − a;
+    # (a² − a·root)/4 written as −a/(a + root) = −a/(2λ), which does not cancel
+    if b - a > math.exp(0.5 - 0.5 * a / rate) / rate:
         while True:
             z = a + rng.standard_exponential() / rate
             if z <= b and rng.standard_exponential() >= 0.5 * (z - rate) * (z - rate):

@@ -183,6 +183,15 @@ class _Gibbs(ReportsProgress, PreferenceModel):
         return out[inverse.ravel()]
 
 
+def _check_positive(model, *names) -> None:
+    """Each named parameter is a finite number above 0 (a standard deviation or a prior count);
+    an infinite, NaN, tiny-enough-to-overflow or negative one is refused before any sweep."""
+    for name in names:
+        value = getattr(model, name)
+        if not (isinstance(value, (int, float, np.number)) and 1e-100 < value < 1e100):
+            raise ValueError(f"{name} must be a positive finite number (between 1e-100 and 1e100), not {value!r}")
+
+
 def _truncated_normal(rng, mean, sd, lo, hi):
     """Draws from N(mean, sd²) truncated to (lo, hi), by the inverse CDF.
 
@@ -215,6 +224,9 @@ class IRTGaussian(_Gibbs):
         self.chains = chains
 
     def _init(self, outcome, items, author, rng):
+        _check_positive(self, "sigma0", "sigma_obs", "sigma_a")
+        if not 0 <= self.radius < np.inf:
+            raise ValueError(f"radius must be a finite number, 0 or more, not {self.radius!r}")
         # comparisons grouped by outcome: the draws do not depend on their order, and the compiled
         # sweep's branch on the outcome is then predictable (about a tenth faster)
         order = np.argsort(outcome, kind="stable")
@@ -309,6 +321,9 @@ class IRTCategorical(_Gibbs):
         return density / density.sum(axis=1, keepdims=True)
 
     def _init(self, outcome, items, author, rng):
+        _check_positive(self, "sigma_obs", "alpha_a")
+        if not 0 <= self.radius < np.inf:
+            raise ValueError(f"radius must be a finite number, 0 or more, not {self.radius!r}")
         levels = self.levels
         if levels - 1 <= self.radius:
             raise ValueError(f"radius {self.radius} leaves no room for a preference with {levels} levels")

@@ -120,44 +120,10 @@ def _battles(directory: Path):
 
 
 def _arena_battles(directory: Path):
-    """battles.json: 4,000 simulated arena battles in FastChat's clean_battle layout (a JSON array;
-    model_a, model_b, winner with "tie (bothbad)", question_id, judge, language, category,
-    category_tag, conv_metadata). Judges favour the longer answer (log-odds 0.8 per unit of the
-    length feature), and two verbose models gain from it; weak pairs are often both bad."""
-    import json
-
-    import numpy as np
-    rng = np.random.default_rng(18)
-    models = ["atlas-7b", "boreal-13b", "cirrus-70b", "delta-mini", "ember-pro", "fjord-large", "gale-1"]
-    strength = np.array([-0.6, -0.2, 0.9, -0.9, 0.5, 0.3, 0.0])
-    tokens = np.array([250, 300, 350, 200, 700, 800, 400])  # ember-pro and fjord-large are verbose
-    n = 4000
-    a = rng.integers(0, len(models), n)
-    b = (a + rng.integers(1, len(models), n)) % len(models)
-    ta, tb = (rng.poisson(tokens[x]) + 1 for x in (a, b))
-    length = (ta - tb) / (ta + tb + 1)
-    language = rng.choice(["English", "Chinese", "German"], n, p=[0.6, 0.25, 0.15])
-    category = rng.choice(["coding", "math", "creative"], n)
-    # cirrus-70b shines at math, gale-1 in Chinese, ember-pro is weak at coding
-    shift = {"cirrus-70b": category == "math", "gale-1": language == "Chinese", "ember-pro": -1.0 * (category == "coding")}
-    skill = lambda x: strength[x] + sum(np.where(x == models.index(m), 1.0 * on, 0.0) for m, on in shift.items())
-    p_a = 1 / (1 + np.exp(-(skill(a) - skill(b) + 0.8 * length / 0.3)))
-    u, tie = rng.random(n), rng.random(n) < 0.25
-    bothbad = tie & (rng.random(n) < 1 / (1 + np.exp(2 * (strength[a] + strength[b]) + 1.5)))
-    winner = np.where(bothbad, "tie (bothbad)", np.where(tie, "tie", np.where(u < p_a, "model_a", "model_b")))
-    counts = lambda x, k: {f"h{i}": int(v) for i, v in enumerate(rng.poisson(k * np.array([.2, .5, .3, 0, 0, 0])), 1)}
-    records = [{"question_id": f"q{i:05d}", "model_a": models[a[i]], "model_b": models[b[i]], "winner": str(winner[i]),
-                "judge": f"user{rng.integers(0, 300):03d}", "turn": 1, "anony": True, "language": str(language[i]),
-                "category": str(category[i]),
-                "category_tag": {"math_v0.1": {"math": bool(category[i] == "math")}},
-                "conv_metadata": {"sum_assistant_a_tokens": int(ta[i]), "sum_assistant_b_tokens": int(tb[i]),
-                                  "header_count_a": counts(a[i], ta[i] / 300), "header_count_b": counts(b[i], tb[i] / 300),
-                                  "list_count_a": {"ordered": int(rng.poisson(ta[i] / 200)), "unordered": 0},
-                                  "list_count_b": {"ordered": int(rng.poisson(tb[i] / 200)), "unordered": 0},
-                                  "bold_count_a": {"**": int(rng.poisson(ta[i] / 250)), "__": 0},
-                                  "bold_count_b": {"**": int(rng.poisson(tb[i] / 250)), "__": 0}}}
-               for i in range(n)]
-    (directory / "battles.json").write_text(json.dumps(records), encoding="utf-8")
+    """battles.json: 4,000 simulated arena battles in FastChat's clean_battle layout, as
+    `humeval simulate battles.json --design battles` writes them (humeval.simulate.write_arena_battles)."""
+    from humeval.simulate import write_arena_battles
+    write_arena_battles(directory / "battles.json")
 
 
 def _arena_votes(directory: Path):

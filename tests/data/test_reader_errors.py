@@ -112,3 +112,38 @@ def test_legacy_rank_must_be_whole(fixture, tmp_path):
     text = fixture("wmt08_small.csv").read_text().replace("sysA,2,,", "sysA,2.5,,")
     e = error_of(humeval.read, write(tmp_path, "w.csv", text))
     assert e.line == 2 and "SCORE_0_A is '2.5'" in e.problem
+
+
+@pytest.mark.parametrize("name, content", [
+    ("battles.csv", "model_a,model_b,judge,result\nx,y,u1,model_a\ny,x,u2,tie\n"),
+    ("battles.json", '[{"model_a": "x", "model_b": "y", "judge": "u1", "result": "model_a"}]'),
+    ("battles.jsonl", '{"model_a": "x", "model_b": "y", "judge": "u1", "result": "model_a"}\n'),
+])
+def test_arena_battles_without_winner_name_the_missing_column(tmp_path, name, content):
+    """model_a and model_b but no winner: the guess (and --format pairwise) names the outcome
+    column it lacks and the two fixes, and the second fix reads the file."""
+    path = write(tmp_path, name, content)
+    for fmt in (None, "pairwise"):
+        e = error_of(humeval.read, path, format=fmt,
+                     match=r"looks like arena battles \(model_a, model_b\) but has no column 'winner' for the outcome")
+        assert e.line == 1 and "result" in e.problem
+        assert "add a column winner holding model_a, model_b, tie or tie (bothbad)" in e.fix
+        assert "--columns outcome=COL" in e.fix
+    assert humeval.read(path, columns={"outcome": "result"}).comparisons.outcome.tolist()[0] == 1
+
+
+def test_own_layout_without_a_system_column_names_it(tmp_path):
+    path = write(tmp_path, "own.csv", "system_a,outcome,item\nx,1,s1\n")
+    e = error_of(humeval.read, path, match=r"humeval's pairwise layout \(system_a, outcome\) but has no column "
+                                           r"'system_b' for the second system")
+    assert "--columns b=COL" in e.fix
+
+
+def test_the_cli_prints_the_missing_winner_column(tmp_path):
+    from click.testing import CliRunner
+
+    from humeval.cli import cli
+    path = write(tmp_path, "battles.csv", "model_a,model_b,judge\nx,y,u1\n")
+    result = CliRunner().invoke(cli, ["info", str(path)])
+    assert result.exit_code != 0 and "bug" not in result.output
+    assert "no column 'winner' for the outcome" in result.output and "--columns outcome=COL" in result.output

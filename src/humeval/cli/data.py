@@ -14,6 +14,7 @@ from humeval.cli.common import (
     REPORT_SUFFIXES,
     SEED,
     TABLE_OUT,
+    TABLE_SUFFIXES,
     OutputPath,
     anonymize_options,
     arena_options,
@@ -23,6 +24,7 @@ from humeval.cli.common import (
     count,
     err,
     execution_options,
+    explicit,
     jsonable,
     l2_option,
     load,
@@ -37,6 +39,7 @@ from humeval.cli.common import (
 from humeval.data.describe import describe
 from humeval.data.export import frame, pairwise_frame, write
 from humeval.simulate import simulate_competition
+from humeval.simulate.battles import ARENA_MODELS, ARENA_SEED, BATTLE_SUFFIXES, write_arena_battles
 from humeval.simulate.competition import DESIGNS
 
 
@@ -135,37 +138,65 @@ def check_simulation(design: str, systems: int, k: int = 5):
                                  "or --design pairs", param_hint="--systems")
 
 
-def simulation_options(f):
-    for option in reversed([
-        click.option("--systems", default=12, show_default=True, type=count(2),
-                     help="Number of systems (at least 5 for the rankings design)."),
-        click.option("--items", default=500, show_default=True, type=count(1), help="Number of source segments."),
-        click.option("--judges", default=20, show_default=True, type=count(1), help="Number of judges."),
-        click.option("--judgments", default=2000, show_default=True, type=count(1),
-                     help="Comparisons (pairs, baseline designs) or rankings (rankings design)."),
-        click.option("--design", type=click.Choice(DESIGNS), default="rankings", show_default=True),
-        click.option("--random-judges", default=0.1, show_default=True, type=PROPORTION,
-                     help="Share of judges answering at random."),
-        click.option("--random-state", default=0, show_default=True, type=SEED, help="Seed."),
-    ]):
-        f = option(f)
-    return f
+def simulation_options(designs=DESIGNS, seed_help: str | None = None):
+    """The options that shape a simulated campaign; ``designs`` are the --design choices and
+    ``seed_help`` replaces --random-state's help (and its shown default)."""
+    def decorate(f):
+        for option in reversed([
+            click.option("--systems", default=12, show_default=True, type=count(2),
+                         help="Number of systems (at least 5 for the rankings design)."),
+            click.option("--items", default=500, show_default=True, type=count(1), help="Number of source segments."),
+            click.option("--judges", default=20, show_default=True, type=count(1), help="Number of judges."),
+            click.option("--judgments", default=2000, show_default=True, type=count(1),
+                         help="Comparisons (pairs, baseline designs) or rankings (rankings design)."),
+            click.option("--design", type=click.Choice(designs), default="rankings", show_default=True),
+            click.option("--random-judges", default=0.1, show_default=True, type=PROPORTION,
+                         help="Share of judges answering at random."),
+            click.option("--random-state", default=0, show_default=seed_help is None, type=SEED,
+                         help=seed_help or "Seed."),
+        ]):
+            f = option(f)
+        return f
+    return decorate
 
 
 @click.command()
-@click.argument("output", type=TABLE_OUT)
-@simulation_options
+@click.argument("output", type=OutputPath(tuple(dict.fromkeys(TABLE_SUFFIXES + BATTLE_SUFFIXES))))
+@simulation_options(DESIGNS + ("battles",), "Seed.  [default: 0; 18 with --design battles: the README's battles.json]")
+@click.option("--battles", "n_battles", default=4000, show_default=True, type=count(1),
+              help="Battles to write (--design battles).")
 @click.option("--truth", type=OutputPath((".csv",)), help="Also write the true abilities (CSV).")
 @common_options
-def simulate(output, systems, items, judges, judgments, design, random_judges, random_state, truth,
+def simulate(output, systems, items, judges, judgments, design, random_judges, random_state, n_battles, truth,
              quiet, as_json):
     """Simulate a competition with known truth (Hopkins & May's generative model) and write
-    its comparisons.
+    its comparisons. With --design battles, write arena battles in FastChat's clean_battle
+    layout instead (seven models; winner with "tie (bothbad)"; language, category,
+    category_tag and the conv_metadata style counts; judges favour longer answers): the file
+    the README's "For arena operators" examples read, as .json (a JSON array, as FastChat
+    writes it), .jsonl, .parquet, .csv or .tsv.
 
     \b
     Example:
       humeval simulate sim.parquet --design pairs --judgments 5000 --truth truth.csv
+      humeval simulate battles.json --design battles
     """
+    ctx = click.get_current_context()
+    battles = design == "battles"
+    needs(ctx, {"n_battles": "--battles"}, battles, "without --design battles (--judgments counts the others)")
+    needs(ctx, {"systems": "--systems", "items": "--items", "judges": "--judges", "judgments": "--judgments",
+                "random_judges": "--random-judges", "truth": "--truth"}, not battles,
+          "with --design battles: its models, users and prompts are fixed (--battles counts the battles)")
+    check_output(output, BATTLE_SUFFIXES if battles else TABLE_SUFFIXES, "OUTPUT")
+    if battles:
+        seed = random_state if explicit(ctx, "random_state") else ARENA_SEED
+        write_arena_battles(output, n_battles, seed)
+        if as_json:
+            click.echo(json.dumps({"battles": n_battles, "output": str(output), "random_state": seed,
+                                   "models": list(ARENA_MODELS)}, indent=2))
+        elif not quiet:
+            out.print(f"wrote {n_battles:,} arena battles (FastChat's clean_battle layout, seed {seed}) to {output}")
+        return
     check_simulation(design, systems)
     sim = simulate_competition(n_systems=systems, n_items=items, n_judges=judges, n_judgments=judgments,
                                design=design, random_judges=random_judges, random_state=random_state)
@@ -184,7 +215,7 @@ def simulate(output, systems, items, judges, judgments, design, random_judges, r
 @click.command()
 @click.argument("file", required=False, type=click.Path())
 @read_options
-@simulation_options
+@simulation_options()
 @click.option("--report", "report_file", default="humeval-report.html", show_default=True,
               type=REPORT_OUT, help="Where to write the campaign report (.html, .md or .json).")
 @click.option("--no-report", is_flag=True, help="Print the tables only.")

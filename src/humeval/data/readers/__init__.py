@@ -150,6 +150,9 @@ def _by_columns(path, cells, where, columns=None) -> tuple[str, str]:
         return "pairwise", where + (" and columns=" if columns else "")
     if ratings.looks_like(cells, columns):
         return "ratings", where + (" and columns=" if columns else "")
+    error = pairwise.near_miss(cells, columns, path)
+    if error is not None:
+        raise error
     raise InputError(path, 1, f"cannot tell the format from {where} ({shown(', '.join(cells[:8]))}"
                      f"{', …' if len(cells) > 8 else ''})",
                      f"pass format= (CLI: --format) with one of {', '.join(FORMATS)}; "

@@ -64,6 +64,32 @@ def looks_like(header_cells: list[str], columns: dict | None = None) -> bool:
                for layout in LAYOUTS.values())
 
 
+ROLES = {"a": "the first system", "b": "the second system", "outcome": "the outcome"}
+LAYOUT_NAMES = {"arena": "arena battles", "humeval": "humeval's pairwise layout"}
+
+
+def near_miss(header_cells: list[str], columns: dict | None = None, path=None) -> InputError | None:
+    """When a layout, with the user's ``columns`` over it, finds two of a, b and outcome in the
+    header but not the third (an arena file with ``model_a`` and ``model_b`` but no ``winner``),
+    the error that names the missing column and the fix; None otherwise."""
+    for name, layout in LAYOUTS.items():
+        mapping = {**layout, **(columns or {})}
+        found = [k for k in ("a", "b", "outcome") if mapping[k] in header_cells]
+        if len(found) != 2:
+            continue
+        key = next(k for k in ("a", "b", "outcome") if k not in found)
+        column = mapping[key]
+        labels = (" holding model_a, model_b, tie or tie (bothbad)" if name == "arena" else
+                  " holding 0 (tie), 1 (a preferred) or 2 (b preferred)") if key == "outcome" else ""
+        present = ", ".join(mapping[k] for k in found)
+        known = ", ".join(header_cells[:12]) + (", …" if len(header_cells) > 12 else "")
+        return InputError(path, 1, f"the header looks like {LAYOUT_NAMES[name]} ({shown(present)}) but has no "
+                          f"column '{shown(column)}' for {ROLES[key]} (columns: {shown(known)})",
+                          f"add a column {shown(column)}{labels}, or name the column that holds {ROLES[key]}: "
+                          f"columns={{'{key}': COL}} (CLI: --columns {key}=COL)")
+    return None
+
+
 def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | None = None,
                   encoding: str = "utf-8", kind: str | None = None, covariates=None, style: bool | str = False,
                   weight: str | None = None, category: str | None = None) -> Judgments:
@@ -130,6 +156,9 @@ def _mapping(names: list[str], columns: dict[str, str] | None, path) -> dict[str
         mapping = {**{k: v for k, v in layout.items() if v in names}, **given}
         if all(k in mapping for k in ("a", "b", "outcome")):
             return mapping
+    error = near_miss(names, given, path)
+    if error is not None:
+        raise error
     raise InputError(path, 1, f"cannot tell which columns hold the two systems and the outcome "
                      f"(columns: {shown(', '.join(names))})", COLUMNS_FIX)
 

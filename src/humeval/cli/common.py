@@ -679,14 +679,33 @@ def print_report(report):
         out.print(f"  {line}")
 
 
+def plural(n, noun: str, nouns: str | None = None) -> str:
+    """``n`` and the noun in the number it takes: "1 comparison", "2 comparisons", "1,109 rows",
+    "12.5 comparisons" (a weighted count: 6 significant digits); ``nouns`` when the plural is not
+    noun + "s"."""
+    whole = float(n) == round(float(n))
+    number = f"{int(round(float(n))):,}" if whole else f"{float(n):,.6g}"
+    return f"{number} {noun if whole and abs(float(n)) == 1 else (nouns or noun + 's')}"
+
+
 def skip_lines(report) -> list[str]:
     """One rich line per reason a reader skipped rows: how many, and where some were."""
     lines = []
     for reason, n in report.skipped.items():
         where = report.examples.get(reason)
         at = f" (e.g. {getattr(report, 'unit', 'line')} {', '.join(map(str, where))})" if where else ""
-        lines.append(f"[yellow]skipped {n:,} {escape(shown(reason))}{at}[/]")
+        what = reason.replace("rows ", "row ", 1) if n == 1 and reason.startswith("rows ") else reason
+        lines.append(f"[yellow]skipped {n:,} {escape(shown(what))}{at}[/]")
     return lines
+
+
+def print_skips(report, quiet: bool = False):
+    """The reader's skips (``skip_lines``) on stderr, unless ``quiet``: what ``rank`` and its
+    boards say before their tables, so nothing is dropped silently."""
+    if quiet or report is None:
+        return
+    for line in skip_lines(report):
+        err.print(line)
 
 
 def jsonable(df: pd.DataFrame) -> list[dict]:

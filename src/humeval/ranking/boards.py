@@ -250,7 +250,9 @@ def leaderboards(model: Ranker, comparisons: Comparisons, by: str = "category",
             continue
         frames.append(_board(model, part, table).assign(board=name))
     if (codes < 0).any():
-        notes.append(f"{int((codes < 0).sum()):,} comparisons have no {by}: they count on the overall board only")
+        n = int((codes < 0).sum())
+        notes.append(f"{n:,} comparison has no {by}: it counts on the overall board only" if n == 1 else
+                     f"{n:,} comparisons have no {by}: they count on the overall board only")
     long = pd.concat(frames).reset_index()
     long["overall_rank"] = long["system"].map(overall["rank"])
     long["rank_change"] = long["overall_rank"] - long["rank"]

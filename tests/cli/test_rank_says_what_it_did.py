@@ -63,6 +63,9 @@ def test_partial_judge_column_counts_its_clusters(tmp_path):
     assert ("4 clusters by judge (2 comparisons without a judge, each a cluster of its own); a cluster-robust "
             "covariance from G = 4 clusters is unreliable") in result.output
     assert "clustered by judge" in result.output
+    boards = run("rank", path, "-m", "bt", "--intervals", "sandwich", "--cluster", "judge", "--board-by", "judge")
+    assert boards.exit_code == 0, boards.output
+    assert "overall board: 4 clusters by judge (2 comparisons without a judge" in boards.output
 
 
 def test_plain_rank_prints_the_readers_skips(tmp_path):

@@ -471,7 +471,7 @@ def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confide
             notes[track].append(f"{n_boot} resamples of {by}s per board; {confidence:.0%} intervals")
         if analytic:
             notes[track].append(analytic_note(analytic, confidence, cluster) + " (per board)")
-            notes[track].append(cluster_note(part, cluster) + " on the overall board" if cluster else "")
+            notes[track].append("overall board: " + cluster_note(part, cluster) if cluster else "")
         frames.append(long.assign(track=track))
     table = pd.concat(frames, ignore_index=True)
     if out_file:

@@ -51,7 +51,8 @@ def test_cluster_category_without_category_is_an_error(tmp_path):
     assert result.exit_code == 2 and "give --category COLUMN" in result.output
     named = run("rank", path, "-m", "bt", "--intervals", "sandwich", "--cluster", "category", "--category", "category")
     assert named.exit_code == 0, named.output
-    assert "1 cluster by category; a cluster-robust covariance from G = 1 clusters is unreliable" in named.output
+    assert ("1 cluster by category; a cluster-robust covariance from so few clusters (G = 1, fewer than 10) is "
+            "unreliable") in named.output
 
 
 def test_partial_judge_column_counts_its_clusters(tmp_path):
@@ -61,7 +62,7 @@ def test_partial_judge_column_counts_its_clusters(tmp_path):
     result = run("rank", path, "-m", "bt", "--intervals", "sandwich", "--cluster", "judge")
     assert result.exit_code == 0, result.output
     assert ("4 clusters by judge (2 comparisons without a judge, each a cluster of its own); a cluster-robust "
-            "covariance from G = 4 clusters is unreliable") in result.output
+            "covariance from so few clusters (G = 4, fewer than 10) is unreliable") in result.output
     assert "clustered by judge" in result.output
     boards = run("rank", path, "-m", "bt", "--intervals", "sandwich", "--cluster", "judge", "--board-by", "judge")
     assert boards.exit_code == 0, boards.output
@@ -147,6 +148,9 @@ def test_counts_take_their_number(tmp_path):
     path = battles(tmp_path, ["A,B,model_a"])
     result = run("rank", path, "-m", "bt")
     assert "(1 comparison)" in result.output and "1 comparisons" not in result.output
+    assert "b.csv: 1 row read as pairwise" in run("info", path).output
+    tied = battles(tmp_path, ["A,B,model_a", "A,B,tie (bothbad)"], "t.csv")
+    assert "1 of 1 ties is both-bad" in run("rank", tied, "-m", "bt").output
 
 
 def test_bootstrap_output_starts_with_the_table(tmp_path):

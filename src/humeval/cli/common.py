@@ -672,7 +672,7 @@ def cell(value, percent: bool = False) -> str:
 
 
 def print_report(report):
-    out.print(f"[bold]{escape(shown(report.path))}[/]: {report.rows:,} rows read as {escape(report.format)}")
+    out.print(f"[bold]{escape(shown(report.path))}[/]: {plural(report.rows, 'row')} read as {escape(report.format)}")
     for note in report.notes:
         out.print(f"  {escape(shown(note))}")
     for line in skip_lines(report):

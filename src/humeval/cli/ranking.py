@@ -357,8 +357,8 @@ def cluster_note(comparisons, cluster) -> str:
     if alone:
         said += f" ({plural(alone, 'comparison')} without a {cluster}, each a cluster of its own)"
     if g < 10:
-        said += (f"; a cluster-robust covariance from G = {g} clusters is unreliable (too few clusters: "
-                 "intervals tend to be too narrow)")
+        said += (f"; a cluster-robust covariance from so few clusters (G = {g}, fewer than 10) is unreliable: "
+                 "its intervals tend to be too narrow")
     return said
 
 

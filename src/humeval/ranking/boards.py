@@ -62,7 +62,8 @@ def both_bad(comparisons: Comparisons, policy: str = "tie") -> tuple[Comparisons
     if not flagged.any():
         return comparisons, ""
     ties = float(w[comparisons.outcome == 0].sum())
-    said = f"{n:,.6g} of {ties:,.6g} ties{' (by weight)' if comparisons.weighted else ''} are both-bad ('tie (bothbad)')"
+    by_weight = " (by weight)" if comparisons.weighted else ""
+    said = f"{n:,.6g} of {ties:,.6g} ties{by_weight} {'is' if n == 1 else 'are'} both-bad ('tie (bothbad)')"
     if policy == "tie":
         return comparisons, f"{said}: counted as ties (--both-bad tie)"
     if policy == "drop":
@@ -131,8 +132,8 @@ def set_anchor_aside(table: pd.DataFrame, rank_columns=("rank",), scale: str = "
     if "note" in rest and (rest["note"] == "").all():  # the anchor's "never lost" was the only note
         rest = rest.drop(columns="note")
     score = f"score {anchor['score']:.3g}, " if "score" in table else ""
-    centred = f"; scores centred on the systems (mean {target:g} over them)" if target is not None and "score" in table \
-        else ""
+    centred = (f"; scores centred on the systems (mean {target:g} over them)"
+               if target is not None and "score" in table else "")
     return rest, (f"anchor '{ANCHOR}' ({score}rank {anchor[rank_columns[0]]:g} among all) set aside; ranks count "
                   f"the systems only{centred}")
 

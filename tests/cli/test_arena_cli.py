@@ -89,8 +89,8 @@ def test_weights_count_in_the_board(tmp_path):
     overall = table[table.board == "(overall)"].set_index("system")
     # kept: lines 2 (w 2, gpt–claude), 3 (w 1, claude–llama), 4 (w 0.5, llama–gpt), 5 (w 1, gpt–llama), 8 (w 3)
     assert overall["comparisons"].to_dict() == {"gpt": 6.5, "claude": 6.0, "llama": 2.5}
-    assert "skipped 1 rows without a weight (weight) (e.g. line 6)" in result.output
-    assert "skipped 1 rows of weight 0 (weight) (e.g. line 7)" in result.output
+    assert "skipped 1 row without a weight (weight) (e.g. line 6)" in result.output
+    assert "skipped 1 row of weight 0 (weight) (e.g. line 7)" in result.output
     assert "board (overall) (7.5 comparisons)" in result.output  # by weight: (6.5 + 6 + 2.5) / 2
 
 

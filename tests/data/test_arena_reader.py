@@ -120,7 +120,7 @@ def test_covariates_travel_through_pandas():
 
 @pytest.mark.parametrize("cell, message", [
     ("-1", "weight 'weight' is -1; a weight must be finite and ≥ 0"),
-    ("inf", "not a finite number"),
+    ("inf", "weight .weight. is inf; a weight must be finite and ≥ 0"),
     ("heavy", "'heavy', expected a number"),
 ])
 def test_bad_weights_are_errors_naming_the_line(tmp_path, cell, message):

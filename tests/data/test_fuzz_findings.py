@@ -306,7 +306,7 @@ def test_info_prints_labels_as_text_not_markup(tmp_path):
     mqm = write(tmp_path, "m.tsv", "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\n"
                 "A\td\t1\t1\tr\ts\tt\tc\t[/]\nA\td\t1\t1\tr\ts\tt\tc\tMajor\n")
     result = CliRunner().invoke(cli, ["info", str(mqm)])
-    assert result.exit_code == 0 and "skipped 1 rows with severity '[/]' (e.g. line 2)" in result.output
+    assert result.exit_code == 0 and "skipped 1 row with severity '[/]' (e.g. line 2)" in result.output
 
 
 def test_mqm_and_edit_rows_without_a_system_are_counted(tmp_path):

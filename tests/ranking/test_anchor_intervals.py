@@ -37,13 +37,18 @@ def test_critical_value_counts_the_real_systems_only():
     model = BradleyTerry().fit(comparisons)
     assert model.systems_ == ("A", "B", ANCHOR)
     table = analytic_intervals(model)
+    # in the model's own gauge (mean 0 over A, B and the anchor) A and B correlate: ρ ≈ 0.39
     cov = model.covariance().to_numpy()[:2, :2]
     rho = cov[0, 1] / np.sqrt(cov[0, 0] * cov[1, 1])
-    exact = exact_box(rho, 0.95)
-    assert exact == pytest.approx(2.2226, abs=1e-3)  # ρ ≈ 0.39 between A and B
-    assert table.attrs["simultaneous_value"] == pytest.approx(exact, abs=5e-3)  # 200,000 draws
+    assert exact_box(rho, 0.95) == pytest.approx(2.2226, abs=1e-3)
+    # the table re-centres the scores on A and B (mean 0 over them): A' = (A − B)/2 = −B', so ρ = −1 and the box
+    # of the two is one interval: the simultaneous value is the pointwise z
+    assert table.loc[["A", "B"], "score"].sum() == pytest.approx(0, abs=1e-12)
+    assert table.loc["A", "std"] == pytest.approx(table.loc["B", "std"], rel=1e-9)
+    assert table.loc["A", "std"] ** 2 == pytest.approx((cov[0, 0] + cov[1, 1] - 2 * cov[0, 1]) / 4, rel=1e-9)
+    assert table.attrs["simultaneous_value"] == pytest.approx(1.959964, abs=5e-3)  # 200,000 draws
     counted = model.intervals(simultaneous=True).attrs["critical_value"]  # the anchor counted (before)
-    assert counted > exact + 0.03
+    assert counted > 1.959964 + 0.03
     s = table.loc["A"]
     assert s["sim_upper"] - s["score"] == pytest.approx(table.attrs["simultaneous_value"] * s["std"], rel=1e-12)
     assert s["upper"] - s["score"] == pytest.approx(1.959964 * s["std"], rel=1e-6)

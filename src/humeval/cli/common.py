@@ -675,11 +675,20 @@ def cell(value, percent: bool = False) -> str:
 
 
 def print_report(report):
-    out.print(f"[bold]{escape(shown(report.path))}[/]: {report.rows:,} rows read as {escape(report.format)}")
+    out.print(f"[bold]{escape(shown(report.path))}[/]: {plural(report.rows, 'row')} read as {escape(report.format)}")
     for note in report.notes:
         out.print(f"  {escape(shown(note))}")
     for line in skip_lines(report):
         out.print(f"  {line}")
+
+
+def plural(n, noun: str, nouns: str | None = None) -> str:
+    """``n`` and the noun in the number it takes: "1 comparison", "2 comparisons", "1,109 rows",
+    "12.5 comparisons" (a weighted count: 6 significant digits); ``nouns`` when the plural is not
+    noun + "s"."""
+    whole = float(n) == round(float(n))
+    number = f"{int(round(float(n))):,}" if whole else f"{float(n):,.6g}"
+    return f"{number} {noun if whole and abs(float(n)) == 1 else (nouns or noun + 's')}"
 
 
 def skip_lines(report) -> list[str]:
@@ -688,8 +697,18 @@ def skip_lines(report) -> list[str]:
     for reason, n in report.skipped.items():
         where = report.examples.get(reason)
         at = f" (e.g. {getattr(report, 'unit', 'line')} {', '.join(map(str, where))})" if where else ""
-        lines.append(f"[yellow]skipped {n:,} {escape(shown(reason))}{at}[/]")
+        what = reason.replace("rows ", "row ", 1) if n == 1 and reason.startswith("rows ") else reason
+        lines.append(f"[yellow]skipped {n:,} {escape(shown(what))}{at}[/]")
     return lines
+
+
+def print_skips(report, quiet: bool = False):
+    """The reader's skips (``skip_lines``) on stderr, unless ``quiet``: what ``rank`` and its
+    boards say before their tables, so nothing is dropped silently."""
+    if quiet or report is None:
+        return
+    for line in skip_lines(report):
+        err.print(line)
 
 
 def jsonable(df: pd.DataFrame) -> list[dict]:

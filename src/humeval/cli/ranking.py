@@ -7,6 +7,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 import click
+import numpy as np
 import pandas as pd
 
 from humeval.cli.common import (
@@ -37,10 +38,11 @@ from humeval.cli.common import (
     models_named,
     needs,
     out,
+    plural,
+    print_skips,
     pseudonym_salt,
     read_options,
     render,
-    skip_lines,
 )
 from humeval.cli.ratings import NOT_YET, rank_ratings_command, ratings_options
 from humeval.data.export import write
@@ -167,10 +169,10 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             raise click.BadParameter("applies to rankings; this file holds none", param_hint="--keep-shared-outputs")
         judgments.expand(keep_shared_outputs=True)
     comparisons = comparisons_of(judgments, file)
-    if reader and not (quiet or as_json):  # the arena columns' skips (empty weights, missing covariates)
-        for line in skip_lines(judgments.report):
-            err.print(line)
+    print_skips(judgments.report, quiet or as_json)  # the reader's skips (self-comparisons, empty weights, …)
     check_covariates(models, comparisons)
+    if cluster:
+        check_clusters(file, comparisons, cluster)
     if board_by:
         return rank_boards(file, comparisons, models, board_by, both_bad, n_boot, by, confidence, jobs, random_state,
                            out_file, quiet, as_json, analytic, cluster)
@@ -188,9 +190,11 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         except ValueError as error:  # e.g. a disconnected comparison graph with --l2 0
             raise InputError(file, None, f"{track}: {error}", "see the message") from None
         first = next(iter(fitted.values()))
-        flags = set_anchor_aside(first.ranking())[0]
+        scale = getattr(first, "scale_", "") or ""
+        flags = set_anchor_aside(first.ranking(), scale=scale)[0]
         if n_boot:
-            with Progress(console=err, disable=quiet or as_json, transient=True) as bar:
+            # not on a terminal, a transient bar would leave a blank line behind (rich ends a live display with one)
+            with Progress(console=err, disable=quiet or as_json or not err.is_terminal, transient=True) as bar:
                 task = bar.add_task(f"{track}: {n_boot} resamples", total=n_boot)
                 result = bootstrap(first, part, n=n_boot, by=by, confidence=confidence, random_state=random_state,
                                    jobs=jobs, progress=lambda done, total: bar.update(task, completed=done))
@@ -210,10 +214,11 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                                scale=result.scale)
         elif len(fitted) == 1:
             table, _ = set_anchor_aside(analytic_table(first, analytic, confidence, cluster, random_state)
-                                        if analytic else first.ranking())
+                                        if analytic else first.ranking(), scale=scale)
             notes[track] = [f"scores: {first.scale_}"] if getattr(first, "scale_", None) else []
             if analytic:
                 notes[track].append(analytic_note(analytic, confidence, cluster))
+                notes[track].append(cluster_note(part, cluster) if cluster else "")
             if plot:
                 plot_abilities(table, suffix(plot), title=f"{track}: {first!r}")
         else:
@@ -227,7 +232,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             notes[track] = []
         notes[track].append(group_note(first))
         notes[track].append(policy_notes[track])
-        notes[track].append(set_anchor_aside(first.ranking())[1])
+        notes[track].append(set_anchor_aside(first.ranking(), scale=scale)[1])
         if "note" in flags:
             notes[track].append("note: scores of systems that never lost or never won rest on the prior (Bradley–"
                                 "Terry family) or on the model's assumptions; their intervals are wide")
@@ -258,9 +263,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             shown = wmt_view(table).join(table[[c for c in ("component", "note") if c in table]]) if n_boot else table
             breaks = _cluster_breaks(table) if (n_boot and clusters) else ()
             c = parts[track]
-            total = c.weight.sum()
-            shown_total = f"{total:,.0f}" if total == round(total) else f"{total:,.6g}"
-            count = f"{shown_total} comparisons in {len(c):,} weighted rows" if c.weighted else f"{len(c):,} comparisons"
+            count = (f"{plural(c.weight.sum(), 'comparison')} in {plural(len(c), 'weighted row')}" if c.weighted
+                     else plural(len(c), "comparison"))
             out.print(render(shown, f"{track}: {what} ({count})", breaks=breaks))
             for note in notes.get(track, []):
                 if note:
@@ -328,6 +332,34 @@ def analytic_table(model, kind, confidence, cluster, random_state) -> pd.DataFra
     ranking = model.ranking()
     table = table.join(ranking[[c for c in ("rank", "component", "note") if c in ranking]])
     return table.loc[ranking.index]
+
+
+def check_clusters(file, comparisons, cluster):
+    """--cluster COLUMN needs that column: when no comparison has a label there (no judge column,
+    no --category), the clusters would silently be the single comparisons — an error instead."""
+    if (getattr(comparisons, cluster) >= 0).any():
+        return
+    column, give = {"judge": ("no judge column (or every judge cell is empty)", "map one with --columns judge=COL"),
+                    "item": ("no item column (or every item cell is empty)", "map one with --columns item=COL"),
+                    "group": ("no ranking/group column", "map one with --columns group=COL"),
+                    "category": ("no category (none is read without --category)", "give --category COLUMN")}[cluster]
+    raise InputError(file, None, f"{column}: --cluster {cluster} needs one",
+                     f"{give}, or drop --cluster for the comparison-level sandwich")
+
+
+def cluster_note(comparisons, cluster) -> str:
+    """How many clusters the sandwich had (a comparison without a label is a cluster of its own,
+    as ``humeval.ranking.analytic.cluster_codes`` counts it), and a warning below 10."""
+    codes = getattr(comparisons, cluster)
+    alone = int((codes < 0).sum())
+    g = len(np.unique(codes[codes >= 0])) + alone
+    said = f"{plural(g, 'cluster')} by {cluster}"
+    if alone:
+        said += f" ({plural(alone, 'comparison')} without a {cluster}, each a cluster of its own)"
+    if g < 10:
+        said += (f"; a cluster-robust covariance from so few clusters (G = {g}, fewer than 10) is unreliable: "
+                 "its intervals tend to be too narrow")
+    return said
 
 
 def analytic_note(kind, confidence, cluster) -> str:
@@ -406,10 +438,12 @@ def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confide
     board and one per value of ``board_by``, each with rank changes; bootstrap or analytic
     intervals per board."""
     from humeval.experiments import bootstrap
-    from humeval.ranking.boards import ANCHOR, drop_system, leaderboards
+    from humeval.ranking.boards import ANCHOR, OVERALL, drop_system, leaderboards
     (name, model), = models.items()
+    fitted_boards = []  # the boards' fitted models, the overall board's first (leaderboards fits it first)
 
     def board_table(fitted, part):
+        fitted_boards.append(fitted)
         if analytic:
             return analytic_table(fitted, analytic, confidence, cluster, random_state)
         if not n_boot:
@@ -419,19 +453,25 @@ def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confide
         return drop_system(result, ANCHOR).table()[["score", "lower", "upper", "rank_lo", "rank_hi"]]
 
     parts = {"(all tracks)": comparisons} if board_by == "track" else comparisons.by_track()
-    frames, notes = [], {}
+    frames, notes, coefficients = [], {}, {}
     for track, part in parts.items():
         part, policy_note = apply_both_bad(part, policy, file, track)
+        fitted_boards.clear()
         try:
             with err.status(f"{track}: fitting {name} per board") if not (quiet or as_json) else nullcontext():
                 long, notes[track] = leaderboards(model, part, board_by, board_table)
         except ValueError as error:
             raise InputError(file, None, f"{track}: {error}", "see the message") from None
-        notes[track] = [policy_note, *notes[track]]
+        overall = fitted_boards[0]
+        scale = getattr(overall, "scale_", "")
+        notes[track] = [f"scores: {scale}" if scale else "", policy_note, *notes[track]]
+        if part.covariate_names:
+            coefficients[track] = coefficient_table(overall, analytic, confidence, cluster)
         if n_boot:
             notes[track].append(f"{n_boot} resamples of {by}s per board; {confidence:.0%} intervals")
         if analytic:
             notes[track].append(analytic_note(analytic, confidence, cluster) + " (per board)")
+            notes[track].append("overall board: " + cluster_note(part, cluster) if cluster else "")
         frames.append(long.assign(track=track))
     table = pd.concat(frames, ignore_index=True)
     if out_file:
@@ -444,17 +484,20 @@ def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confide
     for (track, board), shown in table.groupby(["track", "board"], sort=False):
         shown = shown.set_index("system").drop(columns=["board", "track", "overall_rank"])
         shown["rank_change"] = [_change(v) for v in shown["rank_change"]]
-        n = shown["comparisons"].sum() / 2
+        n = shown["comparisons"].sum() / 2  # each comparison counts for both its systems
         last = [c for c in ("comparisons", "component", "note") if c in shown]
         shown = shown[[c for c in shown if c not in last] + last]
         out.print(render(shown.rename(columns={"rank_change": "Δ rank"}),
-                         f"{track}: {name}, board {board} ({n:,.6g} comparisons)"))
+                         f"{track}: {name}, board {board} ({plural(n, 'comparison')})"))
         out.print()
     for track, lines in notes.items():
         for note in lines:
             if note:
                 out.print(f"  {note}")
     out.print("  Δ rank = overall rank − rank on the board (+2: two places higher on this board than overall)")
+    for track, table in coefficients.items():
+        out.print()
+        print_coefficients(table, f"{track}, board {OVERALL}")
 
 
 def _change(value) -> str:

@@ -9,7 +9,13 @@ are counted by one of three policies (``both_bad``):
   b, each with the battle's weight (and no covariates: the anchor wrote no answer). The anchor is
   fitted like a system but, never losing, it tops every board: tables set it aside
   (``set_anchor_aside``) and count ranks among the systems; its score says how often the
-  systems' battles end both bad;
+  systems' battles end both bad. Scores are identified only up to a shift, and a model that
+  centres them ("log-odds, mean 0") centres them over all its systems, the anchor included: the
+  tables re-centre them on the real systems (θ'_s = θ_s − (mean of the systems' θ − the stated
+  mean), the anchor's score shifted alike), intervals with them: a bootstrap re-centres every
+  resample the same way (``drop_system``); the analytic covariance is transformed by the same
+  linear map, Cov' = P Cov Pᵀ with P = I − 1 wᵀ, w = 1/R on the R real systems
+  (``analytic_intervals``);
 - ``drop``: the battle is left out.
 
 Analytic intervals with an anchor (``analytic_intervals``): the simultaneous critical value
@@ -28,6 +34,8 @@ difference per category).
 from __future__ import annotations
 
 import dataclasses
+import re
+import warnings
 
 from typing import Callable
 
@@ -54,7 +62,8 @@ def both_bad(comparisons: Comparisons, policy: str = "tie") -> tuple[Comparisons
     if not flagged.any():
         return comparisons, ""
     ties = float(w[comparisons.outcome == 0].sum())
-    said = f"{n:,.6g} of {ties:,.6g} ties{' (by weight)' if comparisons.weighted else ''} are both-bad ('tie (bothbad)')"
+    by_weight = " (by weight)" if comparisons.weighted else ""
+    said = f"{n:,.6g} of {ties:,.6g} ties{by_weight} {'is' if n == 1 else 'are'} both-bad ('tie (bothbad)')"
     if policy == "tie":
         return comparisons, f"{said}: counted as ties (--both-bad tie)"
     if policy == "drop":
@@ -85,14 +94,37 @@ def with_anchor(comparisons: Comparisons, flagged: np.ndarray) -> Comparisons:
         categories=comparisons.categories, **columns)
 
 
-def set_anchor_aside(table: pd.DataFrame, rank_columns=("rank",)) -> tuple[pd.DataFrame, str]:
+SCORE_COLUMNS = ("score", "mean", "lower", "upper", "sim_lower", "sim_upper")  # what a shift of the scores moves
+
+
+def centre(scale: str | None) -> float | None:
+    """The mean a model's scale text promises for its scores ("log-odds, mean 0" → 0, "Elo points
+    …, mean 1000" → 1000), or None when the scores are not centred (an anchor system at 0,
+    TrueSkill's μ, a win rate)."""
+    found = re.search(r"\bmean (-?\d+(?:\.\d+)?)\b", scale or "")
+    return float(found.group(1)) if found else None
+
+
+def set_anchor_aside(table: pd.DataFrame, rank_columns=("rank",), scale: str = "") -> tuple[pd.DataFrame, str]:
     """A ranking table without the both-bad anchor's row, its ranks recounted among the systems
     (a rank r below the anchor's r₀ becomes r − 1), and a note giving the anchor's score and
-    rank. The anchor never loses, so it tops every board: a landmark, not a contender."""
+    rank. The anchor never loses, so it tops every board: a landmark, not a contender. When the
+    model's ``scale`` text says its scores are centred (``centre``), the score columns are
+    re-centred on the systems, so their mean is the stated one (see the module docstring)."""
     if ANCHOR not in table.index:
         return table, ""
+    target = centre(scale)
+    shift = 0.0
+    if target is not None and "score" in table:
+        with np.errstate(all="ignore"):
+            shift = float(np.nanmean(table["score"].drop(index=ANCHOR).to_numpy(dtype=float))) - target
+        shift = 0.0 if np.isnan(shift) else shift
+    table = table.copy()
+    for column in SCORE_COLUMNS:
+        if column in table and shift:
+            table[column] = table[column] - shift
     anchor = table.loc[ANCHOR]
-    rest = table.drop(index=ANCHOR).copy()
+    rest = table.drop(index=ANCHOR)
     for column in rank_columns:
         if column in rest:
             r0 = anchor[column]
@@ -100,8 +132,10 @@ def set_anchor_aside(table: pd.DataFrame, rank_columns=("rank",)) -> tuple[pd.Da
     if "note" in rest and (rest["note"] == "").all():  # the anchor's "never lost" was the only note
         rest = rest.drop(columns="note")
     score = f"score {anchor['score']:.3g}, " if "score" in table else ""
+    centred = (f"; scores centred on the systems (mean {target:g} over them)"
+               if target is not None and "score" in table else "")
     return rest, (f"anchor '{ANCHOR}' ({score}rank {anchor[rank_columns[0]]:g} among all) set aside; ranks count "
-                  "the systems only")
+                  f"the systems only{centred}")
 
 
 def analytic_intervals(model, kind: str = "fisher", confidence: float = 0.95, clusters=None,
@@ -117,24 +151,50 @@ def analytic_intervals(model, kind: str = "fisher", confidence: float = 0.95, cl
     systems = list(model.systems_)
     block = cov[:len(systems), :len(systems)]  # NaN for systems without comparisons
     real = np.array([s != ANCHOR for s in systems])
+    score = model.scores_.to_numpy()
+    target = centre(getattr(model, "scale_", ""))
+    if not real.all() and target is not None:  # re-centred on the real systems, as set_anchor_aside does
+        block = recentred_covariance(block, real)
+        score = score - (np.nanmean(score[real]) - target)
     z = critical_value(block, confidence, False)
     c = critical_value(np.nan_to_num(block[np.ix_(real, real)]), confidence, True, random_state)
     std = np.sqrt(np.clip(np.diag(block), 0, None))
-    score = model.scores_.to_numpy()
     out = pd.DataFrame({"score": score, "std": std, "lower": score - z * std, "upper": score + z * std,
                         "sim_lower": score - c * std, "sim_upper": score + c * std}, index=model.scores_.index)
     out.attrs.update(kind=kind, confidence=confidence, critical_value=z, simultaneous_value=c)
     return out
 
 
+def recentred_covariance(block: np.ndarray, real: np.ndarray) -> np.ndarray:
+    """The covariance of the scores re-centred on the ``real`` systems (θ' = P θ, P = I − 1 wᵀ,
+    w = 1/R on the R real systems with a finite variance): P Cov Pᵀ; NaN rows stay NaN."""
+    rated = np.isfinite(np.diag(block))
+    w = np.where(real & rated, 1.0, 0.0)
+    w /= max(w.sum(), 1.0)
+    p = np.eye(len(block)) - w[None, :]
+    moved = p @ np.where(rated[:, None] & rated[None, :], block, 0.0) @ p.T
+    moved[~rated, :] = np.nan
+    moved[:, ~rated] = np.nan
+    return moved
+
+
 def drop_system(result, name: str):
     """A ``BootstrapResult`` without one system (the anchor): its table's rank ranges and
-    clusters are then among the others, resample by resample."""
+    clusters are then among the others, resample by resample. When the result's scale says the
+    scores are centred (``centre``), the estimate and every resample are re-centred on the
+    remaining systems (the mean stated), as ``set_anchor_aside`` does for a table."""
     if name not in result.systems:
         return result
     keep = np.array([s != name for s in result.systems])
+    estimate, samples = result.estimate.drop(index=name), result.samples[:, keep]
+    target = centre(result.scale)
+    if target is not None:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a resample that defined no system: NaN row
+            estimate = estimate - (np.nanmean(estimate.to_numpy(dtype=float)) - target)
+            samples = samples - (np.nanmean(samples, axis=1, keepdims=True) - target) if samples.size else samples
     return dataclasses.replace(result, systems=tuple(s for s in result.systems if s != name),
-                               estimate=result.estimate.drop(index=name), samples=result.samples[:, keep])
+                               estimate=estimate, samples=samples)
 
 
 def tally(comparisons: Comparisons) -> pd.DataFrame:
@@ -191,10 +251,15 @@ def leaderboards(model: Ranker, comparisons: Comparisons, by: str = "category",
             continue
         frames.append(_board(model, part, table).assign(board=name))
     if (codes < 0).any():
-        notes.append(f"{int((codes < 0).sum()):,} comparisons have no {by}: they count on the overall board only")
+        n = int((codes < 0).sum())
+        notes.append(f"{n:,} comparison has no {by}: it counts on the overall board only" if n == 1 else
+                     f"{n:,} comparisons have no {by}: they count on the overall board only")
     long = pd.concat(frames).reset_index()
     long["overall_rank"] = long["system"].map(overall["rank"])
     long["rank_change"] = long["overall_rank"] - long["rank"]
+    played = long["comparisons"].to_numpy(dtype=float)
+    if np.isfinite(played).all() and (played == np.round(played)).all():  # unweighted, or whole weights: counts
+        long["comparisons"] = played.astype(np.int64)
     first = ["board", "system", "rank", "overall_rank", "rank_change", "comparisons"]
     return long[first + [c for c in long.columns if c not in first]], notes
 
@@ -213,7 +278,7 @@ def _board(model: Ranker, comparisons: Comparisons, table) -> pd.DataFrame:
     if "rank" not in board:
         ranks = tolerant_ranks(board["score"].to_numpy())
         board["rank"] = ranks if np.isnan(ranks).any() else ranks.astype(int)
-    board, _ = set_anchor_aside(board)
+    board, _ = set_anchor_aside(board, scale=getattr(fitted, "scale_", "") or "")
     n = len(comparisons.systems)
     weight = comparisons.weight
     played = np.bincount(comparisons.a, weight, minlength=n) + np.bincount(comparisons.b, weight, minlength=n)

@@ -114,7 +114,7 @@ def columns(table: pa.Table, path, kind: str, covariates=None, style: bool | str
         for j, name in enumerate(names):
             result.skips.append((f"rows without a value of covariate {shown(name)}", np.isnan(result.covariates[:, j])))
     if weight:
-        w = numbers(column(table, weight, path), path, weight, kind)
+        w = numbers(column(table, weight, path), path, weight, kind, finite=False)  # one check, in file order
         with np.errstate(invalid="ignore"):
             bad = ~np.isnan(w) & ((w < 0) | ~np.isfinite(w))
         if bad.any():
@@ -189,9 +189,10 @@ def counts(table: pa.Table, element: str, path, kind: str) -> np.ndarray:
                      f"column {element}", "read an arena battles file with conv_metadata, or name --covariates")
 
 
-def numbers(values: pa.ChunkedArray, path, name: str, kind: str) -> np.ndarray:
+def numbers(values: pa.ChunkedArray, path, name: str, kind: str, finite: bool = True) -> np.ndarray:
     """A numeric column as floats, NaN where missing (null, empty, NaN); a record of counts is
-    its sum (null when the record is). Text that is not a number is an error naming its row."""
+    its sum (null when the record is). Text that is not a number is an error naming its row, and
+    so is an infinite value unless ``finite=False`` (the caller checks the range itself)."""
     if pa.types.is_dictionary(values.type):
         values = values.cast(values.type.value_type)
     if pa.types.is_struct(values.type):
@@ -217,7 +218,7 @@ def numbers(values: pa.ChunkedArray, path, name: str, kind: str) -> np.ndarray:
             _raise_not_number(values.to_pylist(), path, name, kind)
     # safe=False: an integer beyond 2**53 becomes the nearest float (arrow's safe cast refuses it)
     out = values.cast(pa.float64(), safe=False).fill_null(np.nan).to_numpy(zero_copy_only=False).astype(float)
-    infinite = np.isinf(out)
+    infinite = np.isinf(out) if finite else np.zeros(0, dtype=bool)
     if infinite.any():
         first = int(np.argmax(infinite))
         line, row = place(kind, first)

@@ -87,6 +87,10 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
                    "Terry family model (bt, davidson, rao-kupper): fisher (inverse information) or sandwich (robust; "
                    "with --cluster, to judgments clustered by judge or prompt); analytic ones come with simultaneous "
                    "intervals (sim_lower, sim_upper: all systems at once).")
+@click.option("--standardize", is_flag=True,
+              help="Divide each covariate by its root mean square, so coefficients are per RMS unit, as "
+                   "--style-control does (e.g. for a file convert --style-control wrote: its cov: columns are "
+                   "the raw ratios).")
 @click.option("--cluster", type=click.Choice(CLUSTERS), default=None,
               help="With --intervals sandwich: the comparisons of one judge (item, group, category) may be correlated.")
 @click.option("--board-by", metavar="COLUMN", default=None,
@@ -102,8 +106,8 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 @common_options
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
          plot, heatmap, jobs, random_state, l2, chains, order, keep_shared_outputs, drop_file, anon, salt,
-         quiet, as_json, intervals, cluster, board_by, covariates, style_control, weight_column, category_column,
-         both_bad, **ratings_kw):
+         quiet, as_json, intervals, cluster, standardize, board_by, covariates, style_control, weight_column,
+         category_column, both_bad, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -132,7 +136,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     analytic = check_interval_options(ctx, intervals, cluster, n_boot)
     if models:
         check_rank_options(ctx, models, n_boot, plot, heatmap, analytic)
-        check_analytic(models, analytic, style_control)
+        check_analytic(models, analytic, style_control or standardize)
     board_by, category_column = board_column(board_by, category_column)
     if board_by and models:
         check_board_options(models, plot, heatmap, clusters)
@@ -147,7 +151,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                                     random_state, quiet, as_json, **ratings_kw)
     if not models:
         models = models_named(model_names, random_state, l2)  # a ratings model name on comparisons: the error
-        check_analytic(models, analytic, style_control)
+        check_analytic(models, analytic, style_control or standardize)
     for model in models.values():
         if hasattr(model, "chains"):
             model.chains = chains
@@ -171,6 +175,9 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     comparisons = comparisons_of(judgments, file)
     print_skips(judgments.report, quiet or as_json)  # the reader's skips (self-comparisons, empty weights, …)
     check_covariates(models, comparisons)
+    if standardize and not comparisons.covariate_names:
+        raise click.UsageError("--standardize scales covariates, and this file brings none: add --covariates COL,… "
+                               "or --style-control, or read a file convert wrote with cov: columns")
     if cluster:
         check_clusters(file, comparisons, cluster)
     if board_by:
@@ -307,9 +314,9 @@ def check_interval_options(ctx, intervals, cluster, n_boot) -> str | None:
     return intervals if intervals in ("fisher", "sandwich") else None
 
 
-def check_analytic(models, analytic, style_control):
+def check_analytic(models, analytic, standardize):
     """Analytic intervals and style control need the Bradley–Terry family (bt, davidson,
-    rao-kupper); style control standardises the covariates (``standardize``)."""
+    rao-kupper); style control and --standardize standardise the covariates (``standardize``)."""
     if analytic:
         if len(models) > 1:
             raise click.BadParameter("analytic intervals are for one model at a time", param_hint="--model")
@@ -317,7 +324,7 @@ def check_analytic(models, analytic, style_control):
         if unable:
             raise click.BadParameter(f"{', '.join(unable)} has no analytic intervals: use bt, davidson or rao-kupper, "
                                      "or --bootstrap", param_hint="--intervals")
-    if style_control:
+    if standardize:
         for model in models.values():
             if "standardize" in model.get_params():
                 model.set_params(standardize=True)
@@ -374,16 +381,27 @@ def coefficient_table(model, analytic, confidence, cluster) -> pd.DataFrame:
     sandwich was asked for."""
     if not hasattr(model, "coefficients"):
         return pd.DataFrame()
+    from humeval.ranking.bradley_terry import TIE_BOUND
     kind = analytic or "fisher"
-    return model.coefficients(kind, confidence, cluster if kind == "sandwich" else None)
+    table = model.coefficients(kind, confidence, cluster if kind == "sandwich" else None)
+    table.attrs["standardized"] = bool(getattr(model, "standardize", False) and getattr(model, "covariate_names_", ()))
+    tie = getattr(model, "_tie_name", None)
+    if tie and abs(model._tie) >= TIE_BOUND - 1e-9:
+        table.attrs["tie_bound"] = f"log {tie} = {model._tie:+g}"
+    return table
 
 
 def print_coefficients(table: pd.DataFrame, track: str):
     if table.empty:
         return
-    out.print(render(table, f"{track}: covariate coefficients (log-odds per unit; standardised covariates: per RMS)"))
+    unit = "per RMS unit: covariates standardised" if table.attrs.get("standardized") else "per unit, covariates as read"
+    out.print(render(table, f"{track}: covariate coefficients (log-odds {unit})"))
     out.print("  the scores above hold the covariates at zero (no difference in style); a positive coefficient "
               "means judges favour the side with more of it")
+    if "tie_bound" in table.attrs:
+        out.print(f"  note: the tie parameter stopped at its bound ({table.attrs['tie_bound']}): these comparisons do "
+                  "not pin it down (too few, or ties explained by nothing else); its interval means nothing, and the "
+                  "scores rest on that bound — try another tie model or more comparisons")
     out.print()
 
 

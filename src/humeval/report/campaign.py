@@ -389,8 +389,8 @@ def _analytic_table(model, part, full, confidence, chosen, track, path, prior, r
                  "1986; with clusters the small-sample factor G/(G − 1)·(N − 1)/(N − K) of Stata and statsmodels); "
                  "x/boot width = analytic width over the bootstrap's; clusters = WMT rank clusters, the "
                  f"analytic ones from {number(DRAWS, 'count')} normal draws of the scores (the report's own: no "
-                 "command prints them). The boot columns are the ranking table's command; the fisher columns: "
-                 f"{fisher}; the sandwich columns: the command below.",
+                 "command prints them). Same numbers: the boot columns, the ranking table's command; the fisher "
+                 f"columns: {fisher}; the sandwich columns: the command below.",
                  command("rank", path, "--model", chosen, "--intervals", "sandwich",
                          *(("--cluster", clusters) if clusters else ()), *prior, **where),
                  "system", {"fisher/boot width": "decimal", "sandwich/boot width": "decimal"}), \

@@ -618,7 +618,7 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
         except ValueError as error:
             raise InputError(file, None, str(error), "check --expert and --track") from None
     tests = curve.groupby("track")["test"].first()
-    table = mean_curve(curve).sort_values(size_list[-1], ascending=False)
+    table = mean_curve(curve).sort_values(size_list[-1], kind="stable")  # best first, as the report's table
     drawn = "whole rankings" if sample == "ranking" else "random comparisons"
     if out_file:
         write(curve.assign(sample=sample), out_file)
@@ -632,10 +632,11 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
             shown["tuning"] = {"grid": jsonable(tuning.table), "chosen": tuning.best}
         click.echo(json.dumps(shown, indent=2))
     elif not quiet:
+        from humeval.report.render import number
         table.columns = [str(c) for c in table.columns]
-        out.print(render(table, f"mean test perplexity by training size ({len(tests)} track"
-                         f"{'s' if len(tests) > 1 else ''}, {trials} trials)",
-                         "model"))
+        out.print(render(table.map(lambda v: number(v, "decimal")),  # the report's 3 decimals
+                         f"mean test perplexity by training size, best first ({len(tests)} track"
+                         f"{'s' if len(tests) > 1 else ''}, {trials} trials)", "model"))
         sizes_of_test = ", ".join(f"{t} {n:,}" for t, n in tests.items())
         out.print(f"test sets: {sizes_of_test}")
         trained = curve.groupby("size")["train"].mean()

@@ -13,11 +13,13 @@ Koehn 2012), seeded, so they are reproducible.
 What a disagreement means: the bootstrap of the report resamples single comparisons, as Fisher's
 information treats them — independent. A sandwich interval clustered by judge that is wider than
 both says the judgments of one judge are correlated (judges' own tastes): the comparison
-bootstrap and Fisher are then too narrow, and ``humeval rank --by judge`` or the sandwich are the
-intervals to trust. A Fisher interval that differs from the bootstrap's while the data are not
-clustered says the likelihood is far from normal for that system — few comparisons, a score
-pulled towards the prior, or a lopsided record — where the percentile bootstrap is the better
-guide.
+bootstrap and Fisher are then too narrow, and the intervals to use are those of a bootstrap that
+resamples whole judges (``humeval rank --by judge``; whole rankings, ``--by ranking``, when the
+sandwich clusters by ranking), of which the sandwich is the analytic counterpart
+(``correlated_unit`` says when; the report then ranks by that bootstrap too). A Fisher interval
+that differs from the bootstrap's while the data are not clustered says the likelihood is far
+from normal for that system — few comparisons, a score pulled towards the prior, or a lopsided
+record — where the percentile bootstrap is the better guide.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from humeval.report.render import number
 
 TOLERANCE = 0.25
 DRAWS = 1000
+WHY = {"judge": "a judge's own taste", "ranking": "one judge ordered them at one sitting"}
 
 
 def cluster_column(comparisons) -> str | None:
@@ -89,8 +92,25 @@ def compare_intervals(model, comparisons, boot: pd.DataFrame, confidence: float 
     return table, clusters, [str(s) for s in boot.index[off]]
 
 
-def _listed(systems: list[str]) -> str:
-    return ", ".join(systems[:12]) + (" …" if len(systems) > 12 else "")
+def _listed(systems: list[str], total: int, shown: int = 12) -> str:
+    """The systems named, at most ``shown`` of them and how many more; "all N systems" when every
+    one of the ``total`` is named."""
+    if len(systems) == total and total > shown:
+        return f"all {total} systems"
+    return ", ".join(systems[:shown]) + (f" and {len(systems) - shown} more" if len(systems) > shown else "")
+
+
+def correlated_unit(table: pd.DataFrame, clusters: str | None) -> str | None:
+    """The unit whose judgments are correlated, as ``bootstrap``'s ``by`` names it ("judge", or
+    "ranking" when the sandwich clustered by ranking), when the sandwich disagrees with the
+    bootstrap for some system and its median width over the bootstrap's exceeds
+    1 + ``TOLERANCE`` / 2: the comparison bootstrap is then too narrow and the intervals to use
+    resample whole units. None otherwise (no clusters, or a sandwich as narrow as the bootstrap)."""
+    if not clusters or not table.attrs.get("sandwich_off"):
+        return None
+    if not table["sandwich/boot width"].median() > 1 + TOLERANCE / 2:
+        return None
+    return "ranking" if clusters == "group" else clusters
 
 
 def disagreement_note(table: pd.DataFrame, clusters: str | None, disagree: list[str]) -> str:
@@ -106,17 +126,19 @@ def disagreement_note(table: pd.DataFrame, clusters: str | None, disagree: list[
             f"cluster) for {len(disagree)} of {len(table)} systems. Median width over the bootstrap's: Fisher "
             f"{number(table['fisher/boot width'].median(), 'decimal')}, sandwich clustered {by} "
             f"{number(table['sandwich/boot width'].median(), 'decimal')}.")
+    unit = correlated_unit(table, clusters)
     if sandwich_off:
-        wider = table["sandwich/boot width"].median() > 1 + TOLERANCE / 2
-        text += (f" Sandwich: {_listed(sandwich_off)}. " + (
-            f"Comparisons that share a {'ranking' if clusters == 'group' else clusters} are correlated (a judge's own "
-            "taste), which the comparison bootstrap and Fisher's information both treat as independent: their "
-            f"intervals are too narrow; trust the sandwich or resample whole units (humeval rank --by "
-            f"{'ranking' if clusters == 'group' else 'judge'})." if clusters and wider else
+        text += (f" Sandwich: {_listed(sandwich_off, len(table))}. " + (
+            f"Comparisons that share a {unit} are correlated ({WHY.get(unit, 'a shared source')}), which the "
+            "comparison bootstrap and Fisher's information both treat as independent: their intervals are too "
+            "narrow. Use a bootstrap "
+            f"that resamples whole {unit}s (humeval rank --by {unit}), of which the sandwich is the analytic "
+            "counterpart." if unit else
             "The robust covariance sees a model that misfits those systems' records (or, for clusters only, systems "
             "on a cluster boundary)."))
     if fisher_off:
-        text += (f" Fisher: {_listed(fisher_off)}. The likelihood is not normal there (few comparisons, a score "
-                 "pulled towards the prior, a lopsided record) and the percentile bootstrap is the better guide; "
-                 "where only the clusters differ, the systems sit on a boundary either method may draw.")
+        text += (f" Fisher: {_listed(fisher_off, len(table))}. The likelihood is not normal there (few comparisons, a "
+                 "score pulled towards the prior, a lopsided record) and a bootstrap is the better guide than "
+                 "Fisher's normal approximation; where only the clusters differ, the systems sit on a boundary either "
+                 "method may draw.")
     return text

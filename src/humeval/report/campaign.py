@@ -23,6 +23,8 @@ import pandas as pd
 from humeval.experiments.perplexity import MIN_TEST
 from humeval.report.render import number
 
+JUDGES_SHOWN = 25  # rows of the judge-quality table, as ``humeval judges`` prints without --all
+CONFIDENCE = 0.95  # the bootstrap's (``humeval.experiments.bootstrap``'s default)
 FALLBACK_MODEL = "bt"  # ranks with intervals when none of the compared models has a quick bootstrap
 DEFAULT_MODELS = ("bt", "davidson", "rao-kupper", "trueskill", "irt-gaussian", "independent-students:geometric",
                   "independent-pairs")
@@ -176,11 +178,14 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
 
     step("describing the data")
     data = Section("The data")
-    for kind, frame in describe(judgments).items():
-        data.tables.append(Table(kind.replace("_", " "), frame, "Counted from the file as read; skipped rows are "
-                                 "listed below.", command("info", path, read_args=read_args, tracks=tracks), "track"))
+    described = describe(judgments)
+    for kind, frame in described.items():
+        data.tables.append(Table(kind.replace("_", " "), frame, "Counted per track from the file as read; 'pairs "
+                                 "skipped' = pairs of the track's rankings left out of its comparisons (reasons in "
+                                 "the notes below, which count the whole file).",
+                                 command("info", path, read_args=read_args, tracks=tracks), "track"))
     data.notes += [f"note: {n}" for n in judgments.report.notes]
-    data.notes += [f"skipped {count:,} {reason}" for reason, count in judgments.report.skipped.items()]
+    data.notes += skip_notes(judgments.report.skipped, tracks, any("pairs skipped" in f for f in described.values()))
     sections.append(data)
 
     if judgments.comparisons is not None:
@@ -204,11 +209,7 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
         table = judgments.comparisons if judgments.comparisons is not None else judgments.ratings
         quality = judge_quality(table)
         drop = flagged(quality)
-        judges.tables.append(Table(f"Judge quality ({len(quality)} judges, least reliable first)", quality.head(25),
-                                   "Per judge: agreement with the other judges on shared items, with the "
-                                   "leave-one-out majority, and self-consistency; flag 'chance' = agreement not above "
-                                   "chance, 'outlier' = kappa far below the median judge's.",
-                                   command("judges", path, read_args=read_args, tracks=tracks), "judge"))
+        judges.tables.append(judge_quality_table(quality, path, read_args, tracks))
         judges.notes.append(f"{len(drop)} judges flagged" + (": " + ", ".join(map(str, drop[:20])) if drop else "")
                             + (" …" if len(drop) > 20 else ""))
         summary.append(f"{len(drop)} of {len(quality)} judges flagged as unreliable.")
@@ -220,6 +221,41 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
     methods.append("Agreement: kappa over pairs of judgments of the same item by two judges (inter) or the same "
                    "judge twice (intra), as Denkowski & Lavie 2010 and the WMT reports compute it.")
     return Report(f"humeval report: {path}", path, sections, methods, REFERENCES, summary)
+
+
+def skip_notes(skipped: dict, tracks=(), pairs_column: bool = False) -> list[str]:
+    """One note per reason the reader skipped something. The reader counts over the whole file,
+    before ``--track`` keeps some tracks, so each note says so; with ``--track`` and a 'pairs
+    skipped' column (the reported tracks' share), it says the column counts only those."""
+    where = " in the whole file, over all its tracks"
+    if tracks and pairs_column:
+        where += " (the table's 'pairs skipped' counts the tracks reported only)"
+    return [f"skipped {number(count, 'count')} {reason}{where}" for reason, count in skipped.items()]
+
+
+def judge_quality_table(quality: pd.DataFrame, path: str, read_args=(), tracks=(), shown: int = JUDGES_SHOWN) -> Table:
+    """The judge-quality table (``judge_quality`` with its defaults, as ``humeval judges`` runs
+    it): the ``shown`` least reliable judges, the caption saying how many there are, how to list
+    them all, and what each flag means with the thresholds used."""
+    import inspect
+
+    from humeval.agreement import judge_quality
+    default = {k: v.default for k, v in inspect.signature(judge_quality).parameters.items()}
+    n = len(quality)
+    cut = n > shown
+    title = (f"Judge quality (first {shown} of {n} judges, least reliable first)" if cut
+             else f"Judge quality ({n} judges, least reliable first)")
+    return Table(title, quality.head(shown),
+                 (f"The {shown} least reliable of {n} judges; "
+                  f"{command('judges', path, '--all', read_args=read_args, tracks=tracks)} lists every judge. "
+                  if cut else "")
+                 + "Per judge: agreement with the other judges on shared items (P(A) and kappa), with the "
+                 "leave-one-out majority, and self-consistency. Flag 'chance' = agreement with the others not above "
+                 f"chance (one-sided binomial test of P(A) > P(E): p (above chance) ≥ {default['alpha']:g}); "
+                 f"'outlier' = kappa more than {default['outlier_mads']:g} median absolute deviations below the median "
+                 f"judge's; 'few pairs' = fewer than {default['min_pairs']} pairs shared with other judges, too few to "
+                 "judge (not flagged, listed last).",
+                 command("judges", path, read_args=read_args, tracks=tracks), "judge")
 
 
 def quick_bootstrap(name: str) -> bool:
@@ -243,7 +279,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
     step("learning curves (held-out perplexity)")
     curve = track_curves(comparisons, {n: make_model(n, random_state, l2) for n in models}, sizes, trials, random_state,
                          jobs, min_test=settings["min_test"])
-    table = mean_curve(curve).sort_values(sizes[-1])
+    table = mean_curve(curve).sort_values(sizes[-1], kind="stable")  # best first, as compare-models prints it
     table.columns = [str(c) for c in table.columns]
     best = str(table.index[0])
     quick = [m for m in table.index if quick_bootstrap(m)]
@@ -275,17 +311,17 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
     methods.append("Models: Bradley–Terry (Bradley & Terry 1952) and its tie extensions (Davidson 1970; Rao–Kupper), "
                    "TrueSkill as in WMT14–16 (Sakaguchi et al. 2014), Hopkins & May's IRT and Independent-Students "
                    "models; held-out perplexity decides which to trust (Hopkins & May 2013).")
-    methods.append(f"Rankings with intervals: {n_boot} bootstrap resamples of the comparisons, each refitted; "
-                   "score intervals are percentiles, the rank range drops the top and bottom 2.5 % of resampled "
-                   "ranks, systems whose rank ranges do not overlap fall in different clusters (Koehn 2012; the "
-                   "WMT procedure).")
-    ranks = {}
+    methods.append(f"Rankings with intervals: {number(n_boot, 'count')} bootstrap resamples of the comparisons, each "
+                   f"refitted; score intervals are percentiles, the rank range drops the top and bottom "
+                   f"{number((1 - CONFIDENCE) / 2, 'percent')} of resampled ranks, systems whose rank ranges do not "
+                   "overlap fall in different clusters (Koehn 2012; the WMT procedure).")
+    ranks, units = {}, {}
     for track, part in comparisons.by_track().items():
         step(f"{track}: ranking with {n_boot} bootstrap resamples")
         model = make_model(chosen, random_state, l2).fit(part)
         # quick-bootstrap models refit in milliseconds: a process pool per track costs more than
         # it saves, so ``jobs`` serves the learning curves only
-        result = bootstrap(model, part, n=n_boot, random_state=random_state)
+        result = bootstrap(model, part, n=n_boot, confidence=CONFIDENCE, random_state=random_state)
         full = result.table()
         view = wmt_view(full)
         s = Section(f"{track}: ranking")
@@ -296,9 +332,18 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                               "overlap.",
                               command("rank", path, "--model", chosen, "--bootstrap", n_boot, *prior, "--random-state",
                                       random_state, read_args=read_args, tracks=[track]), "system"))
+        clusters = int(full["cluster"].max()) if len(full) else 0
+        ranks[track] = f"{track}: {full.index[0]} first of {len(full)}, {clusters} clusters"
         if hasattr(model, "intervals"):  # the Bradley–Terry family: analytic intervals beside the bootstrap
-            s.tables.append(_analytic_table(model, part, full, result.confidence, chosen, track, path, prior,
-                                            random_state, read_args, s.notes))
+            analytic, unit = _analytic_table(model, part, full, result.confidence, chosen, track, path, prior,
+                                             random_state, read_args, s.notes)
+            s.tables.append(analytic)
+            if unit:  # judgments cluster: the comparison bootstrap is too narrow; rank by whole units too
+                units[track] = unit
+                step(f"{track}: ranking with {n_boot} resamples of whole {unit}s")
+                safer, ranks[track] = _unit_ranking(model, part, full, analytic.frame, unit, n_boot, chosen, track,
+                                                    path, prior, random_state, read_args, s.notes)
+                s.tables.append(safer)
         others = pd.DataFrame({name: (model if name == chosen else make_model(name, random_state, l2).fit(part))
                                .ranking()["rank"] for name in (*models, *HEURISTIC_RANKERS)})  # the same fit
         others = others.reindex(view.index)
@@ -316,29 +361,67 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                                     f"{chosen}; the rest of each cell's probability is ties and losses",
                                     _png(plot_preference_heatmap(model, title=f"{track}: {chosen}")),
                                     "probability that the row system is preferred to the column system"))
-        clusters = int(full["cluster"].max()) if len(full) else 0
-        ranks[track] = f"{track}: {full.index[0]} first of {len(full)}, {clusters} clusters"
         sections.append(s)
     summary.extend(ranks.values())
+    if units:
+        methods.append(f"Where the sandwich clustered by {' or '.join(sorted(set(units.values())))} is wider than "
+                       f"the comparison bootstrap (here: {', '.join(units)}), judgments are correlated within that "
+                       "unit; a second bootstrap "
+                       f"then resamples whole units ({number(n_boot, 'count')} resamples, the same model and seed), "
+                       "and the summary gives both rankings' clusters.")
     return sections
 
 
-def _analytic_table(model, part, full, confidence, chosen, track, path, prior, random_state, read_args, notes) -> Table:
+def _analytic_table(model, part, full, confidence, chosen, track, path, prior, random_state, read_args,
+                    notes) -> tuple[Table, str | None]:
     """The bootstrap's intervals beside the Fisher and sandwich ones (``humeval.report.analytic``),
-    with a note in ``notes`` on where they disagree."""
-    from humeval.report.analytic import compare_intervals, disagreement_note
+    with a note in ``notes`` on where they disagree; and the unit whose judgments are correlated
+    (``correlated_unit``: "judge", "ranking" or None)."""
+    from humeval.report.analytic import DRAWS, compare_intervals, correlated_unit, disagreement_note
     table, clusters, disagree = compare_intervals(model, part, full, confidence, random_state)
     notes.append(disagreement_note(table, clusters, disagree))
     by = f"clustered by {clusters}" if clusters else "each comparison its own cluster"
+    where = {"read_args": read_args, "tracks": [track]}
+    fisher = command("rank", path, "--model", chosen, "--intervals", "fisher", *prior, **where)
     return Table(f"{track}: analytic intervals beside the bootstrap ({chosen})", table,
                  f"boot = the {confidence:.0%} percentile interval above; fisher = score ± z σ from the inverse "
                  f"information; sandwich = the same from the robust covariance {by} (Huber 1967; Liang & Zeger "
                  "1986; with clusters the small-sample factor G/(G − 1)·(N − 1)/(N − K) of Stata and statsmodels); "
                  "x/boot width = analytic width over the bootstrap's; clusters = WMT rank clusters, the "
-                 "analytic ones from 1,000 normal draws of the scores.",
+                 f"analytic ones from {number(DRAWS, 'count')} normal draws of the scores (the report's own: no "
+                 "command prints them). Same numbers: the boot columns, the ranking table's command; the fisher "
+                 f"columns: {fisher}; the sandwich columns: the command below.",
                  command("rank", path, "--model", chosen, "--intervals", "sandwich",
-                         *(("--cluster", clusters) if clusters else ()), *prior, read_args=read_args, tracks=[track]),
-                 "system", {"fisher/boot width": "decimal", "sandwich/boot width": "decimal"})
+                         *(("--cluster", clusters) if clusters else ()), *prior, **where),
+                 "system", {"fisher/boot width": "decimal", "sandwich/boot width": "decimal"}), \
+        correlated_unit(table, clusters)
+
+
+def _unit_ranking(model, part, full, analytic, unit, n_boot, chosen, track, path, prior, random_state, read_args,
+                  notes) -> tuple[Table, str]:
+    """When judgments cluster by ``unit`` (judge or ranking): the ranking from a bootstrap that
+    resamples whole units (``humeval rank --by UNIT``, the same model and seed), a sentence for
+    ``notes`` and the track's line of the summary giving the clusters of both bootstraps and of
+    the sandwich."""
+    from humeval.experiments import bootstrap, wmt_view
+    result = bootstrap(model, part, n=n_boot, by=unit, confidence=CONFIDENCE, random_state=random_state)
+    table = result.table()
+    how = command("rank", path, "--model", chosen, "--bootstrap", n_boot, "--by", unit, *prior, "--random-state",
+                  random_state, read_args=read_args, tracks=[track])
+    by_comparison, by_unit = (int(t["cluster"].max()) if len(t) else 0 for t in (full, table))
+    sandwich = int(analytic["sandwich cluster"].max()) if len(analytic) else 0
+    plural = "s" if by_unit != 1 else ""
+    notes.append(f"Resampling whole {unit}s gives {by_unit} cluster{plural} where the comparison bootstrap gives "
+                 f"{by_comparison} (the {unit}-clustered sandwich: {sandwich}); publish the {unit}-level ranking "
+                 f"({how}).")
+    line = (f"{track}: {full.index[0]} first of {len(full)}; {by_comparison} clusters by the comparison bootstrap, "
+            f"{by_unit} when judgments are clustered by {unit} ({unit}-level intervals are the safer ones: {how}; "
+            f"the {unit}-clustered sandwich gives {sandwich})")
+    return Table(f"{track}: {chosen} with {number(n_boot, 'count')} resamples of whole {unit}s (the safer "
+                 f"intervals: judgments cluster by {unit})", wmt_view(table),
+                 f"As the ranking table above, but each resample draws whole {unit}s with all their comparisons, so "
+                 f"the correlation within a {unit} widens the intervals as it should; the sandwich clustered by "
+                 f"{unit} is its analytic counterpart.", how, "system"), line
 
 
 def _completion_section(ratings, path, random_state, step, read_args=(), tracks=()) -> Section:

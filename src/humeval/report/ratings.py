@@ -91,7 +91,7 @@ def annotator_section(ratings, path: str, summary: list, methods: list, where=No
     tested = int((qc.table["flag"] != "no pairs").sum())
     summary.append(f"{len(failed)} of {tested} annotators with degraded-reference pairs fail WMT's quality control.")
     methods.append("Annotator quality control (Graham et al. 2017, WMT): one-sided Wilcoxon signed-rank test that an "
-                   "annotator scores degraded outputs lower than the originals; p < 0.05 passes.")
+                   f"annotator scores degraded outputs lower than the originals; p < {qc.alpha:g} passes.")
     return section
 
 

@@ -55,7 +55,8 @@ def test_judge_clustered_campaign_recommends_the_judge_level_ranking_everywhere(
     comparison = table(report, "bootstrap resamples")
     analytic = table(report, "analytic intervals")
     whole = table(report, "resamples of whole judges")
-    assert "--by judge" in whole["command"] and whole["command"] in line
+    assert "--by judge" in whole["command"] and f"The judge-level rankings (battles): {whole['command']}" in \
+        report["summary"]
     # the summary's three cluster counts are those of the three tables, and the whole-judge count
     # is what its command prints
     printed = run_json(whole["command"])["battles"]
@@ -65,7 +66,7 @@ def test_judge_clustered_campaign_recommends_the_judge_level_ranking_everywhere(
     assert max(r["cluster"] for r in printed) == k_judge
     assert [r["upper"] for r in printed] == pytest.approx([r["upper"] for r in whole["rows"]])
     assert k_judge < k_comparison  # judges' tastes widen the intervals: fewer clusters
-    assert (f"{k_comparison} clusters by the comparison bootstrap, {k_judge} when judgments are clustered by judge "
+    assert (f"{k_comparison} clusters by the comparison bootstrap, {k_judge} by whole judges (the safer ranking"
             in line) and f"the judge-clustered sandwich gives {k_sandwich}" in line
     # the judge-level intervals are wider than the comparison bootstrap's for every system
     boot = {r["system"]: r["upper"] - r["lower"] for r in comparison["rows"]}
@@ -202,10 +203,10 @@ def test_wmt10_czech_english_report_is_coherent():
     judgments = load(path, tracks=("Czech-English",), quiet=True)
     report = build_report(judgments, path, ("rao-kupper",), n_boot=1000, trials=1, tracks=("Czech-English",))
     (line,) = [s for s in report.summary if s.startswith("Czech-English:")]
-    assert line.startswith("Czech-English: _ref first of 13; 6 clusters by the comparison bootstrap, 4 when "
-                           "judgments are clustered by judge (judge-level intervals are the safer ones: humeval rank ")
-    assert line.endswith("--model rao-kupper --bootstrap 1000 --by judge --random-state 0 --track Czech-English; "
-                         "the judge-clustered sandwich gives 4)")
+    assert line == ("Czech-English: _ref first of 13; 6 clusters by the comparison bootstrap, 4 by whole judges "
+                    "(the safer ranking: judgments cluster by judge; the judge-clustered sandwich gives 4)")
+    (how,) = [s for s in report.summary if s.startswith("The judge-level rankings (Czech-English): humeval rank ")]
+    assert how.endswith("--model rao-kupper --bootstrap 1000 --by judge --random-state 0 --track Czech-English")
     md = to_markdown(report)
     assert "| Czech-English | 13 | 28 | 255 | 543 | 5,375 | 997 | 18.5% | 55 |" in md
     assert "- skipped 1,152 pairs with an unset rank in the whole file, over all its tracks" in md

@@ -363,6 +363,13 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                                     "probability that the row system is preferred to the column system"))
         sections.append(s)
     summary.extend(ranks.values())
+    for unit in sorted(set(units.values())):  # the command once, not on every track's line
+        where = [t for t, u in units.items() if u == unit]
+        track = where[0] if len(where) == 1 else "TRACK"
+        how = command("rank", path, "--model", chosen, "--bootstrap", n_boot, "--by", unit, *prior, "--random-state",
+                      random_state, read_args=read_args, tracks=[track])
+        summary.append(f"The {unit}-level rankings ({', '.join(where)}): {how}"
+                       + ("" if len(where) == 1 else " with TRACK one of them"))
     if units:
         methods.append(f"Where the sandwich clustered by {' or '.join(sorted(set(units.values())))} is wider than "
                        f"the comparison bootstrap (here: {', '.join(units)}), judgments are correlated within that "
@@ -415,8 +422,8 @@ def _unit_ranking(model, part, full, analytic, unit, n_boot, chosen, track, path
                  f"{by_comparison} (the {unit}-clustered sandwich: {sandwich}); publish the {unit}-level ranking "
                  f"({how}).")
     line = (f"{track}: {full.index[0]} first of {len(full)}; {by_comparison} clusters by the comparison bootstrap, "
-            f"{by_unit} when judgments are clustered by {unit} ({unit}-level intervals are the safer ones: {how}; "
-            f"the {unit}-clustered sandwich gives {sandwich})")
+            f"{by_unit} by whole {unit}s (the safer ranking: judgments cluster by {unit}; the {unit}-clustered "
+            f"sandwich gives {sandwich})")
     return Table(f"{track}: {chosen} with {number(n_boot, 'count')} resamples of whole {unit}s (the safer "
                  f"intervals: judgments cluster by {unit})", wmt_view(table),
                  f"As the ranking table above, but each resample draws whole {unit}s with all their comparisons, so "

@@ -64,3 +64,19 @@ def test_a_tie_parameter_at_its_bound_is_said():
     assert "tie parameter stopped at its bound (log nu = +10)" in " ".join(result.output.split())
     plain = run("rank", FIXTURES / "arena_weights.csv", "-m", "davidson", "--weight", "weight")
     assert plain.exit_code == 0 and "stopped at its bound" not in plain.output
+
+
+def test_no_ties_put_the_tie_parameter_at_its_lower_bound_and_say_it_is_bt(tmp_path):
+    """Without a single tie Rao–Kupper's η goes to 0 (log η at −10, the bound): the right answer,
+    said as such — the model is Bradley–Terry's — with or without covariates."""
+    path = tmp_path / "noties.csv"
+    path.write_text("model_a,model_b,winner\na,b,model_a\nb,c,model_a\na,c,model_a\nc,a,model_b\nb,a,model_b\n")
+    result = run("rank", path, "-m", "rao-kupper", "--intervals", "fisher")
+    flat = " ".join(result.output.split())
+    assert result.exit_code == 0 and "rao-kupper's tie parameter is at its lower bound (log eta = -10)" in flat
+    assert "the model is Bradley–Terry's" in flat and "stopped at its bound" not in flat
+
+
+def test_standardize_with_the_covariates_left_out_names_the_conflict(files):
+    result = run("rank", files[1], "-m", "bt", "--standardize", "--covariates", "none")
+    assert result.exit_code == 2 and "--covariates none left them out" in " ".join(result.output.split())

@@ -158,3 +158,40 @@ def test_bootstrap_output_starts_with_the_table(tmp_path):
     result = run("rank", path, "-m", "bt", "--bootstrap", "20")
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0].startswith("(no track): bt (6 comparisons)")
+
+
+def test_both_bad_loss_fisher_intervals_are_the_hand_centred_covariance(tmp_path):
+    """Four systems: the CLI's Fisher std and intervals under --both-bad loss equal P·Cov·Pᵀ by
+    hand, P = I − 1wᵀ with w = 1/4 on the systems and 0 on the anchor, from BradleyTerry fitted
+    in Python on the comparisons the loss policy makes (each both-bad battle: two anchor wins)."""
+    from humeval.data import Comparisons
+    from humeval.ranking import BradleyTerry
+    rng = np.random.default_rng(7)
+    names = ["A", "B", "C", "D"]
+    rows, a, b, outcome = [], [], [], []
+    for _ in range(400):
+        i, j = rng.choice(4, 2, replace=False)
+        kind = rng.choice(["model_a", "model_b", "tie", "tie (bothbad)"], p=[0.45, 0.3, 0.15, 0.1])
+        rows.append(f"{names[i]},{names[j]},{kind}")
+        if kind == "tie (bothbad)":  # the anchor (code 4) beats both
+            a += [4, 4]
+            b += [i, j]
+            outcome += [1, 1]
+        else:
+            a.append(i)
+            b.append(j)
+            outcome.append({"model_a": 1, "model_b": 2, "tie": 0}[kind])
+    path = battles(tmp_path, rows)
+    result = run("rank", path, "-m", "bt", "--both-bad", "loss", "--intervals", "fisher", "--json")
+    assert result.exit_code == 0, result.output
+    (table,) = json.loads(result.stdout).values()
+    shown = pd.DataFrame(table).set_index("system").loc[names]
+    model = BradleyTerry().fit(Comparisons(a=np.array(a), b=np.array(b), outcome=np.array(outcome),
+                                           systems=(*names, ANCHOR)))
+    P = np.eye(5) - np.outer(np.ones(5), [0.25, 0.25, 0.25, 0.25, 0.0])
+    cov = P @ model.covariance().to_numpy()[:5, :5] @ P.T
+    score = P @ model.scores_.to_numpy()
+    np.testing.assert_allclose(shown["score"], score[:4], atol=1e-6)
+    np.testing.assert_allclose(shown["std"], np.sqrt(np.diag(cov))[:4], rtol=1e-6)
+    np.testing.assert_allclose(shown["upper"] - shown["score"], 1.959964 * np.sqrt(np.diag(cov))[:4], rtol=1e-5)
+    assert not np.allclose(np.sqrt(np.diag(model.covariance().to_numpy()))[:4], shown["std"], rtol=1e-3)

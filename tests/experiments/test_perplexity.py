@@ -117,3 +117,38 @@ def test_ability_trials(simulated):
     sd = np.sqrt(p * (1 - p) / (d / 4) * (1 - 1 / 4))
     np.testing.assert_allclose(table["std"], sd, rtol=0.2)
     np.testing.assert_allclose(table["mean"], p, atol=4 * sd.max() / np.sqrt(200))
+
+
+def test_split_without_repeated_segments_takes_every_third_comparison():
+    """No segment column, or every segment judged once (an arena log): Hopkins & May's split would
+    put everything in the test set; every third comparison is the test set instead (k = 0)."""
+    from humeval.data import Comparisons
+    from humeval.experiments.perplexity import hopkins_may_split
+    n = 30
+    a, b, outcome = np.arange(n) % 3, (np.arange(n) + 1) % 3, np.arange(n) % 3
+    for item, items in ((None, ()), (np.arange(n), tuple(f"q{i}" for i in range(n)))):
+        kwargs = {} if item is None else {"item": item, "items": items}
+        c = Comparisons(a=a, b=b, outcome=outcome, systems=("x", "y", "z"), **kwargs)
+        split = hopkins_may_split(c, min_test=5)["(no track)"]
+        assert split.k == 0 and len(split.test) == 10 and len(split.train) == 20
+        np.testing.assert_array_equal(split.test.a, a[2::3])
+
+
+def test_report_on_an_arena_log_runs_and_says_how_it_split(tmp_path):
+    """The README's battles file (every prompt judged once) through the whole report: no bug line,
+    the perplexity table's caption says the test set is every third comparison."""
+    import json
+
+    from click.testing import CliRunner
+
+    from humeval.cli import cli
+    from humeval.simulate import write_arena_battles
+    battles = tmp_path / "battles.json"
+    write_arena_battles(battles, n_battles=1200)
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(cli, ["report", str(battles), "-o", str(out), "--model", "bt,davidson",
+                                      "--bootstrap", "50", "--trials", "1", "--quiet"])
+    assert result.exit_code == 0 and "bug" not in result.output, result.output
+    report = json.loads(out.read_text())
+    captions = [t["how"] for s in report["sections"] for t in s["tables"] if "perplexity" in t["title"]]
+    assert any("every third comparison (no segment judged twice) instead" in c for c in captions)

@@ -46,9 +46,18 @@ def test_independent_judgments_agree():
 
 
 def test_cluster_column_falls_back_to_rankings_then_comparisons():
-    a, b, outcome = np.array([0, 1, 0]), np.array([1, 2, 2]), np.array([1, 2, 0])
+    """Judges when there are at least 10 of them, else rankings when there are 10, else none: a
+    cluster-robust covariance (or a bootstrap) from fewer units is unreliable."""
+    n = 24
+    a, b, outcome = np.arange(n) % 3, (np.arange(n) + 1) % 3, np.arange(n) % 3
     systems = ("x", "y", "z")
-    assert cluster_column(Comparisons(a=a, b=b, outcome=outcome, judge=np.array([0, -1, 1]), systems=systems,
-                                      judges=("j1", "j2"))) == "judge"
-    assert cluster_column(Comparisons(a=a, b=b, outcome=outcome, group=np.array([0, 0, 1]), systems=systems)) == "group"
+    judges = tuple(f"j{k}" for k in range(12))
+    ten = np.arange(n) % 10
+    assert cluster_column(Comparisons(a=a, b=b, outcome=outcome, judge=ten, systems=systems,
+                                      judges=judges)) == "judge"
+    nine = np.arange(n) % 9  # nine judges: too few; the rankings (12 of them) are enough
+    assert cluster_column(Comparisons(a=a, b=b, outcome=outcome, judge=nine, group=np.arange(n) // 2,
+                                      systems=systems, judges=judges)) == "group"
+    assert cluster_column(Comparisons(a=a, b=b, outcome=outcome, judge=nine, group=np.arange(n) // 3,
+                                      systems=systems, judges=judges)) is None  # 8 rankings
     assert cluster_column(Comparisons(a=a, b=b, outcome=outcome, systems=systems)) is None

@@ -55,7 +55,7 @@ def test_judge_clustered_campaign_recommends_the_judge_level_ranking_everywhere(
     comparison = table(report, "bootstrap resamples")
     analytic = table(report, "analytic intervals")
     whole = table(report, "resamples of whole judges")
-    assert "--by judge" in whole["command"] and f"The judge-level rankings (battles): {whole['command']}" in \
+    assert "--by judge" in whole["command"] and f"Rankings by whole judges (battles): {whole['command']}" in \
         report["summary"]
     # the summary's three cluster counts are those of the three tables, and the whole-judge count
     # is what its command prints
@@ -205,7 +205,7 @@ def test_wmt10_czech_english_report_is_coherent():
     (line,) = [s for s in report.summary if s.startswith("Czech-English:")]
     assert line == ("Czech-English: _ref first of 13; 6 clusters by the comparison bootstrap, 4 by whole judges "
                     "(the safer ranking: judgments cluster by judge; the judge-clustered sandwich gives 4)")
-    (how,) = [s for s in report.summary if s.startswith("The judge-level rankings (Czech-English): humeval rank ")]
+    (how,) = [s for s in report.summary if s.startswith("Rankings by whole judges (Czech-English): humeval rank ")]
     assert how.endswith("--model rao-kupper --bootstrap 1000 --by judge --random-state 0 --track Czech-English")
     md = to_markdown(report)
     assert "| Czech-English | 13 | 28 | 255 | 543 | 5,375 | 997 | 18.5% | 55 |" in md

@@ -56,13 +56,19 @@ class Group(click.Group):
 
 
 
+def progress_bar(quiet: bool = False):
+    """A transient progress bar on stderr; off with ``quiet`` and when stderr is not a terminal
+    (a bar there leaves a blank line in logs and pipes)."""
+    from rich.progress import Progress
+    return Progress(console=err, disable=quiet or not err.is_terminal, transient=True)
+
+
 def fit_shown(model, data, label: str, quiet: bool = False, **kwargs):
     """``model.fit(data, **kwargs)`` with a transient progress bar on stderr for the models whose
     fits are long and report their steps (Gibbs sweeps, Crowd-BT's EM, the GRM's optimiser:
     ``humeval.ranking.progress``); Ctrl-C leaves no half-fitted model behind."""
     import warnings
 
-    from rich.progress import Progress
 
     from humeval.ranking.base import MaterialisedWarning
     from humeval.ranking.progress import ReportsProgress
@@ -71,7 +77,7 @@ def fit_shown(model, data, label: str, quiet: bool = False, **kwargs):
         if quiet or not isinstance(model, ReportsProgress):
             fitted = model.fit(data, **kwargs)
         else:
-            with Progress(console=err, transient=True) as bar:
+            with progress_bar() as bar:
                 task = bar.add_task(label, total=None)
                 fitted = model.fit(data, progress=lambda done, total: bar.update(task, completed=done, total=total),
                                    **kwargs)
@@ -702,13 +708,14 @@ def skip_lines(report) -> list[str]:
     return lines
 
 
-def print_skips(report, quiet: bool = False):
+def print_skips(report, quiet: bool = False, tracks=()):
     """The reader's skips (``skip_lines``) on stderr, unless ``quiet``: what ``rank`` and its
-    boards say before their tables, so nothing is dropped silently."""
+    boards say before their tables, so nothing is dropped silently. The reader counts over the
+    whole file, so with ``--track`` each line says so."""
     if quiet or report is None:
         return
     for line in skip_lines(report):
-        err.print(line)
+        err.print(line.replace("[/]", " [dim](in the whole file, before --track)[/][/]") if tracks else line)
 
 
 def jsonable(df: pd.DataFrame) -> list[dict]:

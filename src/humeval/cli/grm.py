@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from humeval.cli.common import (
+    progress_bar,
     FIGURE_OUT,
     SEED,
     TABLE_OUT,
@@ -20,7 +21,6 @@ from humeval.cli.common import (
     common_options,
     comparisons_of,
     count,
-    err,
     fit_shown,
     jsonable,
     load,
@@ -134,7 +134,6 @@ def grm_study(file, fmt, encoding, columns, outcomes, tracks, baselines, budgets
     Example:
       humeval grm study sample-fr-en-train.csv --budgets 400,800 --trials 1 --noise 0.2 --gold-resamples 200 --plot grm-study.png
     """
-    from rich.progress import Progress
 
     from humeval.experiments.grm_study import (baseline_balance, baseline_by_metric, budget_study, gold_scores,
                                                noise_study, propose_baseline)
@@ -153,7 +152,7 @@ def grm_study(file, fmt, encoding, columns, outcomes, tracks, baselines, budgets
     unknown = [b for b in chosen if b not in c.systems]
     if unknown:
         raise click.BadParameter(f"unknown systems {unknown}", param_hint="--baselines")
-    with Progress(console=err, disable=quiet or as_json, transient=True) as bar:
+    with progress_bar(quiet or as_json) as bar:
         task = bar.add_task("gold scores (bootstrap TrueSkill)", total=None)
         gold = gold_scores(c, n=gold_resamples, random_state=random_state)
         bar.update(task, description="budget study")

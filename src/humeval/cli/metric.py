@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from humeval.cli.common import (
+    progress_bar,
     CONFIDENCE,
     SEED,
     SHARE,
@@ -19,7 +20,6 @@ from humeval.cli.common import (
     Resamples,
     common_options,
     comparisons_of,
-    err,
     explicit,
     jsonable,
     load,
@@ -120,8 +120,7 @@ def make_meteor(preset, matchers, language, wordnet, paraphrase_table, tokenize,
 
 
 def meteor_statistics(scorer, hyps, refs, label, quiet):
-    from rich.progress import Progress
-    with Progress(console=err, disable=quiet, transient=True) as bar:
+    with progress_bar(quiet) as bar:
         task = bar.add_task(f"aligning {label}", total=len(hyps))
         return scorer.statistics(hyps, refs, progress=lambda k: bar.advance(task, k))
 

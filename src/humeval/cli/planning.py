@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from humeval.cli.common import (
+    progress_bar,
     FIGURE_OUT,
     JOBS,
     SEED,
@@ -21,7 +22,6 @@ from humeval.cli.common import (
     comparisons_of,
     count,
     drop_option,
-    err,
     execution_options,
     jsonable,
     l2_option,
@@ -66,7 +66,6 @@ def plan_command(file, fmt, encoding, columns, outcomes, tracks, budgets, model_
     Example:
       humeval plan pilot.csv --budget 1000,4000 --simulations 50 --plot plan.png
     """
-    from rich.progress import Progress
 
     from humeval.experiments.planning import plan
     from humeval.report import plot_plan
@@ -76,7 +75,7 @@ def plan_command(file, fmt, encoding, columns, outcomes, tracks, budgets, model_
     comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None,
                                       drop_file), file)
     results, frames = {}, []
-    with Progress(console=err, disable=quiet or as_json, transient=True) as bar:
+    with progress_bar(quiet or as_json) as bar:
         for track, part in comparisons.by_track().items():
             task = bar.add_task(f"{track}: simulating campaigns", total=len(budget_list) * simulations)
             try:
@@ -161,13 +160,12 @@ def active_study_command(file, fmt, encoding, columns, outcomes, tracks, strateg
       humeval active-study --systems 20 --budget 2000 --trials 3 --plot active.png
       humeval active-study data_RNK.csv --track Czech-English --budget 2000 --trials 3
     """
-    from rich.progress import Progress
 
     from humeval.active import RealJudgments, SimulatedPairs, active_study, baseline_study, make_strategy, savings
     from humeval.report import plot_active_study
     check_active_options(click.get_current_context(), file, design, budget, batch, checkpoint)
     checkpoint = checkpoint or max(batch, budget // 16)
-    with Progress(console=err, disable=quiet or as_json, transient=True) as bar:
+    with progress_bar(quiet or as_json) as bar:
         task = bar.add_task("campaigns", total=None)
         report = lambda done, total: bar.update(task, completed=done, total=total)  # noqa: E731
         if design == "baseline":

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from humeval.cli.common import (
+    progress_bar,
     CONFIDENCE,
     FIGURE_OUT,
     JOBS,
@@ -124,7 +125,6 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
       humeval rank data_RNK.csv --track Czech-English --model all
       humeval rank data_RNK.csv --track Czech-English -m bt --board-by judge
     """
-    from rich.progress import Progress
 
     from humeval.experiments import bootstrap, wmt_view
     from humeval.ranking.boards import ANCHOR, drop_system, set_anchor_aside
@@ -173,9 +173,11 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             raise click.BadParameter("applies to rankings; this file holds none", param_hint="--keep-shared-outputs")
         judgments.expand(keep_shared_outputs=True)
     comparisons = comparisons_of(judgments, file)
-    print_skips(judgments.report, quiet or as_json)  # the reader's skips (self-comparisons, empty weights, …)
+    print_skips(judgments.report, quiet or as_json, tracks)  # the reader's skips (self-comparisons, empty weights, …)
     check_covariates(models, comparisons)
     if standardize and not comparisons.covariate_names:
+        if covariates is not None and covariates.strip().lower() == "none":
+            raise click.UsageError("--standardize scales covariates, and --covariates none left them out: drop one")
         raise click.UsageError("--standardize scales covariates, and this file brings none: add --covariates COL,… "
                                "or --style-control, or read a file convert wrote with cov: columns")
     if cluster:
@@ -201,7 +203,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         flags = set_anchor_aside(first.ranking(), scale=scale)[0]
         if n_boot:
             # not on a terminal, a transient bar would leave a blank line behind (rich ends a live display with one)
-            with Progress(console=err, disable=quiet or as_json or not err.is_terminal, transient=True) as bar:
+            with progress_bar(quiet or as_json) as bar:
                 task = bar.add_task(f"{track}: {n_boot} resamples", total=n_boot)
                 result = bootstrap(first, part, n=n_boot, by=by, confidence=confidence, random_state=random_state,
                                    jobs=jobs, progress=lambda done, total: bar.update(task, completed=done))
@@ -243,6 +245,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         if "note" in flags:
             notes[track].append("note: scores of systems that never lost or never won rest on the prior (Bradley–"
                                 "Terry family) or on the model's assumptions; their intervals are wide")
+        notes[track] += [tie_bound_note(name, m) for name, m in fitted.items()]
         if chains > 1:
             notes[track] += [f"{name}: {m.convergence()}" for name, m in fitted.items() if hasattr(m, "convergence")]
         if heatmap and hasattr(first, "predict_proba"):
@@ -363,8 +366,9 @@ def cluster_note(comparisons, cluster) -> str:
     said = f"{plural(g, 'cluster')} by {cluster}"
     if alone:
         said += f" ({plural(alone, 'comparison')} without a {cluster}, each a cluster of its own)"
-    if g < 10:
-        said += (f"; a cluster-robust covariance from so few clusters (G = {g}, fewer than 10) is unreliable: "
+    from humeval.ranking.analytic import MIN_CLUSTERS
+    if g < MIN_CLUSTERS:
+        said += (f"; a cluster-robust covariance from so few clusters (G = {g}, fewer than {MIN_CLUSTERS}) is unreliable: "
                  "its intervals tend to be too narrow")
     return said
 
@@ -381,14 +385,26 @@ def coefficient_table(model, analytic, confidence, cluster) -> pd.DataFrame:
     sandwich was asked for."""
     if not hasattr(model, "coefficients"):
         return pd.DataFrame()
-    from humeval.ranking.bradley_terry import TIE_BOUND
     kind = analytic or "fisher"
     table = model.coefficients(kind, confidence, cluster if kind == "sandwich" else None)
     table.attrs["standardized"] = bool(getattr(model, "standardize", False) and getattr(model, "covariate_names_", ()))
-    tie = getattr(model, "_tie_name", None)
-    if tie and abs(model._tie) >= TIE_BOUND - 1e-9:
-        table.attrs["tie_bound"] = f"log {tie} = {model._tie:+g}"
     return table
+
+
+def tie_bound_note(name: str, model) -> str:
+    """A note when a tie model's parameter stopped at its bound (|log ν|, |log η| = ``TIE_BOUND``),
+    else "". At the upper bound the comparisons do not pin it down and its interval means nothing;
+    at the lower bound there are (almost) no ties and the model is Bradley–Terry's."""
+    from humeval.ranking.bradley_terry import TIE_BOUND
+    tie = getattr(model, "_tie_name", None)
+    if not tie or not hasattr(model, "_tie") or abs(model._tie) < TIE_BOUND - 1e-9:
+        return ""
+    if model._tie > 0:
+        return (f"note: {name}'s tie parameter stopped at its bound (log {tie} = {model._tie:+g}): these comparisons "
+                "do not pin it down (too few, or ties explained by nothing else); its interval means nothing and the "
+                "scores rest on that bound — try another tie model or more comparisons")
+    return (f"note: {name}'s tie parameter is at its lower bound (log {tie} = {model._tie:+g}): the comparisons have "
+            "(almost) no ties, so the model is Bradley–Terry's (bt gives the same ranking)")
 
 
 def print_coefficients(table: pd.DataFrame, track: str):
@@ -398,10 +414,6 @@ def print_coefficients(table: pd.DataFrame, track: str):
     out.print(render(table, f"{track}: covariate coefficients (log-odds {unit})"))
     out.print("  the scores above hold the covariates at zero (no difference in style); a positive coefficient "
               "means judges favour the side with more of it")
-    if "tie_bound" in table.attrs:
-        out.print(f"  note: the tie parameter stopped at its bound ({table.attrs['tie_bound']}): these comparisons do "
-                  "not pin it down (too few, or ties explained by nothing else); its interval means nothing, and the "
-                  "scores rest on that bound — try another tie model or more comparisons")
     out.print()
 
 
@@ -581,7 +593,6 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
     With --sample ranking, a training subset is whole rankings (the comparisons of one k-way
     ranking) drawn until it holds the size in comparisons; the printout gives the mean subset size.
     """
-    from rich.progress import Progress
 
     from humeval.experiments import mean_curve, track_curves
     from humeval.report import plot_learning_curve
@@ -606,7 +617,7 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
     test_source = comparisons_of(load(expert, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None,
                                       drop_file), expert) \
         if expert else data
-    with Progress(console=err, disable=quiet or as_json, transient=True) as bar:
+    with progress_bar(quiet or as_json) as bar:
         task = bar.add_task("learning curves", total=None)
         try:
             curve = track_curves(data, models, size_list, trials, random_state, jobs,
@@ -639,6 +650,10 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
                          f"{'s' if len(tests) > 1 else ''}, {trials} trials)", "model"))
         sizes_of_test = ", ".join(f"{t} {n:,}" for t, n in tests.items())
         out.print(f"test sets: {sizes_of_test}")
+        fallback = sorted(curve.loc[curve["split"] != "segments", "track"].unique())
+        if fallback:
+            out.print(f"  {', '.join(map(str, fallback))}: {curve['split'][curve['split'] != 'segments'].iloc[0]}, "
+                      "not Hopkins & May's least-judged segments")
         trained = curve.groupby("size")["train"].mean()
         out.print(f"training subsets: {drawn}" + (" until they hold the size; mean comparisons " + ", ".join(
             f"{size}: {n:,.0f}" for size, n in trained.items()) if sample == "ranking" else ""))

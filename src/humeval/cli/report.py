@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from humeval.cli.common import (
+    progress_bar,
     JOBS,
     REPORT_SUFFIXES,
     SEED,
@@ -18,7 +19,6 @@ from humeval.cli.common import (
     common_options,
     count,
     drop_option,
-    err,
     execution_options,
     l2_option,
     load,
@@ -40,11 +40,10 @@ def write_report(judgment_sets, output, fmt, models, n_boot, trials, jobs, rando
                  quiet=False, l2=None, read_args=(), tracks=()):
     """Build the report of every (path, judgments) pair, merge them, write ``output``; return it.
     ``read_args``, ``tracks``: the reading options, repeated in every table's command."""
-    from rich.progress import Progress
 
     from humeval.report import RENDERERS, Report, build_report
     reports = []
-    with Progress(console=err, disable=quiet, transient=True) as bar:
+    with progress_bar(quiet) as bar:
         task = bar.add_task("report", total=None)
         for path, judgments in judgment_sets:
             reports.append(build_report(judgments, str(path), models, n_boot, trials, random_state, jobs,

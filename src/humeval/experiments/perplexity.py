@@ -36,11 +36,15 @@ def hopkins_may_split(comparisons: Comparisons, min_test: int = MIN_TEST) -> dic
     that reading the split reproduces the WMT10 column of the paper's Table 3 exactly.
     Comparisons without a segment (item −1) always go to training. A track with fewer than
     ``min_test`` comparisons with a segment puts all of them in the test set (k = the largest count).
+
+    The split needs segments judged more than once. When a track has no segment column, or the
+    split would leave nothing to train on (an arena log: every prompt judged once), every third
+    comparison in file order is the test set instead and ``k`` is 0 (``FALLBACK``).
     """
     out = {}
     for track, c in comparisons.by_track().items():
         known = c.item >= 0
-        counts = np.bincount(c.item[known], minlength=len(c.items))
+        counts = np.bincount(c.item[known], minlength=max(len(c.items), 1))
         per_comparison = np.where(known, counts[np.maximum(c.item, 0)], np.iinfo(np.int64).max)
         # sizes of the test set for every k: comparisons with a count <= k
         by_count = np.bincount(per_comparison[known], minlength=1)
@@ -48,8 +52,13 @@ def hopkins_may_split(comparisons: Comparisons, min_test: int = MIN_TEST) -> dic
         reach = np.nonzero(cumulative >= min_test)[0]
         k = int(max(reach[0], 1)) if len(reach) else int(len(by_count) - 1)
         test = per_comparison <= k
+        if (not known.any() or test.all()) and len(c) >= 3:
+            k, test = 0, np.arange(len(c)) % 3 == 2
         out[track] = Split(train=c.take(~test), test=c.take(test), k=k)
     return out
+
+
+FALLBACK = "every third comparison (no segment judged twice)"  # how a k = 0 test set was drawn
 
 
 def perplexity(model: PreferenceModel, test: Comparisons) -> float:
@@ -187,7 +196,8 @@ def track_curves(comparisons: Comparisons, models, sizes=SIZES, trials: int = 5,
         start += len(tasks)
         if expert is not None:
             curve["model"] = curve["model"] + f" ({label})"
-        frames.append(curve.assign(track=track, training=label, test=len(splits[track].test)))
+        frames.append(curve.assign(track=track, training=label, test=len(splits[track].test),
+                                   split=FALLBACK if splits[track].k == 0 else "segments"))
     return pd.concat(frames, ignore_index=True)
 
 

@@ -43,6 +43,7 @@ from humeval.ranking.base import integral
 from humeval.ranking.bradley_terry import ELO_PER_LOGIT
 
 KINDS = ("fisher", "sandwich")
+MIN_CLUSTERS = 10  # below this many clusters a cluster-robust covariance is unreliable (too narrow)
 CLUSTER_COLUMNS = ("judge", "item", "group", "category")
 DRAWS = 200_000
 

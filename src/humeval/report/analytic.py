@@ -35,13 +35,15 @@ WHY = {"judge": "a judge's own taste", "ranking": "one judge ordered them at one
 
 
 def cluster_column(comparisons) -> str | None:
-    """What the sandwich clusters by: ``judge`` when any comparison names its judge, else
-    ``group`` (the k-way ranking a pair was expanded from) when any has one, else None (each
-    comparison alone)."""
-    if (np.asarray(comparisons.judge) >= 0).any():
-        return "judge"
-    if (np.asarray(comparisons.group) >= 0).any():
-        return "group"
+    """What the sandwich clusters by: ``judge`` when the comparisons name at least
+    ``MIN_CLUSTERS`` judges, else ``group`` (the k-way ranking a pair was expanded from) when
+    there are that many rankings, else None (each comparison alone): a cluster-robust covariance
+    from fewer clusters is unreliable, and so is a bootstrap of that few units."""
+    from humeval.ranking.analytic import MIN_CLUSTERS
+    for column in ("judge", "group"):
+        labels = np.asarray(getattr(comparisons, column))
+        if len(np.unique(labels[labels >= 0])) >= MIN_CLUSTERS:
+            return column
     return None
 
 
@@ -116,8 +118,8 @@ def correlated_unit(table: pd.DataFrame, clusters: str | None) -> str | None:
 def disagreement_note(table: pd.DataFrame, clusters: str | None, disagree: list[str]) -> str:
     """One paragraph: where the analytic and bootstrap intervals disagree (width off by more than
     ``TOLERANCE`` or another rank cluster), and what it means."""
-    by = {"judge": "by judge", "group": "by ranking (no judges in the file)", None: "per comparison (no judges or "
-          "rankings in the file)"}[clusters]
+    by = {"judge": "by judge", "group": "by ranking (fewer than 10 judges in the file)",
+          None: "per comparison (fewer than 10 judges or rankings in the file to cluster by)"}[clusters]
     if not disagree:
         return (f"Analytic and bootstrap intervals agree: Fisher and sandwich (clustered {by}) widths are within "
                 f"{TOLERANCE:.0%} of the bootstrap's for every system, with the same rank clusters.")

@@ -207,12 +207,15 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
                                    command("agreement", path, read_args=read_args, tracks=tracks),
                                    "track / judgments / pairs of"))
         table = judgments.comparisons if judgments.comparisons is not None else judgments.ratings
-        quality = judge_quality(table)
-        drop = flagged(quality)
-        judges.tables.append(judge_quality_table(quality, path, read_args, tracks))
-        judges.notes.append(f"{len(drop)} judges flagged" + (": " + ", ".join(map(str, drop[:20])) if drop else "")
-                            + (" …" if len(drop) > 20 else ""))
-        summary.append(f"{len(drop)} of {len(quality)} judges flagged as unreliable.")
+        if (table.judge >= 0).any():
+            quality = judge_quality(table)
+            drop = flagged(quality)
+            judges.tables.append(judge_quality_table(quality, path, read_args, tracks))
+            judges.notes.append(f"{len(drop)} judges flagged" + (": " + ", ".join(map(str, drop[:20])) if drop else "")
+                                + (" …" if len(drop) > 20 else ""))
+            summary.append(f"{len(drop)} of {len(quality)} judges flagged as unreliable.")
+        else:  # no judge column: nobody to rate (and every row alone is not a judge)
+            judges.notes.append("no judge column in the file: judge quality needs to know who judged each item")
         sections.append(judges)
     if judgments.ratings is not None:
         sections.append(_completion_section(judgments.ratings, path, random_state, step, read_args, tracks))
@@ -288,7 +291,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
     section.tables.append(Table(
         "Mean test perplexity by training size (lower is better; a uniform guess scores 3)", table,
         f"Hopkins & May's split: per track, the test set is the comparisons of the least-judged segments (at least "
-        f"{settings['min_test']:,}); each model is trained on {trials} random subsets of each size of the rest, and "
+        f"{settings['min_test']:,}){_fallback_note(curve)}; each model is trained on {trials} random subsets of each size of the rest, and "
         "the perplexity 2^(−mean log₂ p(outcome)) on the test set is averaged over trials and tracks.",
         command("compare-models", path, "--model", model_list, "--sizes", ",".join(map(str, sizes)), "--trials", trials,
                 "--min-test", settings["min_test"], *prior, "--random-state", random_state, read_args=read_args, tracks=tracks),
@@ -333,7 +336,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                               command("rank", path, "--model", chosen, "--bootstrap", n_boot, *prior, "--random-state",
                                       random_state, read_args=read_args, tracks=[track]), "system"))
         clusters = int(full["cluster"].max()) if len(full) else 0
-        ranks[track] = f"{track}: {full.index[0]} first of {len(full)}, {clusters} clusters"
+        ranks[track] = f"{track}: {full.index[0]} first of {len(full)}, {clusters} cluster{'s' if clusters != 1 else ''}"
         if hasattr(model, "intervals"):  # the Bradley–Terry family: analytic intervals beside the bootstrap
             analytic, unit = _analytic_table(model, part, full, result.confidence, chosen, track, path, prior,
                                              random_state, read_args, s.notes)
@@ -368,7 +371,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         track = where[0] if len(where) == 1 else "TRACK"
         how = command("rank", path, "--model", chosen, "--bootstrap", n_boot, "--by", unit, *prior, "--random-state",
                       random_state, read_args=read_args, tracks=[track])
-        summary.append(f"The {unit}-level rankings ({', '.join(where)}): {how}"
+        summary.append(f"Rankings by whole {unit}s ({', '.join(where)}): {how}"
                        + ("" if len(where) == 1 else " with TRACK one of them"))
     if units:
         methods.append(f"Where the sandwich clustered by {' or '.join(sorted(set(units.values())))} is wider than "
@@ -377,6 +380,14 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                        f"then resamples whole units ({number(n_boot, 'count')} resamples, the same model and seed), "
                        "and the summary gives both rankings' clusters.")
     return sections
+
+
+def _fallback_note(curve: pd.DataFrame) -> str:
+    """Which tracks had no segment judged twice, so their test set is every third comparison."""
+    other = curve[curve["split"] != "segments"]
+    if other.empty:
+        return ""
+    return f" — {', '.join(map(str, sorted(other['track'].unique())))}: {other['split'].iloc[0]} instead"
 
 
 def _analytic_table(model, part, full, confidence, chosen, track, path, prior, random_state, read_args,

@@ -38,18 +38,17 @@ def test_leaderboard_progress_and_quality_live(tmp_path):
         for name in ("alice", "bob"):
             worker = TestClient(organiser.app)
             workers.append((worker, api_login(worker, name)))
-        done = 0
-        for _ in range(2):
-            for worker, headers in workers:
-                task = worker.get("/api/task").json()
-                assert worker.post(f"/api/task/{task['task']}", json=prefer_lower(task), headers=headers).status_code == 200
-                done += 1
+        def judge(rounds: int) -> int:  # every worker answers ``rounds`` tasks; how many answers
+            for _ in range(rounds):
+                for worker, headers in workers:
+                    task = worker.get("/api/task").json()
+                    answer = worker.post(f"/api/task/{task['task']}", json=prefer_lower(task), headers=headers)
+                    assert answer.status_code == 200
+            return rounds * len(workers)
+
+        done = judge(2)
         early = wait_for(organiser, done)
-        for _ in range(40):
-            for worker, headers in workers:
-                task = worker.get("/api/task").json()
-                assert worker.post(f"/api/task/{task['task']}", json=prefer_lower(task), headers=headers).status_code == 200
-                done += 1
+        done += judge(40)
         late = wait_for(organiser, done)
         assert late["comparisons"] > early["comparisons"] and late["computed_at"] > early["computed_at"]
         assert [row["system"] for row in late["pairwise"]] == ["sys0", "sys1", "sys2", "sys3"]

@@ -124,21 +124,29 @@ class Server:
         return RedirectResponse("/organiser" if user["role"] == "organiser" else "/task", status_code=303)
 
     # -- annotators -------------------------------------------------------------------------------
-    def annotator(self, request: Request):
+    def member(self, request: Request, role: str, refusal: str):
+        """The logged-in account if it has ``role``; else ``Refused`` (401 not logged in, 403 ``refusal``)."""
         user = self.account(request)
         if user is None:
             raise Refused(401, "log in first")
-        if user["role"] != "annotator":
-            raise Refused(403, "only annotators get tasks")
+        if user["role"] != role:
+            raise Refused(403, refusal)
         return user
+
+    def refused_page(self, request: Request, refused: Refused):
+        """What a page shows a visitor it refuses: the login page when not logged in, else the reason."""
+        if refused.status == 401:
+            return RedirectResponse("/login", status_code=303)
+        return self.page("message.html", request, refused.status, message=str(refused))
+
+    def annotator(self, request: Request):
+        return self.member(request, "annotator", "only annotators get tasks")
 
     async def task_page(self, request: Request):
         try:
             user = self.annotator(request)
         except Refused as refused:
-            if refused.status == 401:
-                return RedirectResponse("/login", status_code=303)
-            return self.page("message.html", request, refused.status, message=str(refused))
+            return self.refused_page(request, refused)
         task = await run_in_threadpool(self.issuer.current, user["id"])
         shown = public(task, self.db)
         done = await run_in_threadpool(self.db.one, "SELECT COUNT(*) FROM judgments WHERE annotator_id = ?",
@@ -223,20 +231,13 @@ class Server:
 
     # -- organisers -------------------------------------------------------------------------------
     def organiser(self, request: Request):
-        user = self.account(request)
-        if user is None:
-            raise Refused(401, "log in first")
-        if user["role"] != "organiser":
-            raise Refused(403, "organisers only")
-        return user
+        return self.member(request, "organiser", "organisers only")
 
     async def organiser_page(self, request: Request):
         try:
             user = self.organiser(request)
         except Refused as refused:
-            if refused.status == 401:
-                return RedirectResponse("/login", status_code=303)
-            return self.page("message.html", request, refused.status, message=str(refused))
+            return self.refused_page(request, refused)
         board = self.board.latest if self.run_board else await run_in_threadpool(self.board.refresh)
         tables = {}
         for key, title in (("pairwise", "Ranking from pairwise and k-way judgments (Bradley–Terry, 95% bootstrap)"),

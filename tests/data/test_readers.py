@@ -177,5 +177,5 @@ def test_tar_gz_with_one_file(fixture, tmp_path):
 def test_report_text(fixture):
     text = str(humeval.read(fixture("arena_small.csv")).report)
     assert text.splitlines()[1:] == ["  note: format pairwise guessed from the header",
-                                     "  skipped 1 rows without an outcome (e.g. line 7)",
-                                     "  skipped 1 rows comparing a system with itself (e.g. line 6)"]
+                                     "  skipped 1 row without an outcome (e.g. line 7)",
+                                     "  skipped 1 row comparing a system with itself (e.g. line 6)"]

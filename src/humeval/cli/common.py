@@ -699,13 +699,7 @@ def plural(n, noun: str, nouns: str | None = None) -> str:
 
 def skip_lines(report) -> list[str]:
     """One rich line per reason a reader skipped rows: how many, and where some were."""
-    lines = []
-    for reason, n in report.skipped.items():
-        where = report.examples.get(reason)
-        at = f" (e.g. {getattr(report, 'unit', 'line')} {', '.join(map(str, where))})" if where else ""
-        what = reason.replace("rows ", "row ", 1) if n == 1 and reason.startswith("rows ") else reason
-        lines.append(f"[yellow]skipped {n:,} {escape(shown(what))}{at}[/]")
-    return lines
+    return [f"[yellow]{escape(text)}[/]" for text in report.skip_texts()]
 
 
 def print_skips(report, quiet: bool = False, tracks=()):

@@ -47,14 +47,22 @@ class ReadReport:
     def n_skipped(self) -> int:
         return sum(self.skipped.values())
 
-    def lines(self) -> list[str]:
-        out = [f"{self.path}: {self.rows:,} rows read as {self.format}"]
-        out += [f"  note: {n}" for n in self.notes]
+    def skip_texts(self) -> list[str]:
+        """One "skipped N reason (e.g. line …)" per reason, "row" in the singular for one (``shown``:
+        a reason quoting the file is escaped and cut)."""
+        from humeval.data.readers._io import shown
+        out = []
         for reason, n in self.skipped.items():
             where = self.examples.get(reason)
             at = f" (e.g. {self.unit} {', '.join(map(str, where))})" if where else ""
-            out.append(f"  skipped {n:,} {reason}{at}")
+            what = reason.replace("rows ", "row ", 1) if n == 1 and reason.startswith("rows ") else reason
+            out.append(f"skipped {n:,} {shown(what)}{at}")  # a reason may quote the file: escaped, cut
         return out
+
+    def lines(self) -> list[str]:
+        out = [f"{self.path}: {self.rows:,} {'row' if self.rows == 1 else 'rows'} read as {self.format}"]
+        out += [f"  note: {n}" for n in self.notes]
+        return out + [f"  {text}" for text in self.skip_texts()]
 
     def __str__(self) -> str:
         return "\n".join(self.lines())

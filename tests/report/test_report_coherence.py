@@ -91,14 +91,17 @@ def test_independent_judgments_keep_one_ranking(tmp_path):
 def test_the_analytic_table_names_the_command_of_its_fisher_columns(tmp_path):
     report = report_of(tmp_path, 0.6)
     analytic = table(report, "analytic intervals")
-    fisher = re.search(r"the fisher columns: (humeval .*?); the sandwich columns: the command below", analytic["how"])
+    fisher = re.search(r"the fisher columns \(and fisher cluster\): (humeval .*?); the sandwich columns",
+                       analytic["how"])
     assert fisher and "--intervals fisher" in fisher.group(1)
     assert "--intervals sandwich --cluster judge" in analytic["command"]
     for command, kind in ((fisher.group(1), "fisher"), (analytic["command"], "sandwich")):
         printed = {r["system"]: r for r in run_json(command)["battles"]}
-        for row in analytic["rows"]:
+        for row in analytic["rows"]:  # intervals and the analytic rank clusters: the commands print them
             assert row[f"{kind} lower"] == pytest.approx(printed[row["system"]]["lower"], rel=1e-9)
             assert row[f"{kind} upper"] == pytest.approx(printed[row["system"]]["upper"], rel=1e-9)
+            assert row[f"{kind} cluster"] == printed[row["system"]]["cluster"]
+    assert len({row["sandwich cluster"] for row in analytic["rows"]}) > 1  # clusters that can disagree
 
 
 def disagreeing(n_systems, n_off):

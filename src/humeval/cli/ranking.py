@@ -336,11 +336,15 @@ def check_analytic(models, analytic, standardize):
 def analytic_table(model, kind, confidence, cluster, random_state) -> pd.DataFrame:
     """Per system, best first: score, std, the pointwise interval (lower, upper) and the
     simultaneous one (sim_lower, sim_upper, over the real systems: a both-bad anchor is left out of
-    its critical value) from the model's analytic covariance, and rank."""
-    from humeval.ranking.boards import analytic_intervals
+    its critical value) from the model's analytic covariance, rank, and the WMT cluster from
+    normal draws of the scores (``analytic_clusters``: the report's analytic cluster columns)."""
+    from humeval.ranking.analytic import analytic_clusters
+    from humeval.ranking.boards import ANCHOR, analytic_intervals
     table = analytic_intervals(model, kind, confidence, cluster, random_state)
     ranking = model.ranking()
     table = table.join(ranking[[c for c in ("rank", "component", "note") if c in ranking]])
+    table["cluster"] = analytic_clusters(model, kind, model.covariance(kind, cluster), confidence, random_state,
+                                         leave_out=(ANCHOR,))
     return table.loc[ranking.index]
 
 
@@ -377,7 +381,7 @@ def analytic_note(kind, confidence, cluster) -> str:
     what = {"fisher": "inverse Fisher information", "sandwich": "sandwich (robust) covariance"}[kind]
     by = f", clustered by {cluster}" if cluster else ""
     return (f"{confidence:.0%} intervals from the {what}{by}; sim_lower/sim_upper hold for all systems at once "
-            "(max-|t|)")
+            "(max-|t|); cluster = WMT rank clusters from 1,000 normal draws of the scores")
 
 
 def coefficient_table(model, analytic, confidence, cluster) -> pd.DataFrame:

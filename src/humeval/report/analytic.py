@@ -6,7 +6,7 @@ analytic covariance gives; then which systems disagree and what that means.
 
 Disagreement (per system): an analytic interval whose width w_a differs from the bootstrap's
 w_b by more than ``TOLERANCE`` (|w_a / w_b − 1| > 25 %), or an analytic rank cluster other than
-the bootstrap's. The analytic rank clusters come from ``DRAWS`` draws of the scores from
+the bootstrap's. The analytic rank clusters come from ``CLUSTER_DRAWS`` draws of the scores from
 N(score, Cov) ranked and trimmed exactly as bootstrap resamples are (``BootstrapResult.table``,
 Koehn 2012), seeded, so they are reproducible.
 
@@ -27,10 +27,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from humeval.ranking.analytic import analytic_clusters
+
 from humeval.report.render import number
 
 TOLERANCE = 0.25
-DRAWS = 1000
 WHY = {"judge": "a judge's own taste", "ranking": "one judge ordered them at one sitting"}
 
 
@@ -45,22 +46,6 @@ def cluster_column(comparisons) -> str | None:
         if len(np.unique(labels[labels >= 0])) >= MIN_CLUSTERS:
             return column
     return None
-
-
-def analytic_clusters(model, kind: str, covariance: pd.DataFrame, confidence: float, random_state=0) -> pd.Series:
-    """WMT rank cluster of every system when its scores are drawn from N(score, ``covariance``, the
-    model's covariance of kind ``kind``) instead of bootstrapped (``DRAWS`` draws, trimmed rank
-    ranges as in the bootstrap)."""
-    from humeval.experiments.bootstrap import BootstrapResult
-    n = len(model.systems_)
-    cov = np.nan_to_num(covariance.to_numpy()[:n, :n])
-    score = model.scores_.to_numpy()
-    values, vectors = np.linalg.eigh((cov + cov.T) / 2)
-    root = vectors * np.sqrt(np.clip(values, 0, None))
-    draws = score + np.random.default_rng(random_state).standard_normal((DRAWS, n)) @ root.T
-    draws[:, np.isnan(score)] = np.nan
-    table = BootstrapResult(tuple(model.systems_), model.scores_, draws, kind, confidence).table()
-    return table["cluster"]
 
 
 def compare_intervals(model, comparisons, boot: pd.DataFrame, confidence: float = 0.95,

@@ -395,22 +395,25 @@ def _analytic_table(model, part, full, confidence, chosen, track, path, prior, r
     """The bootstrap's intervals beside the Fisher and sandwich ones (``humeval.report.analytic``),
     with a note in ``notes`` on where they disagree; and the unit whose judgments are correlated
     (``correlated_unit``: "judge", "ranking" or None)."""
-    from humeval.report.analytic import DRAWS, compare_intervals, correlated_unit, disagreement_note
+    from humeval.ranking.analytic import CLUSTER_DRAWS
+    from humeval.report.analytic import compare_intervals, correlated_unit, disagreement_note
     table, clusters, disagree = compare_intervals(model, part, full, confidence, random_state)
     notes.append(disagreement_note(table, clusters, disagree))
     by = f"clustered by {clusters}" if clusters else "each comparison its own cluster"
     where = {"read_args": read_args, "tracks": [track]}
-    fisher = command("rank", path, "--model", chosen, "--intervals", "fisher", *prior, **where)
+    fisher = command("rank", path, "--model", chosen, "--intervals", "fisher", *prior, "--random-state", random_state,
+                     **where)
     return Table(f"{track}: analytic intervals beside the bootstrap ({chosen})", table,
                  f"boot = the {confidence:.0%} percentile interval above; fisher = score ± z σ from the inverse "
                  f"information; sandwich = the same from the robust covariance {by} (Huber 1967; Liang & Zeger "
                  "1986; with clusters the small-sample factor G/(G − 1)·(N − 1)/(N − K) of Stata and statsmodels); "
                  "x/boot width = analytic width over the bootstrap's; clusters = WMT rank clusters, the "
-                 f"analytic ones from {number(DRAWS, 'count')} normal draws of the scores (the report's own: no "
-                 "command prints them). Same numbers: the boot columns, the ranking table's command; the fisher "
-                 f"columns: {fisher}; the sandwich columns: the command below.",
+                 f"analytic ones from {number(CLUSTER_DRAWS, 'count')} normal draws of the scores. Same numbers: the boot "
+                 f"columns, the ranking table's command; the fisher columns (and fisher cluster): {fisher}; the "
+                 "sandwich columns (and sandwich cluster): the command below.",
                  command("rank", path, "--model", chosen, "--intervals", "sandwich",
-                         *(("--cluster", clusters) if clusters else ()), *prior, **where),
+                         *(("--cluster", clusters) if clusters else ()), *prior, "--random-state", random_state,
+                         **where),
                  "system", {"fisher/boot width": "decimal", "sandwich/boot width": "decimal"}), \
         correlated_unit(table, clusters)
 

@@ -15,6 +15,20 @@ import numba
 import numpy as np
 
 
+@numba.njit(cache=True, inline="always")
+def chord_step(p, hinv, g):  # pragma: no cover - compiled
+    """One chord-Newton step p ← p + H₀⁻¹ g in place; returns the largest |step| (the convergence
+    test). Shared by this kernel and ``_tie_kernel``."""
+    largest = 0.0
+    for i in range(len(p)):
+        step = 0.0
+        for j in range(len(g)):
+            step += hinv[i, j] * g[j]
+        p[i] += step
+        largest = max(largest, abs(step))
+    return largest
+
+
 @numba.njit(cache=True)
 def _chord_fit(theta0, hinv, pi, pj, counts, l2, tol, max_iter):  # pragma: no cover - compiled
     m = len(theta0)
@@ -32,13 +46,7 @@ def _chord_fit(theta0, hinv, pi, pj, counts, l2, tol, max_iter):  # pragma: no c
             d = w + 0.5 * t - n * s
             g[pi[k]] += d
             g[pj[k]] -= d
-        largest = 0.0
-        for i in range(m):
-            step = 0.0
-            for j in range(m):
-                step += hinv[i, j] * g[j]
-            theta[i] += step
-            largest = max(largest, abs(step))
+        largest = chord_step(theta, hinv, g)
         if not math.isfinite(largest):
             return theta, False
         if largest < tol:

@@ -32,7 +32,7 @@ import math
 import numba
 import numpy as np
 
-from humeval.ranking._bt_kernel import _multinomial
+from humeval.ranking._bt_kernel import _multinomial, chord_step
 
 DAVIDSON, RAO_KUPPER = 0, 1
 
@@ -100,13 +100,7 @@ def _chord_fit(p0, hinv, pi, pj, counts, m, has_h, model, l2, tol, max_iter, tie
     g = np.empty(size)
     for _ in range(max_iter):
         _gradient(p, pi, pj, counts, m, has_h, model, l2, g)
-        largest = 0.0
-        for i in range(size):
-            step = 0.0
-            for j in range(size):
-                step += hinv[i, j] * g[j]
-            p[i] += step
-            largest = max(largest, abs(step))
+        largest = chord_step(p, hinv, g)
         if not math.isfinite(largest) or abs(p[size - 1]) > tie_bound:
             return p, False
         if largest < tol:

@@ -340,11 +340,11 @@ def analytic_table(model, kind, confidence, cluster, random_state) -> pd.DataFra
     normal draws of the scores (``analytic_clusters``: the report's analytic cluster columns)."""
     from humeval.ranking.analytic import analytic_clusters
     from humeval.ranking.boards import ANCHOR, analytic_intervals
-    table = analytic_intervals(model, kind, confidence, cluster, random_state)
+    cov = model.covariance(kind, cluster)  # once, for the intervals and the clusters
+    table = analytic_intervals(model, kind, confidence, cluster, random_state, cov=cov)
     ranking = model.ranking()
     table = table.join(ranking[[c for c in ("rank", "component", "note") if c in ranking]])
-    table["cluster"] = analytic_clusters(model, kind, model.covariance(kind, cluster), confidence, random_state,
-                                         leave_out=(ANCHOR,))
+    table["cluster"] = analytic_clusters(model, kind, cov, confidence, random_state, leave_out=(ANCHOR,))
     return table.loc[ranking.index]
 
 

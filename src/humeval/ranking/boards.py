@@ -139,7 +139,7 @@ def set_anchor_aside(table: pd.DataFrame, rank_columns=("rank",), scale: str = "
 
 
 def analytic_intervals(model, kind: str = "fisher", confidence: float = 0.95, clusters=None,
-                       random_state=0) -> pd.DataFrame:
+                       random_state=0, cov: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per system: score, std, the pointwise interval (lower, upper = score ∓ z σ, z the normal
     quantile) and the simultaneous one (sim_lower, sim_upper = score ∓ c σ) from the model's
     analytic covariance (``model.covariance``), computed once; c is the max-|t| critical value
@@ -147,7 +147,7 @@ def analytic_intervals(model, kind: str = "fisher", confidence: float = 0.95, cl
     anchor the numbers equal ``model.intervals`` (pointwise and ``simultaneous=True``) with the
     same ``random_state``. ``attrs``: kind, confidence, critical_value (z), simultaneous_value (c)."""
     from humeval.ranking.analytic import critical_value
-    cov = model.covariance(kind, clusters).to_numpy()
+    cov = (model.covariance(kind, clusters) if cov is None else cov).to_numpy()  # ``cov``: the caller's, computed once
     systems = list(model.systems_)
     block = cov[:len(systems), :len(systems)]  # NaN for systems without comparisons
     real = np.array([s != ANCHOR for s in systems])

@@ -30,14 +30,17 @@ def groups_table(sizes, alone):
     return Comparisons(a=np.zeros(n), b=np.ones(n), outcome=np.arange(n) % 3, group=group, systems=("A", "B"))
 
 
-def test_the_default_unit_keeps_the_published_draws_bit_for_bit(rankings):
+def test_the_default_unit_keeps_the_published_draws(rankings):
     # perplexities of main before the unit existed (same fixture, seeds and sizes)
     before = [2.089163010083942, 2.049855390335216, 2.0130536089783906, 1.9798903339791505, 1.8824667762221554,
               1.8243736343751336, 1.866776967877389, 1.8226205273615261]
     for unit in ({}, {"unit": "comparison"}):
         curve = track_curves(rankings, [BradleyTerry(), PlackettLuce()], sizes=(50, 300), trials=2, random_state=7,
                              min_test=600, **unit)
-        assert curve["perplexity"].tolist() == before
+        # the same subsets give the same fits; only floating-point summation order differs across numpy/BLAS
+        # versions (last-bit differences, seen between numpy 2.3 and 2.4), so compare to 1e-9 relative, far
+        # below the 1e-3 a different subset or seed moves these perplexities
+        np.testing.assert_allclose(curve["perplexity"].to_numpy(), before, rtol=1e-9, atol=0)
     train = hopkins_may_split(rankings, 600)["simulated"].train
     expected = np.sort(np.random.default_rng(5).choice(len(train), size=50, replace=False))
     assert np.array_equal(training_subset(train, 50, "comparison", 5), expected)

@@ -1,7 +1,28 @@
-"""humeval: human judgments of machine translation turned into conclusions you can trust."""
+"""humeval: human judgments of machine translation turned into conclusions you can trust.
 
-from humeval.data import Comparisons, PostEdits, Rankings, Ratings, read
+The names below are imported on first use (PEP 562), so ``import humeval`` and ``humeval --help``
+load neither numpy nor pandas."""
+
+from __future__ import annotations
+
+import importlib
+
 from humeval.errors import InputError
 
 __version__ = "0.1.0"
-__all__ = ["Comparisons", "PostEdits", "Rankings", "Ratings", "read", "InputError", "__version__"]
+_LAZY = {"Comparisons": "humeval.data", "PostEdits": "humeval.data", "Rankings": "humeval.data",
+         "Ratings": "humeval.data", "read": "humeval.data", "set_threads": "humeval.threads"}
+__all__ = ["Comparisons", "PostEdits", "Rankings", "Ratings", "read", "InputError", "set_threads", "__version__"]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        module = importlib.import_module(_LAZY[name])
+        value = getattr(module, "use_threads" if name == "set_threads" else name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'humeval' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

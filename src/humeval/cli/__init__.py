@@ -2,7 +2,8 @@
 --outcomes, --track for reading; --random-state for randomness; --json and --quiet for scripts.
 
 ``common`` holds what the commands share (errors, reading options, ``load``, rendering); each
-other module holds the commands of one task and is registered here."""
+other module holds the commands of one task, listed in ``_group.COMMANDS`` and imported only when
+its command runs (``humeval --help`` imports neither numpy nor pandas)."""
 
 from __future__ import annotations
 
@@ -10,32 +11,27 @@ import gc
 
 import click
 
-from humeval.cli import complete, data, grm, hmeant, judges, metric, planning, ranking, report, serve
-from humeval.cli.common import GC_THRESHOLDS, Group
+from humeval.cli._group import GC_THRESHOLDS, Group
+from humeval.threads import THREADS_HELP
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="humeval")
-def cli():
+@click.option("--threads", type=click.IntRange(min=0), default=None, envvar="HUMEVAL_THREADS", metavar="N",
+              help=THREADS_HELP)
+def cli(threads):
     """Human judgments of MT (and any generated text) turned into conclusions you can trust.
 
     \b
     Example:
       humeval demo
       humeval info data_RNK.csv
-    """
-
-
-for command in (data.info, data.convert, data.simulate, data.demo, ranking.rank, ranking.compare_models,
-                judges.agreement, judges.judges, grm.grm, complete.complete, metric.metric, hmeant.hmeant_command,
-                report.report, planning.plan_command, planning.active_study_command, serve.serve):
-    cli.add_command(command)
-
-
+    """  # --threads is applied by Group.invoke, before the command's module is imported
 
 
 def main():
-    """The console entry point. The imports above leave hundreds of thousands of long-lived
+    """The console entry point. The imports (click's here, the command's when it is
+    looked up) leave hundreds of thousands of long-lived
     objects (pandas, scipy, numba, click): ``gc.freeze`` takes them out of the cyclic garbage
     collector's scans, and collecting the youngest objects every 20,000 allocations instead of
     every 700 cuts the number of passes; only the time spent finding cycles changes (`humeval
@@ -44,4 +40,5 @@ def main():
     buffers they hold) would otherwise wait about 28 times longer to be freed."""
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+    Group.freeze_imports = True  # and again after the command's module is imported
     cli(prog_name="humeval")

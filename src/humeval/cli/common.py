@@ -25,35 +25,7 @@ from humeval.errors import InputError
 out = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True, highlight=False)
 
-class UserError(click.ClickException):
-    exit_code = 2
-
-    def show(self, file=None):  # one line, never wrapped: scripts grep it
-        click.echo(f"{click.style('error:', fg='red', bold=True)} {self.format_message()}", err=True)
-
-
-GC_THRESHOLDS = (20_000, 20, 20)  # the garbage collector's for batch commands (``humeval.cli.main``)
-DEFAULT_GC_THRESHOLDS = (700, 10, 10)  # Python's own, which ``humeval serve`` restores before serving
-
-class Group(click.Group):
-    """Turns input errors into one readable line and exit code 2, never a traceback."""
-
-    def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except InputError as error:
-            raise UserError(str(error)) from None
-        except (BrokenPipeError, KeyboardInterrupt):
-            sys.exit(130)
-        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
-            raise
-        except Exception as error:  # a bug, not the user's input: one line, the traceback on request
-            if os.environ.get("HUMEVAL_DEBUG"):
-                raise
-            raise UserError(f"{type(error).__name__}: {error} — this is a bug in humeval, not in your data; "
-                            "rerun with HUMEVAL_DEBUG=1 for the traceback and report it") from None
-
-
+from humeval.cli._group import DEFAULT_GC_THRESHOLDS, GC_THRESHOLDS, Group, UserError  # noqa: F401 (re-exported)
 
 
 def progress_bar(quiet: bool = False):

@@ -1,11 +1,12 @@
 """GRM fitting: humeval's analytic-gradient marginal likelihood against a generic optimiser and girth.
 
-    python benchmarks/bench_grm.py [--comparisons 6400]
+    python benchmarks/bench_grm.py [--comparisons 6400,100000]
 
 On comparisons simulated from the GRM (30 judges, 300 segments, 10 systems + baseline):
 
-- humeval: GRM().fit — L-BFGS on the Gauss–Hermite marginal likelihood with analytic gradients,
-  then MAP abilities;
+- humeval: GRM().fit — L-BFGS on the Gauss–Hermite marginal likelihood with analytic gradients
+  (the compiled kernel on distinct cells), then MAP abilities; one evaluation also timed against
+  the numpy per-judgment reference;
 - the same objective optimised without gradients (L-BFGS-B with finite differences, as a generic
   optimiser would): timed for a few iterations and scaled to the iterations humeval needed;
 - girth's ``grm_mml`` (marginal maximum likelihood for the classical GRM): judges as items,
@@ -25,48 +26,69 @@ import numpy as np
 from scipy.optimize import minimize
 
 from humeval.ranking import GRM
+from humeval.ranking.grm import marginal_cells
 from humeval.simulate import simulate_grm
+from humeval.threads import threads_in_use
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--comparisons", type=int, default=6400)
-    args = parser.parse_args()
-    warnings.filterwarnings("ignore")
-    c, truth = simulate_grm(n_comparisons=args.comparisons, random_state=0)
-    start = time.perf_counter()
+def one_size(n_comparisons: int):
+    c, truth = simulate_grm(n_comparisons=n_comparisons, random_state=0)
+    start = time.process_time()
     model = GRM(baseline="base").fit(c)
-    ours = time.perf_counter() - start
-    iterations = model.optimizer_.nit
+    ours = time.process_time() - start
+    iterations, evaluations = model.optimizer_.nit, model.optimizer_.nfev
 
     system, segment, judge, u, judges, segments, _ = model._prepare(c)
     x_nodes, w_nodes = np.polynomial.hermite.hermgauss(20)
     nodes, log_w = np.sqrt(2) * model.sigma * x_nodes, np.log(w_nodes / np.sqrt(np.pi))
-    data = (system, segment, judge, u)
-    value_only = lambda x: model._negative_marginal(x, data, nodes, log_w, len(c.systems))[0]
+    n = len(c.systems)
+    cells = marginal_cells(system, segment, judge, u, len(judges), len(segments))
     x0 = np.concatenate([np.full(len(judges), np.log(1.7)), np.full(len(segments), -0.5), np.zeros(len(segments))])
+    per_eval = {}
+    for name, objective, data in (("compiled cells", model._negative_marginal_cells, cells),
+                                  ("numpy per judgment", model._negative_marginal, (system, segment, judge, u))):
+        objective(x0, data, nodes, log_w, n)  # compiled once
+        repeat = 20 if name == "compiled cells" else 3
+        start = time.process_time()
+        for _ in range(repeat):
+            objective(x0, data, nodes, log_w, n)
+        per_eval[name] = (time.process_time() - start) / repeat
+
+    value_only = lambda x: model._negative_marginal_cells(x, cells, nodes, log_w, n)[0]
     probe = 3
-    start = time.perf_counter()
+    start = time.process_time()
     minimize(value_only, x0, method="L-BFGS-B", options={"maxiter": probe})
-    per_iteration = (time.perf_counter() - start) / probe
-    generic = per_iteration * iterations
+    generic = (time.process_time() - start) / probe * iterations
 
     import girth
     persons = system * len(segments) + segment
-    matrix = np.full((len(judges), len(c.systems) * len(segments)), girth.INVALID_RESPONSE, dtype=int)
+    matrix = np.full((len(judges), n * len(segments)), girth.INVALID_RESPONSE, dtype=int)
     matrix[judge, persons] = u + 1
     matrix = matrix[:, (matrix != girth.INVALID_RESPONSE).any(axis=0)]
-    start = time.perf_counter()
+    start = time.process_time()
     girth.grm_mml(matrix)
-    theirs = time.perf_counter() - start
+    theirs = time.process_time() - start
 
-    print(f"GRM, {len(u):,} comparisons with the baseline, {len(judges)} judges, {len(segments)} segments "
-          f"({len(x0)} parameters in the marginal likelihood)")
-    print(f"humeval (analytic gradients, {iterations} L-BFGS iterations)   {ours:8.2f} s")
-    print(f"same objective, finite-difference gradients (scaled)         {generic:8.1f} s   "
-          f"{generic / ours:6.0f}x humeval's time")
-    print(f"girth grm_mml on the {matrix.shape[0]} x {matrix.shape[1]:,} judge x (system, segment) matrix"
-          f"   {theirs:8.2f} s   {theirs / ours:6.1f}x humeval's time")
+    print(f"\nGRM, {len(u):,} comparisons with the baseline, {len(judges)} judges, {len(segments)} segments "
+          f"({len(x0)} parameters; {cells[4]:,} distinct (system, judge-segment, u) cells)")
+    print(f"humeval fit: {iterations} L-BFGS iterations, {evaluations} evaluations, {ours:.2f} s CPU "
+          f"({ours / iterations * 1e3:.1f} ms per iteration)")
+    print(f"  one evaluation: compiled cells {per_eval['compiled cells'] * 1e3:.2f} ms, the numpy per-judgment "
+          f"reference {per_eval['numpy per judgment'] * 1e3:.2f} ms "
+          f"({per_eval['numpy per judgment'] / per_eval['compiled cells']:.0f}x)")
+    print(f"same objective, finite-difference gradients (scaled)   {generic:9.1f} s   {generic / ours:7.0f}x humeval")
+    print(f"girth grm_mml, {matrix.shape[0]} x {matrix.shape[1]:,} judge x (system, segment) matrix"
+          f"   {theirs:7.2f} s   ratio girth / humeval {theirs / ours:5.2f}x")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--comparisons", default="6400,100000", help="comma-separated sizes")
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore")
+    print(f"threads: {threads_in_use()}; CPU seconds (time.process_time)")
+    for size in args.comparisons.split(","):
+        one_size(int(size))
 
 
 if __name__ == "__main__":

@@ -133,6 +133,8 @@ class GRM(ReportsProgress, PreferenceModel):
         return np.exp(alpha), beta, beta + np.exp(gamma), alpha, gamma
 
     def _negative_marginal(self, x, data, nodes, log_weights, n_systems):
+        """The negative log marginal posterior of (α, β, γ) and its gradient, per judgment in numpy:
+        the reference that ``_grm_kernel.marginal`` (what ``fit`` uses) is tested against."""
         system, segment, judge, u = data
         n_judges, n_segments = judge.max() + 1, segment.max() + 1
         a, b1, b2, alpha, gamma = self._unpack(x, n_judges, n_segments)
@@ -141,7 +143,8 @@ class GRM(ReportsProgress, PreferenceModel):
         z1, z2 = ak * (theta - b1[segment][:, None]), ak * (theta - b2[segment][:, None])
         logp, g1, g2 = _category_terms(z1, z2, u[:, None])
         # per system and node: log P(U_i | θ_t), then the posterior weights over nodes
-        per_system = self._by_system @ logp  # sparse (systems × observations) indicator: a sum per system
+        by_system = csr_matrix((np.ones(len(system)), (system, np.arange(len(system)))), shape=(n_systems, len(system)))
+        per_system = by_system @ logp  # a sum per system
         joint = per_system + log_weights[None, :]
         marginal = logsumexp(joint, axis=1)
         r = np.exp(joint - marginal[:, None])[system]  # (obs, T)
@@ -152,16 +155,32 @@ class GRM(ReportsProgress, PreferenceModel):
         grad_a = np.bincount(judge, d_a, n_judges)
         grad_b1 = np.bincount(segment, d_b1, n_segments)
         grad_b2 = np.bincount(segment, d_b2, n_segments)
+        return self._with_priors(marginal.sum(), grad_a, grad_b1, grad_b2, a, b1, b2, alpha, gamma)
+
+    def _with_priors(self, log_marginal, grad_a, grad_b1, grad_b2, a, b1, b2, alpha, gamma):
+        """Add the log priors to the log marginal likelihood and its gradient in (a, b1, b2), and
+        carry the gradient to the unconstrained (α, β, γ): a = e^α, b1 = β, b2 = β + e^γ. Returns
+        the negatives (for a minimiser)."""
         mu1, mu2 = self.mu_b
         prior = (-0.5 * np.sum((alpha - self.mu_a) ** 2) / self.sigma_a ** 2
                  - 0.5 * np.sum((b1 - mu1) ** 2 + (b2 - mu2) ** 2) / self.sigma_b ** 2)
-        value = marginal.sum() + prior  # systems without judgments contribute log 1 = 0
+        value = log_marginal + prior  # systems without judgments contribute log 1 = 0
         g_alpha = grad_a * a - (alpha - self.mu_a) / self.sigma_a ** 2
         g_b1 = grad_b1 - (b1 - mu1) / self.sigma_b ** 2
         g_b2 = grad_b2 - (b2 - mu2) / self.sigma_b ** 2
         g_beta = g_b1 + g_b2
         g_gamma = g_b2 * np.exp(gamma)
         return -value, -np.concatenate([g_alpha, g_beta, g_gamma])
+
+    def _negative_marginal_cells(self, x, cells, nodes, log_weights, n_systems):
+        """``_negative_marginal`` by the compiled kernel on the distinct (system, judge–segment
+        pair, u) cells of ``marginal_cells`` (the same value and gradient)."""
+        from humeval.ranking._grm_kernel import marginal
+        n_judges, n_segments = cells[5], cells[6]
+        a, b1, b2, alpha, gamma = self._unpack(x, n_judges, n_segments)
+        value, grad_a, grad_b1, grad_b2 = marginal(alpha, x[n_judges:n_judges + n_segments], gamma, *cells[:4],
+                                                   *cells[7:9], nodes, log_weights, n_systems)
+        return self._with_priors(value, grad_a, grad_b1, grad_b2, a, b1, b2, alpha, gamma)
 
     def _fit(self, c: Comparisons) -> None:
         from scipy.optimize import minimize
@@ -172,17 +191,33 @@ class GRM(ReportsProgress, PreferenceModel):
         x_nodes, w_nodes = np.polynomial.hermite.hermgauss(self.nodes)
         nodes = np.sqrt(2.0) * self.sigma * x_nodes
         log_weights = np.log(w_nodes / np.sqrt(np.pi))
-        data = (system, segment, judge, u)
-        self._by_system = csr_matrix((np.ones(len(system)), (system, np.arange(len(system)))), shape=(n, len(system)))
+        cells = marginal_cells(system, segment, judge, u, len(judges), len(segments))
         b1, b2 = self.b_start
         x0 = np.concatenate([np.full(len(judges), np.log(self.a_start)), np.full(len(segments), b1),
                              np.full(len(segments), np.log(b2 - b1))])
-        cap = np.log(self.a_max) if self.a_max else None
-        bounds = [(None, cap)] * len(judges) + [(None, None)] * (2 * len(segments))
+        cap = np.log(self.a_max) if self.a_max else np.inf
         done = iter(range(1, self.max_iter + 1))
-        result = minimize(self._negative_marginal, x0, args=(data, nodes, log_weights, n), jac=True,
-                          method="L-BFGS-B", bounds=bounds, options={"maxiter": self.max_iter},
-                          callback=lambda _: self._report(next(done, self.max_iter), self.max_iter))
+        args = (cells, nodes, log_weights, n)
+
+        def step(x):
+            self._report(next(done, self.max_iter), self.max_iter)
+            if np.max(x[:len(judges)], initial=-np.inf) > cap:
+                raise _CapReached
+
+        # L-BFGS-B costs ~10× more per iteration with bounds than without (its Cauchy-point search
+        # over breakpoints), and the cap on a is rarely reached: run unbounded, and only when an
+        # iterate passes the cap start again with the bound (the bounded problem's solution either way)
+        try:
+            result = minimize(self._negative_marginal_cells, x0, args=args, jac=True, method="L-BFGS-B",
+                              options={"maxiter": self.max_iter}, callback=step)
+            if np.max(result.x[:len(judges)], initial=-np.inf) > cap:
+                raise _CapReached
+        except _CapReached:
+            done = iter(range(1, self.max_iter + 1))
+            bounds = [(None, cap)] * len(judges) + [(None, None)] * (2 * len(segments))
+            result = minimize(self._negative_marginal_cells, x0, args=args, jac=True, method="L-BFGS-B",
+                              bounds=bounds, options={"maxiter": self.max_iter},
+                              callback=lambda _: self._report(next(done, self.max_iter), self.max_iter))
         self._report(self.max_iter, self.max_iter)
         self.optimizer_ = result
         a, b1, b2, _, _ = self._unpack(result.x, len(judges), len(segments))
@@ -343,6 +378,25 @@ class GRM(ReportsProgress, PreferenceModel):
         out = np.column_stack([p[:, 1], p_a, p_b])
         out[both_base] = [1.0, 0.0, 0.0]
         return out
+
+
+class _CapReached(Exception):
+    """An unbounded iterate passed the cap on the judges' sensitivities (``GRM._fit``)."""
+
+
+def marginal_cells(system, segment, judge, u, n_judges: int, n_segments: int) -> tuple:
+    """The judgments as counts of distinct (system, judge–segment pair, u) cells, for
+    ``_grm_kernel.marginal``: (cell system, cell pair, cell u, cell count, cells' number, n_judges,
+    n_segments, pair judge, pair segment)."""
+    pair_key = judge.astype(np.int64) * n_segments + segment
+    pairs, pair = np.unique(pair_key, return_inverse=True)
+    key = (system.astype(np.int64) * len(pairs) + pair) * 3 + u
+    cell_key, count = np.unique(key, return_counts=True)
+    cell_u = (cell_key % 3).astype(np.int64)
+    cell_pair = (cell_key // 3) % len(pairs)
+    cell_system = cell_key // 3 // len(pairs)
+    return (cell_system, cell_pair, cell_u, count.astype(float), len(cell_key), n_judges, n_segments,
+            pairs // n_segments, pairs % n_segments)
 
 
 def _map_theta(system, a, b1, b2, u, n, sigma, standardise=True):

@@ -27,6 +27,8 @@ class RatingsRanking:
     alpha: float
     skipped: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    protocol: str = "humeval"  # the named procedure that produced it (``humeval.ratings.protocols``)
+    segments: pd.DataFrame | None = None  # per (system, segment) scores, when the procedure keeps them
 
 
 def default_model(ratings) -> str:

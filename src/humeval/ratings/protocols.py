@@ -139,7 +139,7 @@ def wmt_da_toen(ratings: Ratings, worker_stats: pd.DataFrame | None = None, segm
         for reason, n in why.items():
             _count(skipped, reason, n)
         keep &= ok
-        workers = _worker_table(ratings, score, keep)
+        workers = worker_table(ratings, score, keep)
         notes.append(f"z: each of {len(workers)} annotators standardised over all their rows, controls included")
         if worker_stats is not None:
             notes.append(_compare_workers(workers, worker_stats))
@@ -237,7 +237,9 @@ def _unstandardise(ratings, z, keep, worker_stats, source) -> np.ndarray:
     return z * sd + mean
 
 
-def _worker_table(ratings, score, keep) -> pd.DataFrame:
+def worker_table(ratings: Ratings, score: np.ndarray, keep: np.ndarray) -> pd.DataFrame:
+    """Per annotator (index ``judge``): ratings ``n``, ``mean`` and sample ``sd`` of ``score`` over
+    the ``keep`` rows (all of them, controls included, in ``wmt_da_toen``): WMT's trk-mean-sd."""
     frame = pd.DataFrame({"judge": np.array(ratings.judges, dtype=object)[ratings.judge[keep]], "score": score[keep]})
     return frame.groupby("judge")["score"].agg(n="size", mean="mean", sd="std")
 

@@ -69,7 +69,7 @@ def rank_ratings(ratings: Ratings, model: str = "z-mean", test: str = "wilcoxon"
         if boot.undefined:
             notes.append(f"{boot.undefined:,} resampled scores undefined (no segment of the system drawn), "
                          "left out of the percentiles")
-    p, test_notes = pvalues(agg, test, n_resamples, random_state, correction)
+    p, test_notes = pvalues(agg, test, n_resamples, random_state, correction, alpha)
     notes += test_notes
     order = np.lexsort((np.arange(len(oriented)), -oriented))
     significant = p < alpha

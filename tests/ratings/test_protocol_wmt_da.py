@@ -162,7 +162,7 @@ def test_rank_protocol_names_itself_and_finds_the_worker_stats():
     assert "found beside the input" in data["notes"][1]
     assert data["pvalues"][0]["B.2"] == pytest.approx(P_A_OVER_B, rel=1e-12)  # not rounded to 10 digits
     printed = cli_run("rank", SMALL / "ad-csen-good-stnd.csv", "--protocol", "wmt-da-toen")
-    assert "cs-en [wmt-da-toen]" in printed.output
+    assert "cs-en: wmt-da-toen (9 ratings)" in printed.output
 
 
 def test_rank_without_protocol_says_which_procedure_and_what_the_reader_set_aside():

@@ -224,8 +224,8 @@ def print_ranking(track: str, result) -> None:
     breaks = tuple(i for i in range(len(clusters) - 1) if clusters[i] != clusters[i + 1])
     n = int(table["ratings"].sum())
     what = "raw mean of the file's z scores" if result.model == "raw" and result.score == "z" else result.model
-    out.print(render(table, f"{track} [{result.protocol}]: {what} ({n:,} ratings), clusters by {result.test}",
-                     breaks=breaks))
+    what = result.protocol if result.protocol != "humeval" else what  # the humeval procedure is named in the notes
+    out.print(render(table, f"{track}: {what} ({n:,} ratings), clusters by {result.test}", breaks=breaks))
     for reason, count in result.skipped.items():
         err.print(f"  [yellow]skipped {count:,} {reason}[/]")
     for note in result.notes:

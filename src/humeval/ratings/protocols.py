@@ -31,7 +31,7 @@ from humeval.data.tables import Ratings
 from humeval.errors import InputError
 from humeval.ratings.aggregate import _build, znorm
 from humeval.ratings.clusters import clusters, wins
-from humeval.ratings.quality import kind_names
+from humeval.ratings.quality import DEGRADED, ORIGINAL, REPEATS, kind_names
 from humeval.ratings.rank import RatingsRanking, rank_ratings, rank_tracks
 from humeval.ratings.significance import rank_sum
 
@@ -80,8 +80,8 @@ def run(name: str, ratings: Ratings, **options) -> dict[str, RatingsRanking]:
 
 # ---------------------------------------------------------------- WMT DA to-English, 2019–2022
 
-CONTROLS = ("REPEAT", "BAD_REF", "REF")
-SEGMENT_KINDS = ("SYSTEM", "REPEAT", "")  # what a segment score averages ('' = the file does not say)
+CONTROLS = DEGRADED + REPEATS + ("REF",)
+SEGMENT_KINDS = ORIGINAL + REPEATS + ("",)  # what a segment score averages ('' = the file does not say)
 WMT_DA_TOEN_STEPS = (
     "standardise each annotator over ALL their rows of the pair, quality controls included (SYSTEM, REPEAT, "
     "BAD_REF, REF): z = (x − mean) / sd, sample sd (n − 1); a file that already holds z-scores (WMT's "
@@ -144,7 +144,7 @@ def wmt_da_toen(ratings: Ratings, worker_stats: pd.DataFrame | None = None, segm
         if worker_stats is not None:
             notes.append(_compare_workers(workers, worker_stats))
     controls = keep & ~np.isin(kinds, SEGMENT_KINDS)
-    for name in CONTROLS:
+    for name in sorted(set(kinds[controls])):
         _count(skipped, f"{name} rows: in each annotator's mean and sd, not in segment scores", (controls & (kinds == name)).sum())
     rated = keep & np.isin(kinds, SEGMENT_KINDS)
     agg = _build(ratings, "z-mean", rated, raw, z, 1.0, skipped, notes)

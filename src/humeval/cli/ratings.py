@@ -116,12 +116,16 @@ def procedure_reason(judgments, protocol, model, given) -> str:
 
 
 def protocol_controls(ratings_kw) -> bool:
-    """Whether the protocol named in ``rank``'s ratings options needs the reader's control rows."""
+    """Whether the protocol named in ``rank``'s ratings options needs the reader's control rows
+    (an unknown name is refused here, before the file is read)."""
     name = ratings_kw.get("protocol")
     if name in (None, "humeval"):
         return False
     from humeval.ratings.protocols import PROTOCOLS
-    return name not in PROTOCOLS or PROTOCOLS[name].needs_controls
+    if name not in PROTOCOLS:
+        raise click.BadParameter(f"unknown protocol {name!r}; choose one of {', '.join(PROTOCOLS)}",
+                                 param_hint="--protocol")
+    return PROTOCOLS[name].needs_controls
 
 
 def refuse_protocol(ratings_kw) -> None:
@@ -135,9 +139,7 @@ def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx) -> di
     """``humeval.ratings.protocols.run`` with the files the protocol reads beside the ratings."""
     from humeval.data.readers.wmt_da import read_segment_scores, read_worker_stats, worker_stats_beside
     from humeval.ratings.protocols import PROTOCOLS, run
-    if name not in PROTOCOLS:
-        raise click.BadParameter(f"unknown protocol {name!r}; choose one of {', '.join(PROTOCOLS)}",
-                                 param_hint="--protocol")
+    protocol_controls({"protocol": name})  # refuses an unknown name
     fixed = [flag for param, flag in PROTOCOL_FIXES.items()
              if ctx.get_parameter_source(param) not in (None, click.core.ParameterSource.DEFAULT)]
     if fixed:

@@ -54,6 +54,7 @@ SHARED_NAMES = {
     "manual-evaluation/": "wmt20-metrics-de-en/manual-evaluation/",
     "input/": "wmt20-metrics-de-en/input/",
     "ad-seg-scores-de-en.csv": "wmt20-metrics-de-en/manual-evaluation/ad-seg-scores-de-en.csv",
+    "ad-csen-good-stnd.csv": "wmt22-da-toen/ad-csen-good-stnd.csv",
     "mqm_newstest2020_ende.avg_seg_scores.tsv": "mqm-google/newstest2020/ende/mqm_newstest2020_ende.avg_seg_scores.tsv",
 }
 

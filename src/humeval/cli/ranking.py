@@ -45,7 +45,7 @@ from humeval.cli.common import (
     read_options,
     render,
 )
-from humeval.cli.ratings import NOT_YET, rank_ratings_command, ratings_options
+from humeval.cli.ratings import NOT_YET, protocol_controls, rank_ratings_command, ratings_options, refuse_protocol
 from humeval.data.export import write
 from humeval.errors import DisconnectedError
 
@@ -142,13 +142,14 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         check_board_options(models, plot, heatmap, clusters)
     reader = arena_reader(covariates, style_control, weight_column, category_column)
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, pseudonym_salt(anon, salt),
-                     drop_file, reader=reader)
+                     drop_file, controls=protocol_controls(ratings_kw), reader=reader)
     if judgments.comparisons is None and judgments.ratings is not None:  # DA, ESA, MQM: WMT's procedure
         if board_by:
             raise click.BadParameter("boards are built from pairwise comparisons; this file holds ratings",
                                      param_hint="--board-by")
         return rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
                                     random_state, quiet, as_json, **ratings_kw)
+    refuse_protocol(ratings_kw)
     if not models:
         models = models_named(model_names, random_state, l2)  # a ratings model name on comparisons: the error
         check_analytic(models, analytic, style_control or standardize)

@@ -10,16 +10,29 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from humeval.cli.common import InputError, Interval, err, jsonable, out, render
+from humeval.cli.common import InputError, Interval, err, jsonable, out, print_skips, render
 from humeval.data.export import write
 from humeval.ratings.rank import default_model
 
 NOT_YET = ("mixed", "ordinal")  # the fitted ratings models (name kept: cli/ranking.py imports it)
+PROTOCOL_FIXES = {"model_names": "--model", "n_boot": "--bootstrap", "significance": "--significance",
+                  "correction": "--correction", "resample": "--resample", "test_resamples": "--test-resamples",
+                  "scale_text": "--scale", "no_human": "--no-human", "heldout": "--heldout"}
 
 
 def ratings_options(f):
     """Options of ``rank`` that apply to ratings files."""
     for option in reversed([
+        click.option("--protocol", metavar="NAME", default=None,
+                     help="Ratings: run one organiser's procedure end to end (humeval.ratings.protocols): wmt-da-toen "
+                          "(WMT DA into English 2019–2022: controls in each annotator's z, SYSTEM+REPEAT segment means, "
+                          "one-sided rank-sum, WINS clusters), humeval (the default: --model, --significance, ...)."),
+        click.option("--worker-stats", type=click.Path(exists=True, dir_okay=False), default=None,
+                     help="Ratings, --protocol wmt-da-toen: WMT's per-worker mean and sd (*-trk-mean-sd.txt) to recover "
+                          "raw scores from a z-score file (default: the one beside the input, if any)."),
+        click.option("--segment-scores", type=click.Path(exists=True, dir_okay=False), default=None,
+                     help="Ratings, --protocol wmt-da-toen: an official segment-score file (ad-seg-scores-xx-en.csv) "
+                          "to compare the computed segments with, row by row (adds its system means as 'official z')."),
         click.option("--significance", type=click.Choice(["wilcoxon", "signed-rank", "paired-bootstrap",
                                                          "permutation"]), default="wilcoxon", show_default=True,
                      help="Ratings files (--model z-mean|raw|mqm|esa|mixed|ordinal; default z-mean, mqm for MQM): pairwise "
@@ -45,12 +58,19 @@ def ratings_options(f):
 def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
                          random_state, quiet, as_json, significance="wilcoxon", correction="none",
                          resample="segment", test_resamples=1000, scale_text=None, no_human=False,
-                         heldout=False):
+                         heldout=False, protocol=None, worker_stats=None, segment_scores=None):
     """Rank each track of a ratings file and print/write the WMT-style table."""
     from humeval.ratings import MODELS, rank_tracks
-    from humeval.ratings.plot import plot_scores, plot_significance_heatmap
     ratings = judgments.ratings
-    given = click.get_current_context().get_parameter_source("model_names") != click.core.ParameterSource.DEFAULT
+    print_skips(judgments.report, quiet or as_json)  # what the reader set aside (control rows, NA scores, …)
+    ctx = click.get_current_context()
+    given = ctx.get_parameter_source("model_names") != click.core.ParameterSource.DEFAULT
+    if protocol not in (None, "humeval"):
+        results = run_protocol(file, judgments, protocol, worker_stats, segment_scores, ctx)
+        return show_results(file, results, {}, out_file, plot, heatmap, quiet, as_json, judgments.report)
+    for option, value in (("--worker-stats", worker_stats), ("--segment-scores", segment_scores)):
+        if value:
+            raise click.BadParameter("applies to --protocol wmt-da-toen", param_hint=option)
     model = model_names if given else default_model(ratings)
     choices = ", ".join(MODELS + NOT_YET)
     if model not in MODELS + NOT_YET:
@@ -76,20 +96,97 @@ def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_f
         if isinstance(error, InputError):
             raise
         raise InputError(file, None, str(error), "see the message") from None
+    why = procedure_reason(judgments, protocol, model, given)
+    for result in results.values():
+        result.notes.insert(0, why)
     held = heldout_tracks(ratings, random_state, file) if heldout else {}
+    show_results(file, results, held, out_file, plot, heatmap, quiet, as_json, judgments.report)
+
+
+def procedure_reason(judgments, protocol, model, given) -> str:
+    """One line: which procedure ranked the file, and why that one."""
+    if protocol == "humeval":
+        return f"procedure: humeval ({model}), as --protocol asked"
+    line = (f"procedure: humeval ({model}{', as --model asked' if given else ', the default for this file'}); "
+            "no --protocol given")
+    if judgments.report is not None and judgments.report.format == "wmt-da":
+        line += ("; this is WMT's per-annotator DA layout: --protocol wmt-da-toen runs WMT's own to-English "
+                 "procedure (controls in each annotator's z, repeats in the segment means, WINS clusters)")
+    return line
+
+
+def protocol_controls(ratings_kw) -> bool:
+    """Whether the protocol named in ``rank``'s ratings options needs the reader's control rows
+    (an unknown name is refused here, before the file is read)."""
+    name = ratings_kw.get("protocol")
+    if name in (None, "humeval"):
+        return False
+    from humeval.ratings.protocols import PROTOCOLS
+    if name not in PROTOCOLS:
+        raise click.BadParameter(f"unknown protocol {name!r}; choose one of {', '.join(PROTOCOLS)}",
+                                 param_hint="--protocol")
+    return PROTOCOLS[name].needs_controls
+
+
+def refuse_protocol(ratings_kw) -> None:
+    """``--protocol`` on a file of comparisons: an error, not a silent no-op."""
+    if ratings_kw.get("protocol"):
+        raise click.BadParameter("protocols rank ratings files (DA, ESA, MQM); this file holds comparisons",
+                                 param_hint="--protocol")
+
+
+def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx) -> dict:
+    """``humeval.ratings.protocols.run`` with the files the protocol reads beside the ratings."""
+    from humeval.data.readers.wmt_da import read_segment_scores, read_worker_stats, worker_stats_beside
+    from humeval.ratings.protocols import PROTOCOLS, run
+    protocol_controls({"protocol": name})  # refuses an unknown name
+    fixed = [flag for param, flag in PROTOCOL_FIXES.items()
+             if ctx.get_parameter_source(param) not in (None, click.core.ParameterSource.DEFAULT)]
+    if fixed:
+        raise click.BadParameter(f"{', '.join(fixed)}: the {name} protocol fixes its own steps (see "
+                                 "docs/validation.md); drop them or use --protocol humeval", param_hint="--protocol")
+    accepted = PROTOCOLS[name].options
+    options, found = {}, None
+    if "worker_stats" in accepted:
+        found = worker_stats or worker_stats_beside(file)
+        options["worker_stats"] = read_worker_stats(found) if found else None
+    elif worker_stats:
+        raise click.BadParameter(f"the {name} protocol reads no worker statistics", param_hint="--worker-stats")
+    if segment_scores and "segment_scores" not in accepted:
+        raise click.BadParameter(f"the {name} protocol compares no segment file", param_hint="--segment-scores")
+    if segment_scores:
+        options["segment_scores"] = read_segment_scores(segment_scores)
+    try:
+        results = run(name, judgments.ratings, source=file, **options)
+    except ValueError as error:
+        if isinstance(error, InputError):
+            raise
+        raise InputError(file, None, str(error), "see the message") from None
+    why = f"procedure: {name}, as --protocol asked: {PROTOCOLS[name].title}"
+    for result in results.values():
+        result.notes.insert(0, why)
+        if found and not worker_stats:
+            result.notes.insert(1, f"worker mean and sd read from {found} (found beside the input)")
+    return results
+
+
+def show_results(file, results, held, out_file, plot, heatmap, quiet, as_json, report=None) -> None:
+    """Print, write and draw the rankings of every track."""
+    from humeval.ratings.plot import plot_scores, plot_significance_heatmap
     for track, result in results.items():
         suffix = (lambda p: Path(p).with_stem(f"{Path(p).stem}.{_safe(track)}")) if len(results) > 1 else Path
-        title = f"{track}: {result.model}, {result.test}"
+        title = f"{track}: {result.protocol}, {result.model}, {result.test}"
         if heatmap:
             plot_significance_heatmap(result.pvalues, suffix(heatmap), title=title, alpha=result.alpha)
         if plot:
             plot_scores(result.table, result.score, suffix(plot), title=title)
     if out_file:
-        frames = [r.table.reset_index().assign(track=name) for name, r in results.items()]
+        frames = [r.table.reset_index().assign(track=name, protocol=r.protocol) for name, r in results.items()]
         write(pd.concat(frames, ignore_index=True), out_file)
     if as_json:
-        click.echo(json.dumps({t: {"model": r.model, "test": r.test, "table": jsonable(r.table),
-                                   "pvalues": jsonable(r.pvalues), "skipped": r.skipped, "notes": r.notes}
+        read = {"read_skipped": dict(report.skipped)} if report is not None and report.skipped else {}
+        click.echo(json.dumps({t: {"protocol": r.protocol, "model": r.model, "test": r.test, "table": jsonable(r.table),
+                                   "pvalues": jsonable(r.pvalues), "skipped": r.skipped, "notes": r.notes} | read
                                | ({"heldout": {"best": held[t].best, "measure": held[t].measure,
                                                "table": jsonable(held[t].table),
                                                "curve": jsonable(held[t].curve)}} if t in held else {})
@@ -129,6 +226,7 @@ def print_ranking(track: str, result) -> None:
     breaks = tuple(i for i in range(len(clusters) - 1) if clusters[i] != clusters[i + 1])
     n = int(table["ratings"].sum())
     what = "raw mean of the file's z scores" if result.model == "raw" and result.score == "z" else result.model
+    what = result.protocol if result.protocol != "humeval" else what  # the humeval procedure is named in the notes
     out.print(render(table, f"{track}: {what} ({n:,} ratings), clusters by {result.test}", breaks=breaks))
     for reason, count in result.skipped.items():
         err.print(f"  [yellow]skipped {count:,} {reason}[/]")

@@ -57,6 +57,7 @@ class Aggregate:
     skipped: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     scale: str = ""  # the ratings' declared scale ("z" when the file already holds z-scores)
+    raw_known: bool = True  # False when the file holds z-scores only: no raw mean to show
 
     def __post_init__(self):
         n_items = max(len(self.items), 1)
@@ -88,7 +89,8 @@ class Aggregate:
         n_rat = np.bincount(self.system, minlength=len(self.systems))
         df = pd.DataFrame({"segments": n_seg, "ratings": n_rat}, index=pd.Index(self.systems, name="system"))
         if self.model == "z-mean":
-            df["raw"] = self.sign * self.system_means(self.cell_raw)
+            if self.raw_known:
+                df["raw"] = self.sign * self.system_means(self.cell_raw)
             df["z"] = self.system_means()
         else:
             df[self.score_name] = self.sign * self.system_means()
@@ -134,7 +136,15 @@ def aggregate(ratings: Ratings, model: str = "z-mean", human: bool = True, human
         check_scale(ratings, score, keep, lo_hi, source)
     oriented = sign * score
     value = oriented.copy()
-    if model == "z-mean":
+    raw_known = True
+    if model == "z-mean" and ratings.scale == "z":
+        # the file holds z-scores already (WMT's *-good-stnd.csv): standardising them again would
+        # change them, and their mean is not a raw score
+        raw_known = False
+        notes.append("z: the file holds z-scores already (standardised by its publisher): used as given, not "
+                     "standardised again; segment means, then system means (WMT); raw means unavailable "
+                     "(WMT's to-English files: --protocol wmt-da-toen --worker-stats *-trk-mean-sd.txt)")
+    elif model == "z-mean":
         value, ok, why = znorm(oriented, ratings.judge, keep)
         for reason, n in why.items():
             _count(skipped, reason, n)
@@ -152,6 +162,7 @@ def aggregate(ratings: Ratings, model: str = "z-mean", human: bool = True, human
             notes.append(f"left out as human references: {', '.join(dropped)}")
         keep &= ~is_human
     agg = _build(ratings, model, keep, oriented, value, sign, skipped, notes)
+    agg.raw_known = raw_known
     n_seg = np.bincount(agg.cell_system, minlength=len(agg.systems))
     few = (n_seg > 0) & (n_seg < min_segments)
     if few.any():
@@ -179,7 +190,7 @@ def _build_from(agg: Aggregate, keep: np.ndarray, skipped) -> Aggregate:
     item_codes, items = _recode(agg.item[keep], agg.items)
     judge_codes, judges = _recode(agg.judge[keep], agg.judges)
     return Aggregate(systems, items, judges, agg.model, sys_codes, item_codes, judge_codes,
-                     agg.raw[keep], agg.value[keep], agg.sign, skipped, agg.notes, agg.scale)
+                     agg.raw[keep], agg.value[keep], agg.sign, skipped, agg.notes, agg.scale, agg.raw_known)
 
 
 def _distinct(key: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:

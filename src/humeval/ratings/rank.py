@@ -27,6 +27,8 @@ class RatingsRanking:
     alpha: float
     skipped: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    protocol: str = "humeval"  # the named procedure that produced it (``humeval.ratings.protocols``)
+    segments: pd.DataFrame | None = None  # per (system, segment) scores, when the procedure keeps them
 
 
 def default_model(ratings) -> str:
@@ -67,7 +69,7 @@ def rank_ratings(ratings: Ratings, model: str = "z-mean", test: str = "wilcoxon"
         if boot.undefined:
             notes.append(f"{boot.undefined:,} resampled scores undefined (no segment of the system drawn), "
                          "left out of the percentiles")
-    p, test_notes = pvalues(agg, test, n_resamples, random_state, correction)
+    p, test_notes = pvalues(agg, test, n_resamples, random_state, correction, alpha)
     notes += test_notes
     order = np.lexsort((np.arange(len(oriented)), -oriented))
     significant = p < alpha

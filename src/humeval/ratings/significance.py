@@ -35,11 +35,26 @@ CHUNK = 100
 
 
 def pvalues(agg: Aggregate, test: str = "wilcoxon", n: int = 1000, random_state=0,
-            correction: str = "none") -> tuple[np.ndarray, list[str]]:
-    """The (systems × systems) matrix of one-sided p-values and notes on what was tested."""
+            correction: str = "none", alpha: float = 0.05) -> tuple[np.ndarray, list[str]]:
+    """The (systems × systems) matrix of one-sided p-values and notes on what was tested.
+
+    A resampling test with B replicates gives p ≥ 1/(B + 1), and Holm multiplies the smallest
+    p by the m pairs: when m/(B + 1) ≥ ``alpha`` (without correction or with BH: 1/(B + 1) ≥
+    ``alpha``) no pair could ever be significant, so B is raised to ``resamples_needed`` and a
+    note says so, rather than reporting "no differences" that the test could not have found.
+    """
     if test not in TESTS:
         raise ValueError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
     notes: list[str] = []
+    if test in ("paired-bootstrap", "permutation"):
+        pairs = len(agg.systems) * (len(agg.systems) - 1) // 2
+        floor = (pairs if correction == "holm" else 1) / (n + 1)  # the smallest p the test can give
+        if floor >= alpha:
+            needed = resamples_needed(len(agg.systems), correction, alpha)
+            notes.append(f"{n:,} resamples raised to {needed:,}: with {n:,} the smallest p-value "
+                         f"{'after Holm over ' + str(pairs) + ' pairs ' if correction == 'holm' else ''}is "
+                         f"{floor:.3g} ≥ {alpha:g}, so no difference could have been found")
+            n = needed
     if test == "wilcoxon":
         p = rank_sum(agg.cell_system, agg.cell_value, len(agg.systems))
         notes.append("one-sided Wilcoxon rank-sum on segment scores (WMT)")
@@ -60,6 +75,14 @@ def pvalues(agg: Aggregate, test: str = "wilcoxon", n: int = 1000, random_state=
         notes.append(f"p-values corrected for {len(agg.systems) * (len(agg.systems) - 1) // 2} pairs "
                      f"({'Holm' if correction == 'holm' else 'Benjamini–Hochberg'})")
     return p, notes
+
+
+def resamples_needed(k: int, correction: str = "none", alpha: float = 0.05) -> int:
+    """Resamples B for which the smallest resampled p-value, 1/(B + 1), times Holm's factor m
+    (pairs of ``k`` systems; 1 without correction or with BH) lies ten times below ``alpha``:
+    B = ⌈10 · factor / alpha⌉."""
+    factor = k * (k - 1) // 2 if correction == "holm" else 1
+    return int(math.ceil(10 * factor / alpha))
 
 
 def rank_sum(group: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:

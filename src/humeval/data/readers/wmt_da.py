@@ -177,3 +177,63 @@ def read_wmt_da_seg(path, encoding: str = "utf-8", score_column: str | None = No
     df["criterion"] = "DA"
     scale = "0-100" if column == "raw.scr" else "z"
     return Judgments(report, ratings=Ratings.from_pandas(df, scale=scale))
+
+
+def read_worker_stats(path, encoding: str = "utf-8") -> pd.DataFrame:
+    """WMT's per-worker mean and s.d. (``ad-<xxen>-trk-mean-sd.txt``): R console output, three
+    lines per worker (``[1] "M1407"``, ``[1] 61.01064``, ``[1] 10.18485``; 7 significant digits).
+
+    Returns a frame indexed by ``judge`` with columns ``mean`` and ``sd`` (WMT lists workers who
+    gave one score throughout with sd 0). A worker listed twice with different values, a negative
+    sd or a line that breaks the pattern is an ``InputError``.
+    """
+    text = one_line_end(decode(read_bytes(path), path, encoding))
+    lines = [(n, re.sub(r"^\s*\[\d+\]\s*", "", line).strip()) for n, line in enumerate(text.splitlines(), 1)
+             if line.strip()]
+    if not lines or len(lines) % 3:
+        raise InputError(path, None, f"{len(lines)} non-empty lines, not three per worker (name, mean, sd)",
+                         "give WMT's *-trk-mean-sd.txt as R printed it")
+    out: dict[str, tuple[float, float]] = {}
+    for k in range(0, len(lines), 3):
+        (n_name, name), (n_mean, mean), (n_sd, sd) = lines[k:k + 3]
+        name = name.strip('"')
+        values = []
+        for number, text_value, what in ((n_mean, mean, "mean"), (n_sd, sd, "sd")):
+            value = finite_number(text_value, (), path, number, what, "a number", "three lines per worker: name, mean, sd")
+            values.append(value)
+        if not name or values[1] < 0:
+            raise InputError(path, n_name, f"worker {name!r}: sd {values[1]:g}" if name else "empty worker name",
+                             "each worker needs a name and an sd ≥ 0")
+        if name in out and out[name] != tuple(values):
+            raise InputError(path, n_name, f"worker {name} listed twice with different values", "keep one")
+        out[name] = (values[0], values[1])
+    frame = pd.DataFrame.from_dict(out, orient="index", columns=["mean", "sd"])
+    frame.index.name = "judge"
+    return frame
+
+
+def worker_stats_beside(path) -> Path | None:
+    """WMT's ``ad-<xxen>-trk-mean-sd.txt`` beside ``ad-<xxen>-good-stnd[-redup].csv``, if it exists."""
+    name = Path(path).name
+    stem = re.sub(r"-good-stnd(-redup)?\.csv$", "", name)
+    if stem == name:
+        return None
+    found = Path(path).with_name(f"{stem}-trk-mean-sd.txt")
+    return found if found.is_file() else None
+
+
+def read_segment_scores(path, encoding: str = "utf-8") -> pd.DataFrame:
+    """WMT20–22's segment scores ``SYS SID RAW.SCR Z.SCR N`` as a frame (system, item, raw, z, n),
+    every row kept (WMT's own zero-valued rows included), for comparing a protocol's segments."""
+    header, rows = _rows(path, encoding, needed=3)
+    where = _need(path, header, ["sys", "sid", "raw.scr", "z.scr", "n"])
+    out = []
+    for number, line in rows:
+        if not line.strip():
+            continue
+        cells = _cells(line, len(header), path, number)
+        raw, z, n = (_score(cells[where[k]], path, number, header[where[k]].upper()) for k in (2, 3, 4))
+        out.append((cells[where[0]], cells[where[1]], raw, z, n))
+    if not out:
+        raise InputError(path, None, "no segment scores", "check the file")
+    return pd.DataFrame(out, columns=["system", "item", "raw", "z", "n"])

@@ -1,0 +1,280 @@
+"""Named procedures: one organiser's way from a ratings file to a ranking, run end to end.
+
+``PROTOCOLS`` maps a name to a ``Protocol``: a one-line title, the documented steps, the source,
+and ``ranker``, the function that runs it on the ratings of one track (a ``Ratings`` table) and
+returns a ``RatingsRanking``. ``run(name, ratings, **options)`` runs it on every track and stamps
+each result with the protocol's name, so every output says which procedure produced it.
+
+- ``humeval``: humeval's configurable ranking (``rank_ratings``: --model, --significance,
+  --correction, clusters "all-below"); what ``rank`` runs when no protocol is named.
+- ``wmt-da-toen``: WMT's to-English direct assessment as run 2019–2022 (``wmt_da_toen``).
+
+Registering another procedure (e.g. a plain function ``esa_wmt24.rank(ratings, **options)``
+returning a ``RatingsRanking``)::
+
+    register(Protocol("esa-wmt24", "WMT24 ESA (Kocmi et al. 2024)", steps=("…", "…"),
+                      source="WMT24 findings", ranker=esa_wmt24.rank))
+
+``needs_controls=True`` asks the reader to keep quality-control rows (``Ratings.kind``);
+``options`` names the keyword options the ranker accepts beyond ``ratings`` and ``source``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from humeval.data.tables import Ratings
+from humeval.errors import InputError
+from humeval.ratings.aggregate import _build, znorm
+from humeval.ratings.clusters import clusters, wins
+from humeval.ratings.quality import DEGRADED, ORIGINAL, REPEATS, kind_names
+from humeval.ratings.rank import RatingsRanking, rank_ratings, rank_tracks
+from humeval.ratings.significance import rank_sum
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """One named procedure: ``ranker(ratings_of_one_track, source=..., **options) -> RatingsRanking``."""
+
+    name: str
+    title: str
+    steps: tuple[str, ...]
+    source: str
+    ranker: Callable[..., RatingsRanking]
+    needs_controls: bool = False
+    options: tuple[str, ...] = ()
+
+
+PROTOCOLS: dict[str, Protocol] = {}
+
+
+def register(protocol: Protocol) -> Protocol:
+    """Add ``protocol`` to ``PROTOCOLS`` under its name (a second one of the same name replaces it)."""
+    PROTOCOLS[protocol.name] = protocol
+    return protocol
+
+
+def get(name: str) -> Protocol:
+    if name not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {name!r}; choose one of {', '.join(PROTOCOLS)}")
+    return PROTOCOLS[name]
+
+
+def run(name: str, ratings: Ratings, **options) -> dict[str, RatingsRanking]:
+    """Run protocol ``name`` on each track (and criterion) of ``ratings``; results named as
+    ``rank_tracks`` names them, each with ``protocol`` set to ``name``."""
+    protocol = get(name)
+    unknown = sorted(set(options) - set(protocol.options) - {"source"})
+    if unknown:
+        raise ValueError(f"protocol {name} takes no option {', '.join(unknown)}"
+                         + (f" (it takes {', '.join(protocol.options)})" if protocol.options else ""))
+    results = rank_tracks(ratings, ranker=protocol.ranker, **options)
+    for result in results.values():
+        result.protocol = name
+    return results
+
+
+# ---------------------------------------------------------------- WMT DA to-English, 2019–2022
+
+CONTROLS = DEGRADED + REPEATS + ("REF",)
+SEGMENT_KINDS = ORIGINAL + REPEATS + ("",)  # what a segment score averages ('' = the file does not say)
+WMT_DA_TOEN_STEPS = (
+    "standardise each annotator over ALL their rows of the pair, quality controls included (SYSTEM, REPEAT, "
+    "BAD_REF, REF): z = (x − mean) / sd, sample sd (n − 1); a file that already holds z-scores (WMT's "
+    "*-good-stnd.csv) is used as given, and raw = z·sd + mean from WMT's *-trk-mean-sd.txt",
+    "segment score of (system, segment) = mean of its SYSTEM and REPEAT ratings (z and raw)",
+    "system score = mean of its segment scores (z and raw); systems ordered by z",
+    "one-sided Wilcoxon rank-sum (Mann–Whitney U, normal approximation with tie and continuity correction, R's "
+    "wilcox.test(alternative='greater')) between two systems' segment z-scores, as written to WMT's segment file "
+    "(15 significant digits)",
+    "WINS_k = number of systems k beats at p < 0.05 (any system, above or below it); a cluster ends after "
+    "system k exactly when WINS_k equals the number of systems below k",
+)
+
+
+def significant15(values: np.ndarray) -> np.ndarray:
+    """``values`` rounded to 15 significant digits (R's ``write.table``/``print`` default)."""
+    return np.array([float(f"{v:.15g}") for v in np.asarray(values, dtype=np.float64)])
+
+
+def wmt_da_toen(ratings: Ratings, worker_stats: pd.DataFrame | None = None, segment_scores: pd.DataFrame | None = None,
+                alpha: float = 0.05, source: str = "ratings") -> RatingsRanking:
+    """WMT's to-English DA ranking of one track as run 2019–2022 (``WMT_DA_TOEN_STEPS``).
+
+    ``ratings`` must keep the control rows (``read(..., controls=True)``); their ``kind`` says
+    SYSTEM / REPEAT / BAD_REF / REF. ``worker_stats`` (``read_worker_stats``: judge → mean, sd)
+    turns a z-score file back into raw scores; on a raw file it is compared with the per-worker
+    mean and sd computed here. ``segment_scores`` (``read_segment_scores``: an official segment
+    file) is compared row by row with the segments computed here, and the official system means
+    over its rows are added as ``official z`` / ``official raw``.
+    Sources: Graham et al. (2017); WMT19–22 findings; wmt22-news-systems/humaneval/DA scripts' outputs.
+    """
+    kinds = kind_names(ratings)
+    score = np.asarray(ratings.score, dtype=np.float64)
+    skipped: dict[str, int] = {}
+    notes: list[str] = []
+    keep = np.isfinite(score) & (ratings.system >= 0) & (ratings.item >= 0)
+    _count(skipped, "ratings without a number, system or segment", (~keep).sum())
+    if not np.isin(kinds, CONTROLS).any():
+        notes.append("the ratings carry no control rows (REPEAT, BAD_REF, REF): each annotator is standardised over "
+                     "the rows given; WMT standardises over the controls too (read the file with its controls)")
+    workers = None
+    if ratings.scale == "z":
+        z = score
+        notes.append("the file holds z-scores already (WMT's *-good-stnd.csv): used as given, not standardised again")
+        if worker_stats is None:
+            raw = np.full(len(score), np.nan)
+            notes.append("raw means unavailable: the file holds z-scores only; give WMT's per-worker mean and sd "
+                         "(*-trk-mean-sd.txt, --worker-stats) to recover raw = z·sd + mean")
+        else:
+            raw = _unstandardise(ratings, z, keep, worker_stats, source)
+            notes.append("raw = z·sd + mean with each worker's mean and sd from the worker-stats file")
+    else:
+        raw = score
+        z, ok, why = znorm(score, ratings.judge, keep)  # over ALL rows: SYSTEM, REPEAT, BAD_REF, REF
+        for reason, n in why.items():
+            _count(skipped, reason, n)
+        keep &= ok
+        workers = worker_table(ratings, score, keep)
+        notes.append(f"z: each of {len(workers)} annotators standardised over all their rows, controls included")
+        if worker_stats is not None:
+            notes.append(_compare_workers(workers, worker_stats))
+    controls = keep & ~np.isin(kinds, SEGMENT_KINDS)
+    for name in sorted(set(kinds[controls])):
+        _count(skipped, f"{name} rows: in each annotator's mean and sd, not in segment scores", (controls & (kinds == name)).sum())
+    rated = keep & np.isin(kinds, SEGMENT_KINDS)
+    agg = _build(ratings, "z-mean", rated, raw, z, 1.0, skipped, notes)
+    segments = pd.DataFrame({"system": np.array(agg.systems, dtype=object)[agg.cell_system],
+                             "item": np.array(agg.items, dtype=object)[agg.cell_item],
+                             "raw": agg.cell_raw, "z": agg.cell_value, "n": agg.cell_count})
+    result = rank_segments(segments, alpha)
+    result.skipped, result.notes = dict(skipped), notes + result.notes
+    if worker_stats is None and ratings.scale == "z":
+        result.table = result.table.drop(columns="raw")
+    if segment_scores is not None:
+        compare_segments(result, segment_scores)
+    return result
+
+
+def rank_segments(segments: pd.DataFrame, alpha: float = 0.05) -> RatingsRanking:
+    """Steps 3–5 of ``wmt_da_toen`` on segment scores (columns system, item, raw, z, n: ours, or
+    an official ``ad-seg-scores`` file as ``read_segment_scores`` gives it)."""
+    codes, systems = pd.factorize(segments["system"], sort=True)
+    k = len(systems)
+    n_seg = np.bincount(codes, minlength=k)
+    z = np.bincount(codes, segments["z"].to_numpy(np.float64), k) / n_seg
+    raw = np.bincount(codes, segments["raw"].to_numpy(np.float64), k) / n_seg
+    # WMT ran the test on the segment scores as written to its segment file (15 significant digits):
+    # ties between the printed values decide the tie correction, which moves p by up to 0.4 % otherwise
+    p = rank_sum(codes, significant15(segments["z"].to_numpy(np.float64)), k)
+    order = np.lexsort((np.arange(k), -z))
+    significant = p < alpha
+    table = pd.DataFrame({"segments": n_seg, "ratings": np.bincount(codes, segments["n"].to_numpy(np.float64), k)
+                          .astype(np.int64), "raw": raw, "z": z, "wins": wins(significant)},
+                         index=pd.Index(list(systems), name="system")).iloc[order]
+    table["cluster"] = clusters(significant, order, "wins")
+    names = [systems[i] for i in order]
+    pv = pd.DataFrame(p[np.ix_(order, order)], index=pd.Index(names, name="system"), columns=names)
+    notes = [f"segment score = mean of the SYSTEM and REPEAT ratings; system = mean of its {int(n_seg.sum()):,} "
+             "segment scores",
+             "one-sided Wilcoxon rank-sum on segment z-scores (15 significant digits, as WMT's segment file holds them)",
+             f"clusters: WMT's WINS rule, a cluster ends after a system that significantly beats (p < {alpha:g}) as many "
+             "systems as there are below it"]
+    return RatingsRanking(table, pv, "z-mean", "z", "wilcoxon", alpha, {}, notes, "wmt-da-toen",
+                          segments.reset_index(drop=True))
+
+
+def compare_segments(result: RatingsRanking, official: pd.DataFrame) -> pd.DataFrame:
+    """Compare ``result.segments`` with an official segment file (``read_segment_scores``),
+    row by row; add ``official z`` (and ``official raw``) system means over the official rows to
+    ``result.table`` and notes saying exactly what differs. Returns the merged rows."""
+    ours = result.segments.assign(item=lambda d: d["item"].astype(str))
+    theirs = official.assign(item=lambda d: d["item"].astype(str))
+    theirs = theirs[theirs["system"].isin(ours["system"].unique())]
+    merged = ours.merge(theirs, on=["system", "item"], how="outer", suffixes=("", "_official"), indicator=True)
+    both = merged[merged["_merge"] == "both"]
+    only_official = merged[merged["_merge"] == "right_only"]
+    only_ours = merged[merged["_merge"] == "left_only"]
+    dz = float(np.abs(both["z"] - both["z_official"]).max()) if len(both) else 0.0
+    line = (f"official segment file: {len(both):,} of our {len(ours):,} segment rows found in it, |Δz| ≤ {dz:.1e}")
+    if both["raw"].notna().any():
+        line += f", |Δraw| ≤ {float(np.abs(both['raw'] - both['raw_official']).max()):.1e}"
+    line += f", N differs in {int((both['n'] != both['n_official']).sum())}"
+    result.notes.append(line)
+    if len(only_official):
+        zeros = only_official[(only_official["z_official"] == 0) & (only_official["raw_official"] == 0)]
+        per = only_official.groupby("system").size().sort_values(ascending=False)
+        result.notes.append(
+            f"the official segment file has {len(only_official):,} rows with no judgment in this file "
+            f"({len(zeros):,} of them RAW.SCR = Z.SCR = 0; {', '.join(f'{s} {n}' for s, n in per.items())}); "
+            "WMT's system scores, p-values and clusters count them, these do not")
+    if len(only_ours):
+        result.notes.append(f"{len(only_ours):,} of our segment rows are missing from the official segment file")
+    means = theirs.groupby("system")[["z", "raw"]].mean()
+    table = result.table
+    table["official z"] = means["z"].reindex(table.index)
+    if "raw" in table:
+        table["official raw"] = means["raw"].reindex(table.index)
+    gap = float(np.abs(table["z"] - table["official z"]).max())
+    result.notes.append(f"system z vs the official segment file's system means: max |Δz| = {gap:.2g}")
+    return merged
+
+
+def _unstandardise(ratings, z, keep, worker_stats, source) -> np.ndarray:
+    judges = np.array(list(ratings.judges) + [""], dtype=object)[ratings.judge]
+    stats = worker_stats.reindex(pd.Index(ratings.judges, name="judge"))
+    missing = [j for j in np.unique(judges[keep & (ratings.judge >= 0)]) if pd.isna(stats.loc[j, "sd"])]
+    if missing or (keep & (ratings.judge < 0)).any():
+        raise InputError(source, None, f"{len(missing)} worker(s) not in the worker-stats file (e.g. "
+                         f"{', '.join(missing[:3]) or 'ratings without a worker id'})",
+                         "give the *-trk-mean-sd.txt of the same language pair")
+    mean = np.append(stats["mean"].to_numpy(), np.nan)[ratings.judge]
+    sd = np.append(stats["sd"].to_numpy(), np.nan)[ratings.judge]
+    return z * sd + mean
+
+
+def worker_table(ratings: Ratings, score: np.ndarray, keep: np.ndarray) -> pd.DataFrame:
+    """Per annotator (index ``judge``): ratings ``n``, ``mean`` and sample ``sd`` of ``score`` over
+    the ``keep`` rows (all of them, controls included, in ``wmt_da_toen``): WMT's trk-mean-sd."""
+    frame = pd.DataFrame({"judge": np.array(ratings.judges, dtype=object)[ratings.judge[keep]], "score": score[keep]})
+    return frame.groupby("judge")["score"].agg(n="size", mean="mean", sd="std")
+
+
+def _compare_workers(workers: pd.DataFrame, stats: pd.DataFrame) -> str:
+    shared = workers.index.intersection(stats.index)
+    if not len(shared):
+        return "worker-stats file: none of its workers rated here"
+    dm = float(np.abs(workers.loc[shared, "mean"] - stats.loc[shared, "mean"]).max())
+    ds = float(np.abs(workers.loc[shared, "sd"] - stats.loc[shared, "sd"]).max())
+    return (f"per-worker mean and sd over all rows vs the worker-stats file ({len(shared)} of {len(workers)} workers): "
+            f"max |Δmean| = {dm:.1e}, max |Δsd| = {ds:.1e}")
+
+
+def _count(skipped: dict, reason: str, n) -> None:
+    if int(n) > 0:
+        skipped[reason] = skipped.get(reason, 0) + int(n)
+
+
+def _humeval(ratings: Ratings, source: str = "ratings", **options) -> RatingsRanking:
+    return rank_ratings(ratings, source=source, **options)
+
+
+register(Protocol(
+    "humeval", "humeval's configurable ranking of ratings (z-mean, raw, mqm or esa; chosen test; all-below clusters)",
+    steps=("per the model: z per annotator over the system rows (controls left out), or raw/MQM/ESA scores as given",
+           "segment score = mean of the (system, segment) ratings; system score = mean of its segment scores",
+           "every ordered pair tested (rank-sum by default), optionally corrected (Holm, BH)",
+           "clusters: a boundary where every system above is significantly better than every system below"),
+    source="humeval.ratings.rank.rank_ratings", ranker=_humeval,
+    options=("model", "test", "correction", "alpha", "n_boot", "resample", "confidence", "n_resamples", "human",
+             "human_pattern", "scale", "redup", "cluster_rule", "random_state")))
+
+register(Protocol(
+    "wmt-da-toen", "WMT direct assessment into English as run 2019–2022 (crowd DA on MTurk)",
+    steps=WMT_DA_TOEN_STEPS,
+    source="Graham et al. (2017); WMT19–22 findings; wmt-conference/wmt22-news-systems humaneval/DA outputs",
+    ranker=wmt_da_toen, needs_controls=True, options=("worker_stats", "segment_scores", "alpha")))

@@ -17,14 +17,26 @@ Two layouts, comma-separated:
   (``annotator`` / ``user_id`` / ``judge`` / ``rater``), ``segment_type`` / ``type``, ``doc_id``,
   ``lp`` or ``source_lang`` + ``target_lang``, ``end_time``.
 
+Each output is the item ``<doc_id>:<segment_id>`` when the file has documents (the document with
+its ``#bad``/``#incomplete``/``#dup`` marks removed, so a control and its original share the item:
+WMT24's ``orig_segment_id``), else the segment id; ``humeval.ratings.esa_wmt24`` reads the domain
+(``test-en-<domain>_…``) from it.
+
 As WMT24 does before ranking: rows of the tutorial (system names containing ``tutorial``),
 of documents marked ``#incomplete`` (fillers) or ``#dup`` are skipped and counted; when an
 annotator scored the same output twice only the latest (``end_time``, else the later row) is
 kept. ``BAD`` rows are counted and skipped unless ``controls=True``, which keeps them as
 ``BAD_REF`` in ``Ratings.kind`` (``TGT`` becomes ``SYSTEM``, as in WMT DA files) for
 ``humeval.ratings.quality``. Error spans are counted by severity in the report's notes; a span
-cell that is not a JSON list is noted with its line (the score is kept). A score that is not a number is an
-error naming its line; an empty score is counted and skipped.
+cell that is not a JSON list is noted with its line (the score is kept); spans whose ``start_i`` or
+``end_i`` is the string ``"missing"`` (Appraise could not place them; 1,533 in WMT24's wave 2) are
+counted in a note of their own, as are spans without an ``error_type`` key. A score that is not a
+number is an error naming its line; an empty score is counted and skipped.
+
+Annotators are the file's accounts (``user_id``). WMT24 gave one person up to 10 accounts
+(``annotator_mapping.json``: person → accounts); ``annotators=`` (that file's path, or the dict)
+makes the judges persons. Re-ratings are still resolved per account first, as WMT24 does; an
+account the mapping does not list is an error naming its first line.
 """
 
 from __future__ import annotations
@@ -90,8 +102,14 @@ def looks_like_header(header: str) -> bool:
     return all(names & set(ALIASES[k]) for k in ("system", "item", "score", "spans"))
 
 
-def read_esa(path, encoding: str = "utf-8", controls: bool = False, keep_incomplete: bool = False) -> Judgments:
-    """Read an ESA CSV (see the module doc) into ``Ratings`` (criterion ``ESA``, scale 0–100)."""
+def read_esa(path, encoding: str = "utf-8", controls: bool = False, keep_incomplete: bool = False,
+             annotators=None) -> Judgments:
+    """Read an ESA CSV (see the module doc) into ``Ratings`` (criterion ``ESA``, scale 0–100).
+
+    ``annotators``: a person → accounts mapping (WMT24's ``annotator_mapping.json`` path, or a dict)
+    to make the judges persons instead of accounts.
+    """
+    person = _person_of(annotators, path)
     reader = csv.reader(text_stream(decode(read_bytes(path), path, encoding)))
     first = next(reader, None)
     if not first:
@@ -103,7 +121,9 @@ def read_esa(path, encoding: str = "utf-8", controls: bool = False, keep_incompl
     report = ReadReport(str(path), FORMAT)
     latest: dict[tuple, tuple] = {}
     severities: dict[str, int] = {}
+    span_gaps = {"missing": 0, "untyped": 0}
     unreadable: list[int] = []
+    first_line: dict[str, int] = {}
 
     def rows():
         if headerless:
@@ -143,9 +163,12 @@ def read_esa(path, encoding: str = "utf-8", controls: bool = False, keep_incompl
         if score is None:
             report.skip("rows without a score", lines=[line])
             continue
-        if "spans" in at and not _count_spans(get("spans"), severities):
+        if "spans" in at and not _count_spans(get("spans"), severities, span_gaps):
             unreadable.append(line)
         track = _track(get("track"), get("src"), get("trg")) or fallback
+        if doc:
+            item = f"{doc.split('#', 1)[0]}:{item}"  # WMT24's orig_segment_id (doc, segment), controls' marks removed
+        first_line.setdefault(get("judge"), line)
         key = (track, get("judge"), system, item, kind)
         when = _time(get("time"), line)
         if key in latest:
@@ -159,6 +182,16 @@ def read_esa(path, encoding: str = "utf-8", controls: bool = False, keep_incompl
         nonempty(Judgments(report))
     df = pd.DataFrame([(*key, value[1]) for key, value in latest.items()],
                       columns=["track", "judge", "system", "item", "kind", "score"])
+    if person is not None:
+        unmapped = sorted((n, a) for a, n in first_line.items() if a and a not in person)
+        if unmapped:
+            raise InputError(path, unmapped[0][0], f"account {shown(unmapped[0][1])} is not in the annotator mapping"
+                             f" ({len(unmapped)} accounts are not)", "give the mapping that lists every account, "
+                             "or read without annotators= to keep accounts as judges")
+        df["judge"] = df["judge"].map(lambda a: person.get(a, a))
+        people = df["judge"].nunique()
+        report.notes.append(f"judges are the {people:,} persons of the annotator mapping "
+                            f"({len([a for a in first_line if a]):,} accounts)")
     df["judge"] = df["judge"].where(df["judge"] != "", None)
     df["track"] = df["track"].astype(object).where(df["track"].notna(), None)
     df["criterion"] = "ESA"
@@ -167,6 +200,11 @@ def read_esa(path, encoding: str = "utf-8", controls: bool = False, keep_incompl
                             f"line {', '.join(map(str, unreadable[:3]))}{', …' if len(unreadable) > 3 else ''})")
     if severities:
         report.notes.append("error spans: " + ", ".join(f"{n:,} {s}" for s, n in sorted(severities.items())))
+    if span_gaps["missing"]:
+        report.notes.append(f"{span_gaps['missing']:,} error spans have no position (start_i/end_i \"missing\"): "
+                            "counted by severity, their place in the text unknown")
+    if span_gaps["untyped"]:
+        report.notes.append(f"{span_gaps['untyped']:,} error spans have no error_type key")
     return Judgments(report, ratings=Ratings.from_pandas(df, scale="0-100"))
 
 
@@ -204,8 +242,35 @@ def _time(text: str, line: int) -> float:
     return value if math.isfinite(value) else float(line)
 
 
-def _count_spans(text: str, severities: dict[str, int]) -> bool:
-    """Add the spans' severities to ``severities``; False when the cell is not a JSON list."""
+def _person_of(annotators, path) -> dict[str, str] | None:
+    """account → person from a person → accounts mapping (a dict, or the path of its JSON file)."""
+    if annotators is None:
+        return None
+    where = path
+    if not isinstance(annotators, dict):
+        where = annotators
+        try:
+            annotators = json.loads(decode(read_bytes(annotators), annotators, "utf-8"))
+        except ValueError as error:
+            raise InputError(where, None, f"the annotator mapping is not JSON ({shown(error)})",
+                             "give WMT24's annotator_mapping.json: {person: [account, …]}") from None
+    if not isinstance(annotators, dict) or not all(isinstance(v, list) for v in annotators.values()):
+        raise InputError(where, None, "the annotator mapping is not an object of person → list of accounts",
+                         "give WMT24's annotator_mapping.json: {person: [account, …]}")
+    person: dict[str, str] = {}
+    for name, accounts in annotators.items():
+        for account in accounts:
+            if str(account) in person and person[str(account)] != name:
+                raise InputError(where, None, f"account {shown(account)} is listed for two persons "
+                                 f"({shown(person[str(account)])} and {shown(name)})",
+                                 "list every account under one person")
+            person[str(account)] = str(name)
+    return person
+
+
+def _count_spans(text: str, severities: dict[str, int], gaps: dict[str, int] | None = None) -> bool:
+    """Add the spans' severities to ``severities`` (and spans without a position or an error_type to
+    ``gaps``); False when the cell is not a JSON list."""
     if not text:
         return True
     try:
@@ -217,4 +282,7 @@ def _count_spans(text: str, severities: dict[str, int]) -> bool:
     for span in spans:
         severity = str(span.get("severity", "unknown")).lower() if isinstance(span, dict) else "unknown"
         severities[severity] = severities.get(severity, 0) + 1
+        if gaps is not None and isinstance(span, dict):
+            gaps["missing"] += "missing" in (span.get("start_i"), span.get("end_i"))
+            gaps["untyped"] += "error_type" not in span
     return True

@@ -10,7 +10,12 @@ Two layouts, comma-separated:
   system output) or ``BAD`` (a degraded copy of the output of the same system and segment, its
   ``doc_id`` ending in ``#bad``); ``error_spans`` is a JSON list of
   ``{"start_i", "end_i", "severity", "error_type"}``; languages are ISO 639-3 (``eng``), mapped
-  to the two-letter codes WMT24 uses (track ``en-ja``).
+  to the two-letter codes WMT24 uses (track ``en-ja``). This is Appraise's current document-level
+  export (``manage.py ExportSystemScoresToCSV``, ``DirectAssessmentDocumentResult.get_system_data``),
+  WMT25's too; with ``--batch-info`` it appends ``batch_no, result_item_id`` (14 fields), and its
+  item types also include ``REF`` (the reference, kind ``REF``) and ``CHK`` (a system output shown
+  again, which Appraise's own system scores count with ``TGT``: kind ``REPEAT``), kept only with
+  ``controls=True`` like ``BAD``.
 - **a CSV with a header** naming at least system, segment and score columns (``system`` /
   ``system_id``; ``item`` / ``segment_id`` / ``seg_id``; ``score`` / ``esa_score``), an error-span
   column (``error_spans`` / ``esa_spans``, which makes the file ESA) and optionally the annotator
@@ -69,7 +74,11 @@ ALIASES = {
     "trg": ("target_lang", "tgt_lang"),
     "time": ("end_time",),
 }
-KINDS = {"TGT": "SYSTEM", "SYSTEM": "SYSTEM", "BAD": "BAD_REF", "BAD_REF": "BAD_REF"}
+BATCH_INFO = ("batch_no", "result_item_id")  # ExportSystemScoresToCSV --batch-info appends these two
+# Appraise's item types: TGT a system output, BAD a degraded copy, REF the reference, CHK a system output
+# shown again (Appraise's own system scores count CHK with TGT; humeval keeps it apart as a repeat)
+KINDS = {"TGT": "SYSTEM", "SYSTEM": "SYSTEM", "BAD": "BAD_REF", "BAD_REF": "BAD_REF", "REF": "REF", "CHK": "REPEAT",
+         "REPEAT": "REPEAT"}
 LANGUAGES = {"eng": "en", "ces": "cs", "hin": "hi", "zho": "zh", "jpn": "ja", "rus": "ru", "ukr": "uk",
              "deu": "de", "isl": "is", "spa": "es"}  # WMT24's tools.py langcode_mapping
 
@@ -81,7 +90,7 @@ def _cells(line: str) -> list[str]:
         return []
 
 
-def _number(text: str) -> bool:
+def is_number(text: str) -> bool:
     try:
         float(text)
     except ValueError:
@@ -90,11 +99,24 @@ def _number(text: str) -> bool:
 
 
 def looks_like(header: str) -> bool:
-    """WMT24's headerless 12-field rows, or a header with system, segment, score and error-span columns."""
+    """Appraise's headerless 12- or 14-field rows, or a header with system, segment, score and error-span columns."""
     cells = [c.strip() for c in _cells(header)]
-    if len(cells) == len(WMT24) and cells[3].upper() in KINDS and _number(cells[6]) and cells[9].startswith("["):
+    if _headerless(cells) and cells[9].startswith("["):
         return True
     return looks_like_header(header)
+
+
+def describe(line: str) -> str:
+    """What made a line ESA, for the reader's "format guessed from …" note."""
+    if looks_like_header(line):
+        return "the header"
+    return "WMT24's 12-field ESA rows" if len(_cells(line)) == len(WMT24) else "Appraise's 14-field ESA rows"
+
+
+def _headerless(cells: list[str]) -> bool:
+    """Appraise's document-level export: 12 fields (WMT24's files), 14 with --batch-info."""
+    return (len(cells) in (len(WMT24), len(WMT24) + len(BATCH_INFO)) and cells[3].upper() in KINDS
+            and is_number(cells[6]))
 
 
 def looks_like_header(header: str) -> bool:
@@ -114,8 +136,8 @@ def read_esa(path, encoding: str = "utf-8", controls: bool = False, keep_incompl
     first = next(reader, None)
     if not first:
         raise InputError(path, None, "the file is empty", "check that the export finished")
-    headerless = len(first) == len(WMT24) and first[3].strip().upper() in KINDS and _number(first[6].strip())
-    names = list(WMT24) if headerless else [c.strip().lower() for c in first]
+    headerless = _headerless([c.strip() for c in first])
+    names = list(WMT24 + BATCH_INFO)[:len(first)] if headerless else [c.strip().lower() for c in first]
     at = _columns(path, names)
     fallback = track_from_path(path)
     report = ReadReport(str(path), FORMAT)
@@ -136,7 +158,7 @@ def read_esa(path, encoding: str = "utf-8", controls: bool = False, keep_incompl
             continue
         if len(fields) != len(names):
             raise InputError(path, line, f"{len(fields)} fields, expected {len(names)}"
-                             + (" (WMT24's ESA export)" if headerless else " as in the header"),
+                             + (" (Appraise's ESA export, as the first line)" if headerless else " as in the header"),
                              "check the quoting of the error spans on this line")
         report.rows += 1
         get = _getter(fields, at)
@@ -165,7 +187,7 @@ def read_esa(path, encoding: str = "utf-8", controls: bool = False, keep_incompl
             continue
         if "spans" in at and not _count_spans(get("spans"), severities, span_gaps):
             unreadable.append(line)
-        track = _track(get("track"), get("src"), get("trg")) or fallback
+        track = track_of(get("track"), get("src"), get("trg")) or fallback
         if doc:
             item = f"{doc.split('#', 1)[0]}:{item}"  # WMT24's orig_segment_id (doc, segment), controls' marks removed
         first_line.setdefault(get("judge"), line)
@@ -226,7 +248,7 @@ def _columns(path, names: list[str]) -> dict[str, int]:
     return at
 
 
-def _track(track: str, src: str, trg: str) -> str | None:
+def track_of(track: str, src: str, trg: str) -> str | None:
     if track:
         return track
     if src and trg:
@@ -279,10 +301,16 @@ def _count_spans(text: str, severities: dict[str, int], gaps: dict[str, int] | N
         return False
     if not isinstance(spans, list):
         return False
+    tally_spans(spans, severities, gaps)
+    return True
+
+
+def tally_spans(spans: list, severities: dict[str, int], gaps: dict[str, int] | None = None) -> None:
+    """Count a list of error spans by severity; with ``gaps``, also those whose ``start_i``/``end_i``
+    is "missing" (``gaps["missing"]``) and those without an ``error_type`` key (``gaps["untyped"]``)."""
     for span in spans:
         severity = str(span.get("severity", "unknown")).lower() if isinstance(span, dict) else "unknown"
         severities[severity] = severities.get(severity, 0) + 1
         if gaps is not None and isinstance(span, dict):
-            gaps["missing"] += "missing" in (span.get("start_i"), span.get("end_i"))
-            gaps["untyped"] += "error_type" not in span
-    return True
+            gaps["missing"] = gaps.get("missing", 0) + ("missing" in (span.get("start_i"), span.get("end_i")))
+            gaps["untyped"] = gaps.get("untyped", 0) + ("error_type" not in span)

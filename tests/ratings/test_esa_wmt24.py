@@ -159,3 +159,17 @@ def test_shared_waves_beside_the_committed_table():
         assert ((both["rank_lo"] == both["lo"]) & (both["rank_hi"] == both["hi"])).sum() == equal_ranges
         assert result.set_aside["quality-control rows of type BAD (controls=True keeps them) "
                                 "(reader, all pairs of the file)"] == 2365 + 1317
+
+
+def test_the_committed_tables_follow_the_2024_09_13_rules():
+    """Independent of the missing waves: in all 11 committed tables (ESA and MQM pairs) the clusters
+    (the \\midrule lines) are what the 2024-09-13 cluster rule makes of the table's own rank ranges, and
+    the ranges satisfy the wins/losses identity sum(n - end) = sum(start - 1) (every significant ordered
+    pair is one system's win and the other's loss)."""
+    from humeval.ratings.esa_wmt24 import _clusters_dated
+    tex = parse_ranking_tex(shared_file("wmt24-esa/generated_human_ranking.tex").read_text(encoding="utf-8"))
+    assert len(tex) == 11
+    for track, (_, table) in tex.items():
+        in_row_order = pd.Series(-np.arange(len(table), dtype=float), index=table.index)  # rows are best first
+        assert _clusters_dated(in_row_order, table["hi"].to_numpy()).tolist() == table["cluster"].tolist(), track
+        assert (len(table) - table["hi"]).sum() == (table["lo"] - 1).sum(), track

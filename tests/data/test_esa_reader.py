@@ -95,6 +95,15 @@ def test_spans_without_a_position_and_without_a_type_are_noted(tmp_path):
     assert "1 error spans have no error_type key" in notes
 
 
+def test_only_the_control_marks_leave_the_document_id(tmp_path):
+    path = tmp_path / "wave.csv"
+    path.write_text("a1,sysX,en-cs_CZ_#_news_#_d_#_3,TGT,eng,ces,70,en-cs_CZ_#_news_#_d,False,[],1.0,2.0\n"
+                    "a1,sysX,en-cs_CZ_#_news_#_d_#_3,BAD,eng,ces,20,en-cs_CZ_#_news_#_d#bad,False,[],3.0,4.0\n",
+                    encoding="utf-8")
+    items = read(path, controls=True).ratings.to_pandas()["item"].tolist()
+    assert items == ["en-cs_CZ_#_news_#_d:en-cs_CZ_#_news_#_d_#_3"] * 2  # WMT25-style ids keep their _#_
+
+
 def test_annotator_mapping_makes_judges_persons(tmp_path):
     mapping = tmp_path / "annotator_mapping.json"
     mapping.write_text('{"Annotator01": ["annA", "annB"], "Annotator02": ["annC"]}', encoding="utf-8")

@@ -37,6 +37,7 @@ def three_systems():
 def test_domain_of_reads_the_wmt24_document_id():
     assert domain_of("test-en-speech_5969NouFGfs_002:716") == "speech"
     assert domain_of("test-cs-education_x:3") == "education"
+    assert domain_of("en-cs_CZ_#_news_#_doc_#_3") == "news"
     assert domain_of("17") is None
 
 

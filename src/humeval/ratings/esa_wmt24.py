@@ -82,7 +82,10 @@ class WMT24Ranking:
 
 
 def domain_of(item: str) -> str | None:
-    """The domain in a WMT24 item label ``test-en-<domain>_<name>:<segment>`` (None if absent)."""
+    """The domain in a WMT24 item label ``test-en-<domain>_<name>:<segment>``, or in a WMT25-style
+    ``<lp>_#_<domain>_#_<document>_#_<segment>`` (None if absent)."""
+    if "_#_" in item:
+        return item.split("_#_")[1]
     match = _DOMAIN.match(item)
     return match.group(1) if match else None
 

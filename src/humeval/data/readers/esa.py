@@ -34,7 +34,7 @@ kept. ``BAD`` rows are counted and skipped unless ``controls=True``, which keeps
 ``BAD_REF`` in ``Ratings.kind`` (``TGT`` becomes ``SYSTEM``, as in WMT DA files) for
 ``humeval.ratings.quality``. Error spans are counted by severity in the report's notes; a span
 cell that is not a JSON list is noted with its line (the score is kept); spans whose ``start_i`` or
-``end_i`` is the string ``"missing"`` (Appraise could not place them; 1,533 in WMT24's wave 2) are
+``end_i`` is the string ``"missing"`` (Appraise could not place them; 1,533 in all rows of WMT24's wave 2) are
 counted in a note of their own, as are spans without an ``error_type`` key. A score that is not a
 number is an error naming its line; an empty score is counted and skipped.
 
@@ -49,6 +49,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 
 import pandas as pd
 
@@ -74,6 +75,7 @@ ALIASES = {
     "trg": ("target_lang", "tgt_lang"),
     "time": ("end_time",),
 }
+MARKS = re.compile(r"(#(?:bad|incomplete|dup))+$")  # WMT24's marks at the end of a control's doc_id
 BATCH_INFO = ("batch_no", "result_item_id")  # ExportSystemScoresToCSV --batch-info appends these two
 # Appraise's item types: TGT a system output, BAD a degraded copy, REF the reference, CHK a system output
 # shown again (Appraise's own system scores count CHK with TGT; humeval keeps it apart as a repeat)
@@ -189,7 +191,7 @@ def read_esa(path, encoding: str = "utf-8", controls: bool = False, keep_incompl
             unreadable.append(line)
         track = track_of(get("track"), get("src"), get("trg")) or fallback
         if doc:
-            item = f"{doc.split('#', 1)[0]}:{item}"  # WMT24's orig_segment_id (doc, segment), controls' marks removed
+            item = f"{MARKS.sub('', doc)}:{item}"  # WMT24's orig_segment_id (doc, segment), controls' marks removed
         first_line.setdefault(get("judge"), line)
         key = (track, get("judge"), system, item, kind)
         when = _time(get("time"), line)

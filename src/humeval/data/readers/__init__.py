@@ -11,11 +11,14 @@ from pathlib import Path
 from humeval.data.judgments import Judgments, nonempty
 from humeval.data.readers import (
     appraise,
+    appraise_csv,
     esa,
     mlqe,
     mqm,
     pairwise,
+    pearmut,
     ratings,
+    wmt25,
     wmt_acc,
     wmt_csv,
     wmt_da,
@@ -26,11 +29,14 @@ from humeval.data.readers._arrow import kind_of
 from humeval.data.readers._io import check_encoding, check_header, encoding_of, first_line, head_text, is_blank, shown
 from humeval.data.readers._sniff import NAMES, sniff
 from humeval.data.readers.appraise import read_appraise
+from humeval.data.readers.appraise_csv import read_appraise_csv
 from humeval.data.readers.esa import read_esa
 from humeval.data.readers.mlqe import read_mlqe_da, read_mlqe_pe
 from humeval.data.readers.mqm import MQMWeights, read_mqm, read_mqm_avg
 from humeval.data.readers.pairwise import read_pairwise
+from humeval.data.readers.pearmut import read_pearmut
 from humeval.data.readers.ratings import read_ratings
+from humeval.data.readers.wmt25 import read_wmt25
 from humeval.data.readers.wmt_acc import read_wmt_acc
 from humeval.data.readers.wmt_csv import read_wmt_csv
 from humeval.data.readers.wmt_da import read_wmt_da, read_wmt_da_seg
@@ -53,6 +59,9 @@ READERS = {
     "wmt-da-seg": read_wmt_da_seg,
     "esa": read_esa,
     "wmt-acc": read_wmt_acc,
+    "appraise-csv": read_appraise_csv,
+    "wmt25-jsonl": read_wmt25,
+    "pearmut": read_pearmut,
 }
 FORMATS = tuple(READERS)
 HEAD_BYTES = 1 << 16
@@ -129,7 +138,15 @@ def guess_format(path, encoding: str = "utf-8", columns: dict | None = None) -> 
     if mqm.looks_like_avg(line):
         return "mqm-avg", "the header"
     if esa.looks_like(line):
-        return "esa", "the header" if esa.looks_like_header(line) else "WMT24's 12-field ESA rows"
+        return "esa", esa.describe(line)
+    if appraise_csv.looks_like(line):
+        return "appraise-csv", "Appraise's 9-field segment rows"
+    if pearmut.looks_like_download(head_text(head, encoding)):
+        return "pearmut", "the campaigns of Pearmut's annotations.json"
+    for fmt, module, what in (("wmt25-jsonl", wmt25, "WMT25's doc_id, scores and tgt_text keys"),
+                              ("pearmut", pearmut, "Pearmut's user_id, item_i and annotation keys")):
+        if module.looks_like(line):
+            return fmt, what
     other = sniff(line) if not any(c in line for c in ",\t{") else None
     if other:
         raise InputError(p, 1, f"cannot tell the format: the header is one column at commas and tabs but "

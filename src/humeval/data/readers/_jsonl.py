@@ -1,0 +1,34 @@
+"""JSON lines, one object per line, with the line of anything that is not."""
+
+from __future__ import annotations
+
+import json
+
+from humeval.data.readers._io import decode, read_bytes
+from humeval.errors import InputError
+
+
+def json_lines(path, encoding: str = "utf-8", what: str = "a JSON object"):
+    """(line number, object) of every non-blank line; a line that is not valid JSON or not an object
+    is an ``InputError`` naming it. ``NaN`` is read as a float (Python writes it so)."""
+    for number, line in enumerate(decode(read_bytes(path), path, encoding).split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(path, number, f"not valid JSON ({error.msg} at column {error.colno})",
+                             f"write {what} per line") from None
+        if not isinstance(value, dict):
+            raise InputError(path, number, f"a line must be {what}, found a JSON {type(value).__name__}",
+                             f"write {what} per line")
+        yield number, value
+
+
+def first_keys(line: str) -> set[str]:
+    """The keys of the JSON object on ``line`` (empty when it is not one)."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return set()
+    return set(value) if isinstance(value, dict) else set()

@@ -55,6 +55,7 @@ SHARED_NAMES = {
     "input/": "wmt20-metrics-de-en/input/",
     "ad-seg-scores-de-en.csv": "wmt20-metrics-de-en/manual-evaluation/ad-seg-scores-de-en.csv",
     "ad-csen-good-stnd.csv": "wmt22-da-toen/ad-csen-good-stnd.csv",
+    "esa_generalMT2024_wave2.csv": "wmt24-esa/esa_generalMT2024_wave2.csv",
     "mqm_newstest2020_ende.avg_seg_scores.tsv": "mqm-google/newstest2020/ende/mqm_newstest2020_ende.avg_seg_scores.tsv",
 }
 

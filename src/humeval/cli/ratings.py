@@ -224,10 +224,12 @@ def print_ranking(track: str, result) -> None:
     table = result.table
     clusters = table["cluster"].to_numpy()
     breaks = tuple(i for i in range(len(clusters) - 1) if clusters[i] != clusters[i + 1])
-    n = int(table["ratings"].sum())
+    counted = next((column for column in ("ratings", "n") if column in table), None)  # protocols name it differently
+    size = f" ({int(table[counted].sum()):,} {'ratings' if counted == 'ratings' else 'scored outputs'})" if counted else ""
     what = "raw mean of the file's z scores" if result.model == "raw" and result.score == "z" else result.model
     what = result.protocol if result.protocol != "humeval" else what  # the humeval procedure is named in the notes
-    out.print(render(table, f"{track}: {what} ({n:,} ratings), clusters by {result.test}", breaks=breaks))
+    how = f"clusters by {result.test}" if result.test != "none" else "no significance test"
+    out.print(render(table, f"{track}: {what}{size}, {how}", breaks=breaks))
     for reason, count in result.skipped.items():
         err.print(f"  [yellow]skipped {count:,} {reason}[/]")
     for note in result.notes:

@@ -278,3 +278,45 @@ register(Protocol(
     steps=WMT_DA_TOEN_STEPS,
     source="Graham et al. (2017); WMT19–22 findings; wmt-conference/wmt22-news-systems humaneval/DA outputs",
     ranker=wmt_da_toen, needs_controls=True, options=("worker_stats", "segment_scores", "alpha")))
+
+
+# ---------------------------------------------------------------- WMT24 ESA and Google's MQM
+
+def _wmt24_esa(ratings: Ratings, source: str = "ratings", variant: str = "final", alpha: float = 0.05
+               ) -> RatingsRanking:
+    """``esa_wmt24.wmt24_esa`` on one track (one file = one wave) as a ``RatingsRanking``."""
+    from humeval.ratings.esa_wmt24 import wmt24_esa
+    result = wmt24_esa(ratings, variant=variant, alpha=alpha)
+    return RatingsRanking(result.table, result.pvalues, "esa", "score",
+                          "Wilcoxon signed-rank per domain, Stouffer-combined", alpha, dict(result.set_aside),
+                          list(result.notes), "wmt24-esa")
+
+
+def _google_mqm(ratings: Ratings, source: str = "ratings") -> RatingsRanking:
+    """``mqm_google.google_mqm`` on one track as a ``RatingsRanking`` (no test: Google's tables
+    give the means only)."""
+    from humeval.ratings.mqm_google import google_mqm
+    result = google_mqm(ratings)
+    names = list(result.table.index)
+    pvalues = pd.DataFrame(np.nan, index=pd.Index(names, name="system"), columns=names)
+    return RatingsRanking(result.table, pvalues, "mqm", "mqm", "none", 0.05, dict(result.set_aside),
+                          list(result.notes), "google-mqm")
+
+
+register(Protocol(
+    "wmt24-esa", "WMT24 error span annotation (ESA, Appraise), the organisers' ranking scripts",
+    steps=("TGT rows only: tutorials, #incomplete, #dup and BAD controls set aside; an account's re-rating replaces "
+           "its earlier score", "raw 0–100 scores, no per-annotator standardisation; one score per output and wave",
+           "system score = unweighted mean of its per-domain means",
+           "per-domain Wilcoxon signed-rank on the outputs both systems have, Stouffer-combined",
+           "the scripts' rank-range and cluster rules (variant 'final', or '2024-09-13' for the committed tables)"),
+    source="wmt-conference/wmt24-news-systems humeval/calculate_clusters.py, tools.py (humeval.ratings.esa_wmt24)",
+    ranker=_wmt24_esa, needs_controls=True, options=("variant", "alpha")))
+
+register(Protocol(
+    "google-mqm", "Google's MQM (Freitag et al. 2021): weighted error counts averaged over raters, then segments",
+    steps=("weights: Major 5, Minor 1, Minor Fluency/Punctuation 0.1, Major Non-translation 25, Neutral 0",
+           "per (system, segment): mean over its raters of the weighted error count",
+           "system MQM = mean over its rated segments; lower is better (no significance test in Google's tables)"),
+    source="Freitag et al. (2021), google/wmt-mqm-human-evaluation (humeval.ratings.mqm_google)",
+    ranker=_google_mqm))

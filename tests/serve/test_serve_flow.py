@@ -126,7 +126,7 @@ def test_export_reads_back_with_identical_counts(app_for, tmp_path):
     pairwise = kinds[("pairwise", "SYSTEM")]
     for ext in ("csv", "parquet"):
         back = counts["comparisons", ext].comparisons
-        assert len(back) == pairwise
+        assert len(back) == pairwise + 3 * kinds[("ranking", "SYSTEM")]  # k-way rankings as their C(3, 2) pairs
         assert set(back.systems) <= set(campaign.systems)
         # the judge prefers the lower-numbered system every time
         a, b = (pd.Series(back.systems)[x].str[3:].astype(int).to_numpy() for x in (back.a, back.b))

@@ -29,7 +29,6 @@ import traceback
 import numpy as np
 import pandas as pd
 
-from humeval.data.tables import Comparisons
 from humeval.serve import export
 
 
@@ -58,7 +57,7 @@ def pairwise_quality(db) -> pd.DataFrame:
     texts = {(r[0], r[1]): r[2] for r in db.query("SELECT item_id, system_id, text FROM outputs")}
     shown = {r[0]: json.loads(r[1]) for r in db.query("SELECT id, shown FROM tasks WHERE type = 'pairwise'")}
     for r in export.answered(db, "pairwise", ("BAD_REF",)):
-        intact = 0 if shown[r["id"]][0] == texts[(r["item_id"], r["systems"][0])] else 1
+        intact = export.intact_index(shown[r["id"]], texts[(r["item_id"], r["systems"][0])])
         entry = out.setdefault(r["judge"], {"bad_ref": 0, "bad_ref_passed": 0, "repeats": 0, "repeats_same": 0})
         entry["bad_ref"] += 1
         entry["bad_ref_passed"] += r["answer"]["outcome"] == intact + 1
@@ -76,21 +75,12 @@ def pairwise_quality(db) -> pd.DataFrame:
     return df
 
 
-def all_comparisons(db, campaign) -> Comparisons:
-    """Pairwise answers and the comparisons of k-way answers, as one table."""
-    parts = [export.comparisons(db, campaign)]
-    ranked = export.rankings(db, campaign)
-    if len(ranked):
-        parts.append(ranked.expand())
-    return Comparisons.concat(parts) if len(parts) > 1 else parts[0]
-
-
 def compute(db, campaign) -> dict:
     """Everything the organiser's page shows, computed once."""
     from humeval.experiments.bootstrap import bootstrap
     from humeval.ranking.bradley_terry import BradleyTerry
     result = {"computed_at": time.time(), "progress": progress(db), "notes": []}
-    comps = all_comparisons(db, campaign)
+    comps = export.all_comparisons(db, campaign)
     result["comparisons"] = len(comps)
     if len(comps):
         model = BradleyTerry()

@@ -154,7 +154,7 @@ def test_esa_spans_from_the_form_and_the_api_read_back(app_for, tmp_path):
     token = re.search(r'data-task="([^"]+)"', page.text).group(1)
     text = client.get(f"/api/task/{token}").json()["outputs"][0]
     assert 'name="w4"' in page.text and 'name="w5"' not in page.text  # one mark per word of the output
-    done = client.post("/task", data={"csrf": form_csrf(page.text), "task": token, "score": "40",
+    done = client.post("/task", data={"csrf": form_csrf(page.text), "task": token, "score": "40", "touched": "1",
                                       "w1": "major", "w2": "major", "w4": "minor"})
     assert done.status_code == 200 and "Saved" in done.text
     stored = json.loads(client.app.state.server.db.one("SELECT answer FROM judgments")[0])

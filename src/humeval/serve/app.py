@@ -10,8 +10,14 @@ Pages: ``/login``, ``/task`` (one task at a time; the answer is a form post), ``
 
 Every state-changing request needs the session's CSRF token (form field ``csrf`` or header
 ``X-CSRF-Token``); API posts must be JSON. Templates are autoescaped (a system output containing
-markup shows as text), pages send a Content-Security-Policy without scripts, and only accounts
-listed in the campaign file can log in.
+markup shows as text), pages send a Content-Security-Policy that allows only the server's own
+script (``/static/humeval.js``: the forms work without it), and only accounts listed in the
+campaign file can log in.
+
+Answers that invite defaults are refused: a form's score counts only when typed in the number box
+or when the slider was moved (hidden field ``touched``, set by the script), and a ranking needs a
+rank chosen for every output (the selects start empty); the page says so instead of recording 50
+or an all-tie.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import contextlib
 import json
 import shutil
 import tempfile
+from urllib.parse import urlencode
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -39,11 +46,35 @@ from humeval.serve.db import Database
 from humeval.serve.leaderboard import Leaderboard
 from humeval.serve.tasks import CATEGORIES, Issuer, Refused, marked_spans, public, word_offsets
 
-HEADERS = {"Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'none'; "
+HEADERS = {"Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self'; "
                                       "frame-ancestors 'none'; form-action 'self'",
            "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin", "Cache-Control": "no-store"}
 MEDIA = {"csv": "text/csv", "tsv": "text/tab-separated-values", "jsonl": "application/x-ndjson",
          "parquet": "application/vnd.apache.parquet"}
+
+
+UNTOUCHED = "move the slider or type a score from 0 to 100 first: an untouched score is not accepted"
+NO_RANK = "choose a rank for every translation (1 = best; equal ranks are ties)"
+
+
+def form_answer(form, task_type: str, k: int) -> dict:
+    """The answer a task form posts, or ``Refused`` (400) for a score left untouched or a rank left
+    unchosen (see the module docstring)."""
+    if task_type == "pairwise":
+        return {} if form.get("outcome") is None else {"outcome": form.get("outcome")}
+    if task_type == "ranking":
+        ranks = [form.get(f"rank{i}", "") for i in range(k)]
+        if any(not r for r in ranks):
+            raise Refused(400, NO_RANK)
+        return {"ranks": ranks}
+    if task_type in ("da", "esa"):
+        typed = str(form.get("typed", "")).strip()
+        if typed:
+            return {"score": typed}
+        if form.get("touched") != "1":
+            raise Refused(400, UNTOUCHED)
+        return {"score": form.get("score")}
+    return {}
 
 
 class Server:
@@ -164,17 +195,16 @@ class Server:
             if form.get("skip"):
                 await run_in_threadpool(self.issuer.skip, user["id"], token)
                 return RedirectResponse("/task", status_code=303)
-            answer = {"outcome": form.get("outcome"), "score": form.get("score")}
-            ranks = [form.get(f"rank{i}") for i in range(self.campaign.k)]
-            answer["ranks"] = ranks if all(r is not None for r in ranks) else None
-            answer = {k: v for k, v in answer.items() if v is not None}
             row = self.db.one("SELECT type, shown FROM tasks WHERE token = ?", (token,))
+            answer = form_answer(form, row["type"] if row is not None else "", self.campaign.k)
             if row is not None and row["type"] in ("esa", "mqm"):  # spans from the words marked
                 text = json.loads(row["shown"])[0]
                 marks = [form.get(f"w{i}", "") for i in range(len(word_offsets(text)))]
                 answer["spans" if row["type"] == "esa" else "errors"] = marked_spans(text, marks)
             result = await run_in_threadpool(self.issuer.submit, user["id"], token, answer)
         except Refused as refused:
+            if refused.status == 400:  # the same task again, with what to fix
+                return RedirectResponse(f"/task?{urlencode({'error': str(refused)})}", status_code=303)
             return self.page("message.html", request, refused.status, message=str(refused))
         return RedirectResponse(f"/task?receipt={result['receipt']}", status_code=303)
 
@@ -256,6 +286,10 @@ class Server:
         return self.page("organiser.html", request, user=user, board=board, tables=tables, progress=progress,
                          error=self.board.error, exports=export.EXPORTS)
 
+    async def script(self, request: Request):
+        return FileResponse(Path(__file__).parent / "static" / "humeval.js", media_type="text/javascript",
+                            headers={**HEADERS, "Cache-Control": "no-cache"})
+
     async def api_leaderboard(self, request: Request):
         self.organiser(request)
         board = self.board.latest if self.run_board else await run_in_threadpool(self.board.refresh)
@@ -332,7 +366,7 @@ def create_app(campaign, leaderboard: bool = True, process: bool = False) -> Sta
               Route("/logout", s.logout, methods=["POST"]), Route("/task", s.task_page),
               Route("/task", s.task_post, methods=["POST"]), Route("/organiser", s.organiser_page),
               Route("/organiser/export/{what}.{ext}", s.export_file), Route("/organiser/backup", s.backup),
-              Route("/admin/status.json", s.status),
+              Route("/admin/status.json", s.status), Route("/static/humeval.js", s.script),
               Route("/api/login", s.api_login, methods=["POST"]), Route("/api/task", s.api_task),
               Route("/api/task/{task}", s.api_task_get), Route("/api/task/{task}", s.api_submit, methods=["POST"]),
               Route("/api/task/{task}/skip", s.api_skip, methods=["POST"]),

@@ -26,6 +26,7 @@ import contextlib
 import json
 import shutil
 import tempfile
+import time
 from urllib.parse import urlencode
 from pathlib import Path
 
@@ -41,8 +42,9 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Redire
 from starlette.routing import Route
 
 from humeval.serve import export
-from humeval.serve.auth import hash_password, new_token, same_token, verify_password
+from humeval.serve.auth import hash_password, new_token, same_token, session_secret, verify_password
 from humeval.serve.db import Database
+from humeval.serve.hardening import BodyLimit, Throttle, Throttled, parse_json, safe_filename
 from humeval.serve.leaderboard import Leaderboard
 from humeval.serve.tasks import CATEGORIES, Issuer, Refused, marked_spans, public, word_offsets
 
@@ -53,6 +55,8 @@ MEDIA = {"csv": "text/csv", "tsv": "text/tab-separated-values", "jsonl": "applic
          "parquet": "application/vnd.apache.parquet"}
 
 
+SESSION_AGE = 14 * 24 * 3600  # seconds a session lasts (the cookie's max_age, checked server-side too)
+MAX_FIELDS = 50_000
 UNTOUCHED = "move the slider or type a score from 0 to 100 first: an untouched score is not accepted"
 NO_RANK = "choose a rank for every translation (1 = best; equal ranks are ties)"
 
@@ -83,7 +87,9 @@ class Server:
     def __init__(self, campaign, leaderboard: bool = True, process: bool = False):
         self.campaign = campaign
         self.db = Database(campaign.database, campaign.synchronous)
-        self.secret = self.db.load_campaign(campaign, new_token() + new_token())
+        self.db.load_campaign(campaign)
+        self.secret = session_secret(campaign)
+        self.by_account, self.by_address = Throttle(5), Throttle(20)
         self.dummy = hash_password(new_token())
         self.issuer = Issuer(campaign, self.db)
         self.board = Leaderboard(self.db, campaign, campaign.leaderboard_interval, process and leaderboard)
@@ -92,17 +98,17 @@ class Server:
                                      autoescape=select_autoescape(default=True, default_for_string=True))
 
     # -- helpers ----------------------------------------------------------------------------------
-    def page(self, name: str, request: Request, status: int = 200, **context) -> HTMLResponse:
+    def page(self, name: str, request: Request, status: int = 200, headers=None, **context) -> HTMLResponse:
         context.setdefault("user", None)
         html = self.templates.get_template(name).render(campaign=self.campaign, csrf=request.session.get("csrf", ""),
                                                         **context)
-        return HTMLResponse(html, status_code=status, headers=HEADERS)
+        return HTMLResponse(html, status_code=status, headers={**HEADERS, **(headers or {})})
 
     def account(self, request: Request):
-        uid = request.session.get("uid")
-        if uid is None:
+        sid = request.session.get("sid")
+        if sid is None:
             return None
-        row = self.db.one("SELECT id, name, role, password_hash FROM accounts WHERE id = ?", (uid,))
+        row = self.db.session_account(sid, time.time() - SESSION_AGE)
         return None if row is None or row["password_hash"] == "!" else row
 
     @staticmethod
@@ -115,21 +121,38 @@ class Server:
         return self.page("login.html", request)
 
     async def _check_login(self, request, name, password):
+        """The account, or None for a wrong name or password; ``Throttled`` (429) after too many
+        failures for the name or from the address (``hardening.Throttle``)."""
+        keys = ((self.by_account, name), (self.by_address, request.client.host if request.client else "?"))
+        wait = max(throttle.retry_after(key) for throttle, key in keys)
+        if wait > 0:
+            raise Throttled(wait)
         row = await run_in_threadpool(self.db.one, "SELECT id, role, password_hash FROM accounts WHERE name = ?",
                                       (name,))
         # an unknown name costs one scrypt too, so timing does not tell which names exist
         ok = await run_in_threadpool(verify_password, password or "", row["password_hash"] if row else self.dummy)
+        for throttle, key in keys:
+            (throttle.reset if row is not None and ok else throttle.failed)(key)
         return row if row is not None and ok else None
+
+    async def _open_session(self, request, row):
+        request.session.clear()
+        sid = new_token()
+        await run_in_threadpool(self.db.open_session, row["id"], sid, time.time())
+        request.session.update(sid=sid, csrf=new_token())
 
     async def login(self, request: Request):
         form = await request.form()
         if not self.csrf_ok(request, form.get("csrf")):
             return self.page("login.html", request, 403, error="The form expired; please try again.")
-        row = await self._check_login(request, form.get("name", ""), form.get("password", ""))
+        try:
+            row = await self._check_login(request, form.get("name", ""), form.get("password", ""))
+        except Throttled as throttled:
+            return self.page("login.html", request, 429, error=f"Too many failed logins: try again in "
+                             f"{throttled.retry_after} s.", headers={"Retry-After": str(throttled.retry_after)})
         if row is None:
             return self.page("login.html", request, 401, error="Unknown name or wrong password.")
-        request.session.clear()
-        request.session.update(uid=row["id"], csrf=new_token())
+        await self._open_session(request, row)
         return RedirectResponse("/organiser" if row["role"] == "organiser" else "/task", status_code=303)
 
     async def api_login(self, request: Request):
@@ -137,16 +160,27 @@ class Server:
         row = await self._check_login(request, str(body.get("name", "")), str(body.get("password", "")))
         if row is None:
             return JSONResponse({"error": "unknown name or wrong password"}, 401)
-        request.session.clear()
-        request.session.update(uid=row["id"], csrf=new_token())
+        await self._open_session(request, row)
         return JSONResponse({"csrf": request.session["csrf"], "role": row["role"]})
 
     async def logout(self, request: Request):
         form = await request.form()
         if not self.csrf_ok(request, form.get("csrf")):
             return Response("CSRF token missing or wrong", 403)
+        if request.session.get("sid") is not None:  # revoked server-side: a copy of the cookie stops working
+            await run_in_threadpool(self.db.close_sessions, request.session["sid"])
         request.session.clear()
         return RedirectResponse("/login", status_code=303)
+
+    async def sign_out_everyone(self, request: Request):
+        """``POST /organiser/sessions``: revoke every session but the organiser's own."""
+        form = await request.form()
+        self.organiser(request)
+        if not self.csrf_ok(request, form.get("csrf")):
+            raise Refused(403, "CSRF token missing or wrong")
+        count = await run_in_threadpool(self.db.close_sessions, None, request.session.get("sid"))
+        return self.page("message.html", request, 200, user=self.account(request),
+                         message=f"Signed out {count} other session{'s' if count != 1 else ''}.")
 
     async def home(self, request: Request):
         user = self.account(request)
@@ -186,7 +220,8 @@ class Server:
                          receipt=request.query_params.get("receipt"), error=request.query_params.get("error"))
 
     async def task_post(self, request: Request):
-        form = await request.form()
+        # ESA and MQM forms have one field per word: a 1 MiB body (``hardening.LIMITS``) bounds them
+        form = await request.form(max_fields=MAX_FIELDS)
         try:
             user = self.annotator(request)
             if not self.csrf_ok(request, form.get("csrf")):
@@ -212,10 +247,7 @@ class Server:
     async def json_body(request: Request) -> dict:
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             raise Refused(415, "send JSON (Content-Type: application/json)")
-        try:
-            body = json.loads(await request.body())
-        except ValueError:
-            raise Refused(400, "the body is not valid JSON") from None
+        body = parse_json(await request.body())
         if not isinstance(body, dict):
             raise Refused(400, "the body must be a JSON object")
         return body
@@ -326,7 +358,7 @@ class Server:
             raise Refused(404, f"exports: {', '.join(export.EXPORTS)} as .{', .'.join(MEDIA)} (appraise: .csv, "
                                "mqm: .tsv)")
         folder = tempfile.mkdtemp(prefix="humeval-export-")
-        path = Path(folder) / f"{self.campaign.name}-{what}.{ext}"
+        path = Path(folder) / f"{safe_filename(self.campaign.name)}-{what}.{ext}"
         await run_in_threadpool(export.export, self.db, self.campaign, what, path)
         return FileResponse(path, media_type=MEDIA[ext], filename=path.name, headers=HEADERS,
                             background=BackgroundTask(shutil.rmtree, folder, ignore_errors=True))
@@ -336,7 +368,7 @@ class Server:
         if self.db.postgres:
             raise Refused(501, "this campaign's database is PostgreSQL: back it up with pg_dump")
         folder = tempfile.mkdtemp(prefix="humeval-backup-")
-        path = Path(folder) / f"{self.campaign.name}-backup.sqlite"
+        path = Path(folder) / f"{safe_filename(self.campaign.name)}-backup.sqlite"
         await run_in_threadpool(self.db.backup, path)
         return FileResponse(path, media_type="application/vnd.sqlite3", filename=path.name, headers=HEADERS,
                             background=BackgroundTask(shutil.rmtree, folder, ignore_errors=True))
@@ -357,22 +389,30 @@ def create_app(campaign, leaderboard: bool = True, process: bool = False) -> Sta
         server.issuer.close()
 
     async def refused(request: Request, error: Refused):
-        if request.url.path.startswith(("/api/", "/organiser/", "/admin/")):
-            return JSONResponse({"error": str(error)}, error.status, headers=HEADERS)
-        return server.page("message.html", request, error.status, message=str(error))
+        headers = {**HEADERS, **({"Retry-After": str(error.retry_after)} if isinstance(error, Throttled) else {})}
+        if request.url.path.startswith(("/api/", "/organiser/", "/admin/", "/static/")):
+            return JSONResponse({"error": str(error)}, error.status, headers=headers)
+        return server.page("message.html", request, error.status, headers=headers, message=str(error))
+
+    async def unreadable(request: Request, error: Exception):  # a safety net: never a 500 for bad input
+        problem = "nests too deeply" if isinstance(error, RecursionError) else "is not valid Unicode"
+        return await refused(request, Refused(400, f"the request {problem}"))
 
     s = server
     routes = [Route("/", s.home), Route("/login", s.login_page), Route("/login", s.login, methods=["POST"]),
               Route("/logout", s.logout, methods=["POST"]), Route("/task", s.task_page),
               Route("/task", s.task_post, methods=["POST"]), Route("/organiser", s.organiser_page),
               Route("/organiser/export/{what}.{ext}", s.export_file), Route("/organiser/backup", s.backup),
+              Route("/organiser/sessions", s.sign_out_everyone, methods=["POST"]),
               Route("/admin/status.json", s.status), Route("/static/humeval.js", s.script),
               Route("/api/login", s.api_login, methods=["POST"]), Route("/api/task", s.api_task),
               Route("/api/task/{task}", s.api_task_get), Route("/api/task/{task}", s.api_submit, methods=["POST"]),
               Route("/api/task/{task}/skip", s.api_skip, methods=["POST"]),
               Route("/api/judgments", s.api_judgments), Route("/api/leaderboard", s.api_leaderboard)]
-    middleware = [Middleware(SessionMiddleware, secret_key=server.secret, session_cookie="humeval_session",
-                             same_site="strict", max_age=14 * 24 * 3600)]
-    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers={Refused: refused})
+    middleware = [Middleware(BodyLimit, body_timeout=campaign.body_timeout),
+                  Middleware(SessionMiddleware, secret_key=server.secret, session_cookie="humeval_session",
+                             same_site="strict", max_age=SESSION_AGE)]
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
+                    exception_handlers={Refused: refused, RecursionError: unreadable, UnicodeError: unreadable})
     app.state.server = server
     return app

@@ -12,6 +12,8 @@ strategy = "trueskill"            # uniform, wmt, trueskill, bt-order, bt-outcom
 k = 5                             # outputs per ranking task
 seed = 1
 database = "demo.sqlite"          # relative to this file, or a postgresql:// URL; `--db` overrides
+# header_timeout = 10             # seconds a connection may take to send a request's head, then closed
+# body_timeout = 30               # seconds a request body may take between chunks, then 408
 
 [data]                            # plain text, one segment per line, all files line-aligned
 source = "source.txt"
@@ -54,7 +56,8 @@ STRATEGIES = ("uniform", "wmt", "trueskill", "bt-order", "bt-outcome", "grm")
 ROLES = ("annotator", "organiser")
 SYNCHRONOUS = ("full", "normal")
 KEYS = {"name", "track", "tasks", "strategy", "baseline", "k", "seed", "database", "batch", "task_timeout",
-        "leaderboard_interval", "bootstrap", "synchronous", "data", "quality", "accounts", "stop"}
+        "leaderboard_interval", "bootstrap", "synchronous", "data", "quality", "accounts", "stop", "header_timeout",
+        "body_timeout"}
 
 
 @dataclass
@@ -62,6 +65,7 @@ class Account:
     name: str
     role: str
     password_hash: str
+    password: str | None = field(default=None, repr=False)  # given in clear in the campaign file
 
 
 @dataclass
@@ -88,6 +92,8 @@ class Campaign:
     bootstrap: int = 200
     synchronous: str = "full"
     stop: StopRule | None = None
+    header_timeout: float = 10.0
+    body_timeout: float = 30.0
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -177,11 +183,12 @@ def load_campaign(path, database=None) -> Campaign:
         _fail(path, f"quality shares {shares}", "give shares from 0 to below 1 that sum to below 1 (WMT: about 0.1 each)")
     accounts = _accounts(raw.get("accounts", []), path)
     numbers = {key: _get(raw, key, (int, float), default, path) for key, default in
-               (("task_timeout", 3600.0), ("leaderboard_interval", 5.0))}
+               (("task_timeout", 3600.0), ("leaderboard_interval", 5.0), ("header_timeout", 10.0),
+                ("body_timeout", 30.0))}
     counts = {key: _get(raw, key, int, default, path) for key, default in (("batch", 20), ("bootstrap", 200),
                                                                             ("seed", 0))}
-    if numbers["task_timeout"] <= 0 or numbers["leaderboard_interval"] <= 0 or counts["batch"] < 1:
-        _fail(path, "task_timeout, leaderboard_interval and batch must be positive", "give positive numbers")
+    if min(numbers.values()) <= 0 or counts["batch"] < 1:
+        _fail(path, f"{', '.join(numbers)} and batch must be positive", "give positive numbers")
     if counts["bootstrap"] != 0 and counts["bootstrap"] < 2:
         _fail(path, f"bootstrap = {counts['bootstrap']}", "give 0 (no intervals) or at least 2 resamples")
     synchronous = _get(raw, "synchronous", str, "full", path)
@@ -197,6 +204,7 @@ def load_campaign(path, database=None) -> Campaign:
                     outputs=outputs, accounts=accounts, batch=counts["batch"], bootstrap=counts["bootstrap"],
                     task_timeout=float(numbers["task_timeout"]),
                     leaderboard_interval=float(numbers["leaderboard_interval"]), synchronous=synchronous, stop=stop,
+                    header_timeout=float(numbers["header_timeout"]), body_timeout=float(numbers["body_timeout"]),
                     **shares)
 
 
@@ -258,7 +266,7 @@ def _accounts(raw, path) -> list[Account]:
                 _fail(path, f"{where}password is shorter than 8 characters", "give a longer password")
             hashed = hash_password(password)
         seen.add(name)
-        accounts.append(Account(name, role, hashed))
+        accounts.append(Account(name, role, hashed, entry.get("password")))
     if not any(a.role == "annotator" for a in accounts):
         _fail(path, "no annotator account", "add an [[accounts]] with role = \"annotator\"")
     return accounts

@@ -143,7 +143,11 @@ class Leaderboard:
         if process:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
-            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            import os
+
+            from humeval.serve.hardening import die_with_parent
+            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                            initializer=die_with_parent, initargs=(os.getpid(),))
         self.latest: dict | None = None
         self.error: str | None = None
         self._seen = -1

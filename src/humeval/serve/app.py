@@ -31,7 +31,6 @@ from urllib.parse import urlencode
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
-from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
@@ -41,7 +40,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from humeval.serve import export
+from humeval.serve import dashboard, export
 from humeval.serve.auth import hash_password, new_token, same_token, session_secret, verify_password
 from humeval.serve.db import Database
 from humeval.serve.hardening import BodyLimit, Throttle, Throttled, parse_json, safe_filename
@@ -301,22 +300,26 @@ class Server:
         except Refused as refused:
             return self.refused_page(request, refused)
         board = self.board.latest if self.run_board else await run_in_threadpool(self.board.refresh)
-        tables = {}
-        for key, title in (("pairwise", "Ranking from pairwise and k-way judgments (Bradley–Terry, 95% bootstrap)"),
-                           ("da", "Ranking from DA scores (z-mean, WMT clusters)"),
-                           ("esa", "Ranking from ESA scores (z-mean, WMT clusters)"),
-                           ("mqm", "Ranking from MQM-lite errors (mean MQM score)"),
-                           ("pairwise_quality", "Pairwise quality controls"),
-                           ("da_quality", "DA quality controls (WMT: degraded references, repeats)")):
-            if board is not None and key in board and len(board[key]):
-                tables[title] = Markup(board[key].to_html(float_format=lambda x: f"{x:.3g}", border=0,
-                                                          table_id=key.replace("_", "-")))
-        progress = {}
+        now = time.time()
+        context = {"summary": None, "sections": [], "progress": {}}
         if board is not None:
-            progress = {"Judged per annotator": Markup(board["progress"]["annotators"].to_html(border=0)),
-                        "System outputs judged": Markup(board["progress"]["systems"].to_html(border=0))}
-        return self.page("organiser.html", request, user=user, board=board, tables=tables, progress=progress,
-                         error=self.board.error, exports=export.EXPORTS)
+            progress = board["progress"]
+            context.update(summary=dashboard.summary(board, now), sections=dashboard.sections(board, self.campaign.systems),
+                           progress={"Judged per annotator": dashboard.html_table(progress["annotators"], "annotators"),
+                                     "System outputs judged": dashboard.html_table(progress["systems"], "systems")})
+        exports = await run_in_threadpool(dashboard.available_exports, self.db)
+        return self.page("organiser.html", request, user=user, board=board, error=self.board.error, exports=exports,
+                         sqlite=not self.db.postgres, **context)
+
+    async def chart(self, request: Request):
+        """``GET /organiser/chart/{key}.png``: a ranking with its intervals, drawn on the server."""
+        self.organiser(request)
+        key = request.path_params["key"]
+        board = self.board.latest if self.run_board else await run_in_threadpool(self.board.refresh)
+        if key not in dict((k, t) for k, t, _ in dashboard.RANKINGS) or board is None or key not in board:
+            raise Refused(404, "no such ranking yet")
+        png = await run_in_threadpool(dashboard.chart, board[key], key)
+        return Response(png, media_type="image/png", headers=HEADERS)
 
     async def script(self, request: Request):
         return FileResponse(Path(__file__).parent / "static" / "humeval.js", media_type="text/javascript",
@@ -404,6 +407,7 @@ def create_app(campaign, leaderboard: bool = True, process: bool = False) -> Sta
               Route("/task", s.task_post, methods=["POST"]), Route("/organiser", s.organiser_page),
               Route("/organiser/export/{what}.{ext}", s.export_file), Route("/organiser/backup", s.backup),
               Route("/organiser/sessions", s.sign_out_everyone, methods=["POST"]),
+              Route("/organiser/chart/{key}.png", s.chart),
               Route("/admin/status.json", s.status), Route("/static/humeval.js", s.script),
               Route("/api/login", s.api_login, methods=["POST"]), Route("/api/task", s.api_task),
               Route("/api/task/{task}", s.api_task_get), Route("/api/task/{task}", s.api_submit, methods=["POST"]),

@@ -22,6 +22,7 @@ either database. Back it up with ``pg_dump``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -139,6 +140,16 @@ class Database:
         else:  # PRAGMA synchronous cannot change inside a transaction
             begin = (f"PRAGMA synchronous={self.synchronous if durable else 'NORMAL'}", "BEGIN IMMEDIATE")
         return _Transaction(self.conn, self._write_lock, begin)
+
+    @contextlib.contextmanager
+    def snapshot(self):
+        """Reads that all see one state of the database (a read transaction), so counts agree."""
+        conn = self.conn
+        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ" if self.postgres else "BEGIN")
+        try:
+            yield conn
+        finally:
+            conn.execute("COMMIT")
 
     def query(self, sql: str, params=()) -> list[sqlite3.Row]:
         return self.conn.execute(sql, params).fetchall()

@@ -14,8 +14,8 @@ z-mean, Wilcoxon rank-sum clusters, bootstrap intervals by segment).
 With a ``[stop]`` table in the campaign, the pairwise comparisons so far are checked against its
 targets (``humeval.serve.stopping.verdict``: the plan's verdict, "continue" or "stop").
 
-Quality: DA controls by ``humeval.ratings.quality.annotator_qc`` (degraded-reference Wilcoxon
-test, repeat consistency). Pairwise controls: the share of degraded-reference tasks where the
+Quality: DA controls and ESA controls, each on their own, by
+``humeval.ratings.quality.annotator_qc`` (degraded-reference Wilcoxon test, repeat consistency). Pairwise controls: the share of degraded-reference tasks where the
 intact output won, and the share of repeats answered the same way.
 """
 
@@ -76,10 +76,19 @@ def pairwise_quality(db) -> pd.DataFrame:
 
 
 def compute(db, campaign) -> dict:
-    """Everything the organiser's page shows, computed once."""
+    """Everything the organiser's page shows, computed once from one snapshot of the database (so
+    its counts agree: ``judgments`` is the sum of ``counts``, per "type kind")."""
+    with db.snapshot():
+        return _compute(db, campaign)
+
+
+def _compute(db, campaign) -> dict:
     from humeval.experiments.bootstrap import bootstrap
     from humeval.ranking.bradley_terry import BradleyTerry
     result = {"computed_at": time.time(), "progress": progress(db), "notes": []}
+    result["counts"] = {f"{r[0]} {r[1]}": r[2] for r in db.query(
+        "SELECT t.type, t.kind, COUNT(*) FROM judgments j JOIN tasks t ON t.id = j.task_id GROUP BY t.type, t.kind")}
+    result["judgments"] = sum(result["counts"].values())
     comps = export.all_comparisons(db, campaign)
     result["comparisons"] = len(comps)
     if len(comps):
@@ -110,8 +119,10 @@ def compute(db, campaign) -> dict:
                 result[criterion.lower()] = ranked.table
             except ValueError as error:  # too few ratings for z scores or tests yet
                 result["notes"].append(f"{criterion} ranking not available yet: {error}")
-        qc = annotator_qc(ratings)
-        result["da_quality"] = qc.table
+            # each protocol's controls on their own: a DA control pairs with a DA rating only
+            qc = annotator_qc(ratings.take(ratings.criterion == code).compact())
+            if len(qc.table):
+                result[f"{criterion.lower()}_quality"] = qc.table
     mqm = export.mqm_ratings(db, campaign)
     if len(mqm):
         from humeval.ratings.rank import rank_ratings
@@ -162,8 +173,8 @@ class Leaderboard:
                     latest = self.pool.submit(compute_at, self.db.url, self.campaign).result()
                 else:
                     latest = compute(self.db, self.campaign)
-                latest["judgments"] = count
-                self.latest, self.error, self._seen = latest, None, count
+                # its own count (one snapshot): answers that came in meanwhile make the next refresh
+                self.latest, self.error, self._seen = latest, None, latest["judgments"]
             except Exception:  # the page says what failed; serving goes on
                 self.error = traceback.format_exc(limit=3)
         return self.latest

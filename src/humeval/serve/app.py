@@ -80,6 +80,18 @@ def form_answer(form, task_type: str, k: int) -> dict:
     return {}
 
 
+def form_spans(form, text: str) -> list:
+    """Error spans a form posts: the script's character spans (field ``spans``, JSON), or without
+    script the per-word marks (fields ``w0``, ``w1``, …)."""
+    raw = form.get("spans")
+    if raw:
+        spans = parse_json(str(raw).encode("utf-8", "surrogatepass"))
+        if not isinstance(spans, list):
+            raise Refused(400, "spans must be a JSON list of {start_i, end_i, severity}")
+        return spans
+    return marked_spans(text, [form.get(f"w{i}", "") for i in range(len(word_offsets(text)))])
+
+
 class Server:
     """The state one running campaign needs: database, issuer, leaderboard, templates."""
 
@@ -211,12 +223,24 @@ class Server:
             user = self.annotator(request)
         except Refused as refused:
             return self.refused_page(request, refused)
-        task = await run_in_threadpool(self.issuer.current, user["id"])
+        task, done, seconds = await run_in_threadpool(self.next_task, user["id"])
+        if task is None:
+            return self.page("message.html", request, user=user, kind="ok",
+                             message=f"You have answered {done:,} of {self.campaign.quota:,} tasks: your part is done. "
+                                     "Thank you!")
         shown = public(task, self.db)
-        done = await run_in_threadpool(self.db.one, "SELECT COUNT(*) FROM judgments WHERE annotator_id = ?",
-                                       (user["id"],))
-        return self.page("task.html", request, user=user, task=shown, done=done[0], categories=CATEGORIES,
+        return self.page("task.html", request, user=user, task=shown, done=done, seconds=seconds,
+                         categories=CATEGORIES, instructions=self.campaign.instructions.get(shown["type"], ""),
                          receipt=request.query_params.get("receipt"), error=request.query_params.get("error"))
+
+    def next_task(self, annotator_id: int):
+        """(task, answered so far, seconds spent on them); the task is None once the campaign's
+        ``quota`` of answers is in."""
+        done, seconds = self.db.one("SELECT COUNT(*), COALESCE(SUM(j.submitted_at - t.issued_at), 0) FROM judgments j "
+                                    "JOIN tasks t ON t.id = j.task_id WHERE j.annotator_id = ?", (annotator_id,))
+        if self.campaign.quota is not None and done >= self.campaign.quota:
+            return None, done, seconds
+        return self.issuer.current(annotator_id), done, seconds
 
     async def task_post(self, request: Request):
         # ESA and MQM forms have one field per word: a 1 MiB body (``hardening.LIMITS``) bounds them
@@ -231,10 +255,8 @@ class Server:
                 return RedirectResponse("/task", status_code=303)
             row = self.db.one("SELECT type, shown FROM tasks WHERE token = ?", (token,))
             answer = form_answer(form, row["type"] if row is not None else "", self.campaign.k)
-            if row is not None and row["type"] in ("esa", "mqm"):  # spans from the words marked
-                text = json.loads(row["shown"])[0]
-                marks = [form.get(f"w{i}", "") for i in range(len(word_offsets(text)))]
-                answer["spans" if row["type"] == "esa" else "errors"] = marked_spans(text, marks)
+            if row is not None and row["type"] in ("esa", "mqm"):
+                answer["spans" if row["type"] == "esa" else "errors"] = form_spans(form, json.loads(row["shown"])[0])
             result = await run_in_threadpool(self.issuer.submit, user["id"], token, answer)
         except Refused as refused:
             if refused.status == 400:  # the same task again, with what to fix
@@ -259,7 +281,9 @@ class Server:
 
     async def api_task(self, request: Request):
         user = self.api_annotator(request)
-        task = await run_in_threadpool(self.issuer.current, user["id"])
+        task, done, _ = await run_in_threadpool(self.next_task, user["id"])
+        if task is None:
+            raise Refused(409, f"quota reached: {done} of {self.campaign.quota} tasks answered")
         return JSONResponse(public(task, self.db))
 
     async def api_task_get(self, request: Request):
@@ -304,7 +328,8 @@ class Server:
         context = {"summary": None, "sections": [], "progress": {}}
         if board is not None:
             progress = board["progress"]
-            context.update(summary=dashboard.summary(board, now), sections=dashboard.sections(board, self.campaign.systems),
+            context.update(summary=dashboard.summary(board, now),
+                           sections=dashboard.sections(board, self.campaign.systems),
                            progress={"Judged per annotator": dashboard.html_table(progress["annotators"], "annotators"),
                                      "System outputs judged": dashboard.html_table(progress["systems"], "systems")})
         exports = await run_in_threadpool(dashboard.available_exports, self.db)

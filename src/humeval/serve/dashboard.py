@@ -19,7 +19,7 @@ from markupsafe import Markup, escape
 from humeval.report.render import column_kind, number
 
 MISSING = "not enough ratings"
-# key, title, what the score is, the rating type whose counts say which systems were judged
+# key, title, the task types whose counts say which systems were judged
 RANKINGS = (("pairwise", "Ranking from pairwise and k-way judgments (Bradley–Terry, 95% bootstrap intervals)",
              ("pairwise", "ranking")),
             ("da", "Ranking from DA scores (z-mean, WMT clusters)", ("da",)),
@@ -100,9 +100,9 @@ def sections(board: dict, systems) -> list[dict]:
         if key not in board and not sum(int(judged[t].sum()) for t in types if t in judged.columns):
             continue  # the campaign has no judgments of this kind: no section
         table = board.get(key)
-        out.append({"title": title, "table": html_table(table, key.replace("_", "-")) if table is not None and len(table)
-                    else None, "chart": key if table is not None and len(table) else None,
-                    "unranked": unranked(board, key, types, systems)})
+        ready = table is not None and len(table) > 0
+        out.append({"title": title, "table": html_table(table, key.replace("_", "-")) if ready else None,
+                    "chart": key if ready else None, "unranked": unranked(board, key, types, systems)})
     for key, title in QUALITY:
         table = board.get(key)
         if table is not None and len(table):

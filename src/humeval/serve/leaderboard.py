@@ -15,8 +15,9 @@ With a ``[stop]`` table in the campaign, the pairwise comparisons so far are che
 targets (``humeval.serve.stopping.verdict``: the plan's verdict, "continue" or "stop").
 
 Quality: DA controls and ESA controls, each on their own, by
-``humeval.ratings.quality.annotator_qc`` (degraded-reference Wilcoxon test, repeat consistency). Pairwise controls: the share of degraded-reference tasks where the
-intact output won, and the share of repeats answered the same way.
+``humeval.ratings.quality.annotator_qc`` (degraded-reference Wilcoxon test, repeat consistency).
+Pairwise controls: the share of degraded-reference tasks where the intact output won, and the
+share of repeats answered the same way.
 """
 
 from __future__ import annotations

@@ -126,7 +126,7 @@ def test_export_reads_back_with_identical_counts(app_for, tmp_path):
     pairwise = kinds[("pairwise", "SYSTEM")]
     for ext in ("csv", "parquet"):
         back = counts["comparisons", ext].comparisons
-        assert len(back) == pairwise
+        assert len(back) == pairwise + 3 * kinds[("ranking", "SYSTEM")]  # k-way rankings as their C(3, 2) pairs
         assert set(back.systems) <= set(campaign.systems)
         # the judge prefers the lower-numbered system every time
         a, b = (pd.Series(back.systems)[x].str[3:].astype(int).to_numpy() for x in (back.a, back.b))
@@ -154,7 +154,7 @@ def test_esa_spans_from_the_form_and_the_api_read_back(app_for, tmp_path):
     token = re.search(r'data-task="([^"]+)"', page.text).group(1)
     text = client.get(f"/api/task/{token}").json()["outputs"][0]
     assert 'name="w4"' in page.text and 'name="w5"' not in page.text  # one mark per word of the output
-    done = client.post("/task", data={"csrf": form_csrf(page.text), "task": token, "score": "40",
+    done = client.post("/task", data={"csrf": form_csrf(page.text), "task": token, "score": "40", "touched": "1",
                                       "w1": "major", "w2": "major", "w4": "minor"})
     assert done.status_code == 200 and "Saved" in done.text
     stored = json.loads(client.app.state.server.db.one("SELECT answer FROM judgments")[0])

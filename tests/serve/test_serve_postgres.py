@@ -58,7 +58,8 @@ def test_postgres_serves_the_same_flow(postgres, tmp_path):
     api_login(organiser, "olga")
     for what in ("comparisons", "ratings"):
         (tmp_path / f"{what}.csv").write_bytes(organiser.get(f"/organiser/export/{what}.csv").content)
-    assert len(read(tmp_path / "comparisons.csv").comparisons) == counts["pairwise SYSTEM"]
+    pairs = counts["pairwise SYSTEM"] + 3 * counts["ranking SYSTEM"]  # k-way rankings as their C(3, 2) pairs
+    assert len(read(tmp_path / "comparisons.csv").comparisons) == pairs
     assert len(read(tmp_path / "ratings.csv").ratings) == counts["da SYSTEM"]
     assert organiser.get("/organiser/backup").status_code == 501
     board = compute_at(postgres, campaign)  # what the leaderboard's child process runs

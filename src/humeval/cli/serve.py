@@ -73,5 +73,6 @@ def serve(campaign_file, check, host, port, database, demo_dir, hash_password, q
     if not quiet:
         err.print(f"serving on http://{host}:{port}/ (Ctrl-C stops after the requests under way)")
     gc.set_threshold(*DEFAULT_GC_THRESHOLDS)  # a server runs for days: collect cycles at Python's pace (see main)
+    from humeval.serve.hardening import uvicorn_options  # timeouts and the request-head deadline
     uvicorn.run(create_app(campaign, process=True), host=host, port=port, log_level="warning",
-                timeout_graceful_shutdown=30)
+                **uvicorn_options(campaign))

@@ -10,8 +10,14 @@ Pages: ``/login``, ``/task`` (one task at a time; the answer is a form post), ``
 
 Every state-changing request needs the session's CSRF token (form field ``csrf`` or header
 ``X-CSRF-Token``); API posts must be JSON. Templates are autoescaped (a system output containing
-markup shows as text), pages send a Content-Security-Policy without scripts, and only accounts
-listed in the campaign file can log in.
+markup shows as text), pages send a Content-Security-Policy that allows only the server's own
+script (``/static/humeval.js``: the forms work without it), and only accounts listed in the
+campaign file can log in.
+
+Answers that invite defaults are refused: a form's score counts only when typed in the number box
+or when the slider was moved (hidden field ``touched``, set by the script), and a ranking needs a
+rank chosen for every output (the selects start empty); the page says so instead of recording 50
+or an all-tie.
 """
 
 from __future__ import annotations
@@ -20,10 +26,11 @@ import contextlib
 import json
 import shutil
 import tempfile
+import time
+from urllib.parse import urlencode
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
-from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
@@ -33,17 +40,56 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from humeval.serve import export
-from humeval.serve.auth import hash_password, new_token, same_token, verify_password
+from humeval.serve import dashboard, export
+from humeval.serve.auth import hash_password, new_token, same_token, session_secret, verify_password
 from humeval.serve.db import Database
+from humeval.serve.hardening import BodyLimit, Throttle, Throttled, parse_json, safe_filename
 from humeval.serve.leaderboard import Leaderboard
 from humeval.serve.tasks import CATEGORIES, Issuer, Refused, marked_spans, public, word_offsets
 
-HEADERS = {"Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'none'; "
+HEADERS = {"Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self'; "
                                       "frame-ancestors 'none'; form-action 'self'",
            "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin", "Cache-Control": "no-store"}
 MEDIA = {"csv": "text/csv", "tsv": "text/tab-separated-values", "jsonl": "application/x-ndjson",
          "parquet": "application/vnd.apache.parquet"}
+
+
+SESSION_AGE = 14 * 24 * 3600  # seconds a session lasts (the cookie's max_age, checked server-side too)
+MAX_FIELDS = 50_000
+UNTOUCHED = "move the slider or type a score from 0 to 100 first: an untouched score is not accepted"
+NO_RANK = "choose a rank for every translation (1 = best; equal ranks are ties)"
+
+
+def form_answer(form, task_type: str, k: int) -> dict:
+    """The answer a task form posts, or ``Refused`` (400) for a score left untouched or a rank left
+    unchosen (see the module docstring)."""
+    if task_type == "pairwise":
+        return {} if form.get("outcome") is None else {"outcome": form.get("outcome")}
+    if task_type == "ranking":
+        ranks = [form.get(f"rank{i}", "") for i in range(k)]
+        if any(not r for r in ranks):
+            raise Refused(400, NO_RANK)
+        return {"ranks": ranks}
+    if task_type in ("da", "esa"):
+        typed = str(form.get("typed", "")).strip()
+        if typed:
+            return {"score": typed}
+        if form.get("touched") != "1":
+            raise Refused(400, UNTOUCHED)
+        return {"score": form.get("score")}
+    return {}
+
+
+def form_spans(form, text: str) -> list:
+    """Error spans a form posts: the script's character spans (field ``spans``, JSON), or without
+    script the per-word marks (fields ``w0``, ``w1``, …)."""
+    raw = form.get("spans")
+    if raw:
+        spans = parse_json(str(raw).encode("utf-8", "surrogatepass"))
+        if not isinstance(spans, list):
+            raise Refused(400, "spans must be a JSON list of {start_i, end_i, severity}")
+        return spans
+    return marked_spans(text, [form.get(f"w{i}", "") for i in range(len(word_offsets(text)))])
 
 
 class Server:
@@ -52,7 +98,9 @@ class Server:
     def __init__(self, campaign, leaderboard: bool = True, process: bool = False):
         self.campaign = campaign
         self.db = Database(campaign.database, campaign.synchronous)
-        self.secret = self.db.load_campaign(campaign, new_token() + new_token())
+        self.db.load_campaign(campaign)
+        self.secret = session_secret(campaign)
+        self.by_account, self.by_address = Throttle(5), Throttle(20)
         self.dummy = hash_password(new_token())
         self.issuer = Issuer(campaign, self.db)
         self.board = Leaderboard(self.db, campaign, campaign.leaderboard_interval, process and leaderboard)
@@ -61,17 +109,17 @@ class Server:
                                      autoescape=select_autoescape(default=True, default_for_string=True))
 
     # -- helpers ----------------------------------------------------------------------------------
-    def page(self, name: str, request: Request, status: int = 200, **context) -> HTMLResponse:
+    def page(self, name: str, request: Request, status: int = 200, headers=None, **context) -> HTMLResponse:
         context.setdefault("user", None)
         html = self.templates.get_template(name).render(campaign=self.campaign, csrf=request.session.get("csrf", ""),
                                                         **context)
-        return HTMLResponse(html, status_code=status, headers=HEADERS)
+        return HTMLResponse(html, status_code=status, headers={**HEADERS, **(headers or {})})
 
     def account(self, request: Request):
-        uid = request.session.get("uid")
-        if uid is None:
+        sid = request.session.get("sid")
+        if sid is None:
             return None
-        row = self.db.one("SELECT id, name, role, password_hash FROM accounts WHERE id = ?", (uid,))
+        row = self.db.session_account(sid, time.time() - SESSION_AGE)
         return None if row is None or row["password_hash"] == "!" else row
 
     @staticmethod
@@ -84,21 +132,38 @@ class Server:
         return self.page("login.html", request)
 
     async def _check_login(self, request, name, password):
+        """The account, or None for a wrong name or password; ``Throttled`` (429) after too many
+        failures for the name or from the address (``hardening.Throttle``)."""
+        keys = ((self.by_account, name), (self.by_address, request.client.host if request.client else "?"))
+        wait = max(throttle.retry_after(key) for throttle, key in keys)
+        if wait > 0:
+            raise Throttled(wait)
         row = await run_in_threadpool(self.db.one, "SELECT id, role, password_hash FROM accounts WHERE name = ?",
                                       (name,))
         # an unknown name costs one scrypt too, so timing does not tell which names exist
         ok = await run_in_threadpool(verify_password, password or "", row["password_hash"] if row else self.dummy)
+        for throttle, key in keys:
+            (throttle.reset if row is not None and ok else throttle.failed)(key)
         return row if row is not None and ok else None
+
+    async def _open_session(self, request, row):
+        request.session.clear()
+        sid = new_token()
+        await run_in_threadpool(self.db.open_session, row["id"], sid, time.time())
+        request.session.update(sid=sid, csrf=new_token())
 
     async def login(self, request: Request):
         form = await request.form()
         if not self.csrf_ok(request, form.get("csrf")):
             return self.page("login.html", request, 403, error="The form expired; please try again.")
-        row = await self._check_login(request, form.get("name", ""), form.get("password", ""))
+        try:
+            row = await self._check_login(request, form.get("name", ""), form.get("password", ""))
+        except Throttled as throttled:
+            return self.page("login.html", request, 429, error=f"Too many failed logins: try again in "
+                             f"{throttled.retry_after} s.", headers={"Retry-After": str(throttled.retry_after)})
         if row is None:
             return self.page("login.html", request, 401, error="Unknown name or wrong password.")
-        request.session.clear()
-        request.session.update(uid=row["id"], csrf=new_token())
+        await self._open_session(request, row)
         return RedirectResponse("/organiser" if row["role"] == "organiser" else "/task", status_code=303)
 
     async def api_login(self, request: Request):
@@ -106,16 +171,27 @@ class Server:
         row = await self._check_login(request, str(body.get("name", "")), str(body.get("password", "")))
         if row is None:
             return JSONResponse({"error": "unknown name or wrong password"}, 401)
-        request.session.clear()
-        request.session.update(uid=row["id"], csrf=new_token())
+        await self._open_session(request, row)
         return JSONResponse({"csrf": request.session["csrf"], "role": row["role"]})
 
     async def logout(self, request: Request):
         form = await request.form()
         if not self.csrf_ok(request, form.get("csrf")):
             return Response("CSRF token missing or wrong", 403)
+        if request.session.get("sid") is not None:  # revoked server-side: a copy of the cookie stops working
+            await run_in_threadpool(self.db.close_sessions, request.session["sid"])
         request.session.clear()
         return RedirectResponse("/login", status_code=303)
+
+    async def sign_out_everyone(self, request: Request):
+        """``POST /organiser/sessions``: revoke every session but the organiser's own."""
+        form = await request.form()
+        self.organiser(request)
+        if not self.csrf_ok(request, form.get("csrf")):
+            raise Refused(403, "CSRF token missing or wrong")
+        count = await run_in_threadpool(self.db.close_sessions, None, request.session.get("sid"))
+        return self.page("message.html", request, 200, user=self.account(request),
+                         message=f"Signed out {count} other session{'s' if count != 1 else ''}.")
 
     async def home(self, request: Request):
         user = self.account(request)
@@ -147,15 +223,28 @@ class Server:
             user = self.annotator(request)
         except Refused as refused:
             return self.refused_page(request, refused)
-        task = await run_in_threadpool(self.issuer.current, user["id"])
+        task, done, seconds = await run_in_threadpool(self.next_task, user["id"])
+        if task is None:
+            return self.page("message.html", request, user=user, kind="ok",
+                             message=f"You have answered {done:,} of {self.campaign.quota:,} tasks: your part is done. "
+                                     "Thank you!")
         shown = public(task, self.db)
-        done = await run_in_threadpool(self.db.one, "SELECT COUNT(*) FROM judgments WHERE annotator_id = ?",
-                                       (user["id"],))
-        return self.page("task.html", request, user=user, task=shown, done=done[0], categories=CATEGORIES,
+        return self.page("task.html", request, user=user, task=shown, done=done, seconds=seconds,
+                         categories=CATEGORIES, instructions=self.campaign.instructions.get(shown["type"], ""),
                          receipt=request.query_params.get("receipt"), error=request.query_params.get("error"))
 
+    def next_task(self, annotator_id: int):
+        """(task, answered so far, seconds spent on them); the task is None once the campaign's
+        ``quota`` of answers is in."""
+        done, seconds = self.db.one("SELECT COUNT(*), COALESCE(SUM(j.submitted_at - t.issued_at), 0) FROM judgments j "
+                                    "JOIN tasks t ON t.id = j.task_id WHERE j.annotator_id = ?", (annotator_id,))
+        if self.campaign.quota is not None and done >= self.campaign.quota:
+            return None, done, seconds
+        return self.issuer.current(annotator_id), done, seconds
+
     async def task_post(self, request: Request):
-        form = await request.form()
+        # ESA and MQM forms have one field per word: a 1 MiB body (``hardening.LIMITS``) bounds them
+        form = await request.form(max_fields=MAX_FIELDS)
         try:
             user = self.annotator(request)
             if not self.csrf_ok(request, form.get("csrf")):
@@ -164,17 +253,14 @@ class Server:
             if form.get("skip"):
                 await run_in_threadpool(self.issuer.skip, user["id"], token)
                 return RedirectResponse("/task", status_code=303)
-            answer = {"outcome": form.get("outcome"), "score": form.get("score")}
-            ranks = [form.get(f"rank{i}") for i in range(self.campaign.k)]
-            answer["ranks"] = ranks if all(r is not None for r in ranks) else None
-            answer = {k: v for k, v in answer.items() if v is not None}
             row = self.db.one("SELECT type, shown FROM tasks WHERE token = ?", (token,))
-            if row is not None and row["type"] in ("esa", "mqm"):  # spans from the words marked
-                text = json.loads(row["shown"])[0]
-                marks = [form.get(f"w{i}", "") for i in range(len(word_offsets(text)))]
-                answer["spans" if row["type"] == "esa" else "errors"] = marked_spans(text, marks)
+            answer = form_answer(form, row["type"] if row is not None else "", self.campaign.k)
+            if row is not None and row["type"] in ("esa", "mqm"):
+                answer["spans" if row["type"] == "esa" else "errors"] = form_spans(form, json.loads(row["shown"])[0])
             result = await run_in_threadpool(self.issuer.submit, user["id"], token, answer)
         except Refused as refused:
+            if refused.status == 400:  # the same task again, with what to fix
+                return RedirectResponse(f"/task?{urlencode({'error': str(refused)})}", status_code=303)
             return self.page("message.html", request, refused.status, message=str(refused))
         return RedirectResponse(f"/task?receipt={result['receipt']}", status_code=303)
 
@@ -182,10 +268,7 @@ class Server:
     async def json_body(request: Request) -> dict:
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             raise Refused(415, "send JSON (Content-Type: application/json)")
-        try:
-            body = json.loads(await request.body())
-        except ValueError:
-            raise Refused(400, "the body is not valid JSON") from None
+        body = parse_json(await request.body())
         if not isinstance(body, dict):
             raise Refused(400, "the body must be a JSON object")
         return body
@@ -198,7 +281,9 @@ class Server:
 
     async def api_task(self, request: Request):
         user = self.api_annotator(request)
-        task = await run_in_threadpool(self.issuer.current, user["id"])
+        task, done, _ = await run_in_threadpool(self.next_task, user["id"])
+        if task is None:
+            raise Refused(409, f"quota reached: {done} of {self.campaign.quota} tasks answered")
         return JSONResponse(public(task, self.db))
 
     async def api_task_get(self, request: Request):
@@ -239,22 +324,31 @@ class Server:
         except Refused as refused:
             return self.refused_page(request, refused)
         board = self.board.latest if self.run_board else await run_in_threadpool(self.board.refresh)
-        tables = {}
-        for key, title in (("pairwise", "Ranking from pairwise and k-way judgments (Bradley–Terry, 95% bootstrap)"),
-                           ("da", "Ranking from DA scores (z-mean, WMT clusters)"),
-                           ("esa", "Ranking from ESA scores (z-mean, WMT clusters)"),
-                           ("mqm", "Ranking from MQM-lite errors (mean MQM score)"),
-                           ("pairwise_quality", "Pairwise quality controls"),
-                           ("da_quality", "DA quality controls (WMT: degraded references, repeats)")):
-            if board is not None and key in board and len(board[key]):
-                tables[title] = Markup(board[key].to_html(float_format=lambda x: f"{x:.3g}", border=0,
-                                                          table_id=key.replace("_", "-")))
-        progress = {}
+        now = time.time()
+        context = {"summary": None, "sections": [], "progress": {}}
         if board is not None:
-            progress = {"Judged per annotator": Markup(board["progress"]["annotators"].to_html(border=0)),
-                        "System outputs judged": Markup(board["progress"]["systems"].to_html(border=0))}
-        return self.page("organiser.html", request, user=user, board=board, tables=tables, progress=progress,
-                         error=self.board.error, exports=export.EXPORTS)
+            progress = board["progress"]
+            context.update(summary=dashboard.summary(board, now),
+                           sections=dashboard.sections(board, self.campaign.systems),
+                           progress={"Judged per annotator": dashboard.html_table(progress["annotators"], "annotators"),
+                                     "System outputs judged": dashboard.html_table(progress["systems"], "systems")})
+        exports = await run_in_threadpool(dashboard.available_exports, self.db)
+        return self.page("organiser.html", request, user=user, board=board, error=self.board.error, exports=exports,
+                         sqlite=not self.db.postgres, **context)
+
+    async def chart(self, request: Request):
+        """``GET /organiser/chart/{key}.png``: a ranking with its intervals, drawn on the server."""
+        self.organiser(request)
+        key = request.path_params["key"]
+        board = self.board.latest if self.run_board else await run_in_threadpool(self.board.refresh)
+        if key not in dict((k, t) for k, t, _ in dashboard.RANKINGS) or board is None or key not in board:
+            raise Refused(404, "no such ranking yet")
+        png = await run_in_threadpool(dashboard.chart, board[key], key)
+        return Response(png, media_type="image/png", headers=HEADERS)
+
+    async def script(self, request: Request):
+        return FileResponse(Path(__file__).parent / "static" / "humeval.js", media_type="text/javascript",
+                            headers={**HEADERS, "Cache-Control": "no-cache"})
 
     async def api_leaderboard(self, request: Request):
         self.organiser(request)
@@ -292,7 +386,7 @@ class Server:
             raise Refused(404, f"exports: {', '.join(export.EXPORTS)} as .{', .'.join(MEDIA)} (appraise: .csv, "
                                "mqm: .tsv)")
         folder = tempfile.mkdtemp(prefix="humeval-export-")
-        path = Path(folder) / f"{self.campaign.name}-{what}.{ext}"
+        path = Path(folder) / f"{safe_filename(self.campaign.name)}-{what}.{ext}"
         await run_in_threadpool(export.export, self.db, self.campaign, what, path)
         return FileResponse(path, media_type=MEDIA[ext], filename=path.name, headers=HEADERS,
                             background=BackgroundTask(shutil.rmtree, folder, ignore_errors=True))
@@ -302,7 +396,7 @@ class Server:
         if self.db.postgres:
             raise Refused(501, "this campaign's database is PostgreSQL: back it up with pg_dump")
         folder = tempfile.mkdtemp(prefix="humeval-backup-")
-        path = Path(folder) / f"{self.campaign.name}-backup.sqlite"
+        path = Path(folder) / f"{safe_filename(self.campaign.name)}-backup.sqlite"
         await run_in_threadpool(self.db.backup, path)
         return FileResponse(path, media_type="application/vnd.sqlite3", filename=path.name, headers=HEADERS,
                             background=BackgroundTask(shutil.rmtree, folder, ignore_errors=True))
@@ -323,22 +417,31 @@ def create_app(campaign, leaderboard: bool = True, process: bool = False) -> Sta
         server.issuer.close()
 
     async def refused(request: Request, error: Refused):
-        if request.url.path.startswith(("/api/", "/organiser/", "/admin/")):
-            return JSONResponse({"error": str(error)}, error.status, headers=HEADERS)
-        return server.page("message.html", request, error.status, message=str(error))
+        headers = {**HEADERS, **({"Retry-After": str(error.retry_after)} if isinstance(error, Throttled) else {})}
+        if request.url.path.startswith(("/api/", "/organiser/", "/admin/", "/static/")):
+            return JSONResponse({"error": str(error)}, error.status, headers=headers)
+        return server.page("message.html", request, error.status, headers=headers, message=str(error))
+
+    async def unreadable(request: Request, error: Exception):  # a safety net: never a 500 for bad input
+        problem = "nests too deeply" if isinstance(error, RecursionError) else "is not valid Unicode"
+        return await refused(request, Refused(400, f"the request {problem}"))
 
     s = server
     routes = [Route("/", s.home), Route("/login", s.login_page), Route("/login", s.login, methods=["POST"]),
               Route("/logout", s.logout, methods=["POST"]), Route("/task", s.task_page),
               Route("/task", s.task_post, methods=["POST"]), Route("/organiser", s.organiser_page),
               Route("/organiser/export/{what}.{ext}", s.export_file), Route("/organiser/backup", s.backup),
-              Route("/admin/status.json", s.status),
+              Route("/organiser/sessions", s.sign_out_everyone, methods=["POST"]),
+              Route("/organiser/chart/{key}.png", s.chart),
+              Route("/admin/status.json", s.status), Route("/static/humeval.js", s.script),
               Route("/api/login", s.api_login, methods=["POST"]), Route("/api/task", s.api_task),
               Route("/api/task/{task}", s.api_task_get), Route("/api/task/{task}", s.api_submit, methods=["POST"]),
               Route("/api/task/{task}/skip", s.api_skip, methods=["POST"]),
               Route("/api/judgments", s.api_judgments), Route("/api/leaderboard", s.api_leaderboard)]
-    middleware = [Middleware(SessionMiddleware, secret_key=server.secret, session_cookie="humeval_session",
-                             same_site="strict", max_age=14 * 24 * 3600)]
-    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers={Refused: refused})
+    middleware = [Middleware(BodyLimit, body_timeout=campaign.body_timeout),
+                  Middleware(SessionMiddleware, secret_key=server.secret, session_cookie="humeval_session",
+                             same_site="strict", max_age=SESSION_AGE)]
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
+                    exception_handlers={Refused: refused, RecursionError: unreadable, UnicodeError: unreadable})
     app.state.server = server
     return app

@@ -12,6 +12,9 @@ strategy = "trueskill"            # uniform, wmt, trueskill, bt-order, bt-outcom
 k = 5                             # outputs per ranking task
 seed = 1
 database = "demo.sqlite"          # relative to this file, or a postgresql:// URL; `--db` overrides
+# quota = 100                     # tasks per annotator: the page shows "12 of 100", then no more tasks
+# header_timeout = 10             # seconds a connection may take to send a request's head, then closed
+# body_timeout = 30               # seconds a request body may take between chunks, then 408
 
 [data]                            # plain text, one segment per line, all files line-aligned
 source = "source.txt"
@@ -23,6 +26,9 @@ sysB = "systems/sysB.txt"
 [quality]                         # WMT's controls, as shares of the tasks issued
 bad_reference = 0.1               # an output with a phrase replaced from another segment
 repeat = 0.1                      # a task the annotator already answered, asked again
+
+[instructions]                    # optional: what a task type's page says (each has a default)
+da = "How well does the translation express the source's meaning?"
 
 [stop]                            # optional: when the budget suffices (see humeval.serve.stopping)
 width = 0.8                       # every system's 95% score interval at most this wide
@@ -54,7 +60,27 @@ STRATEGIES = ("uniform", "wmt", "trueskill", "bt-order", "bt-outcome", "grm")
 ROLES = ("annotator", "organiser")
 SYNCHRONOUS = ("full", "normal")
 KEYS = {"name", "track", "tasks", "strategy", "baseline", "k", "seed", "database", "batch", "task_timeout",
-        "leaderboard_interval", "bootstrap", "synchronous", "data", "quality", "accounts", "stop"}
+        "leaderboard_interval", "bootstrap", "synchronous", "data", "quality", "accounts", "stop", "header_timeout",
+        "body_timeout", "quota", "instructions"}
+# What each task type's page tells the annotator (``[instructions]`` in the campaign file replaces any)
+INSTRUCTIONS = {
+    "pairwise": "Read the source, then both translations. Choose the one that conveys the source's meaning better "
+                "and reads more naturally; choose \"both are as good\" only when you cannot tell them apart. "
+                "Keys: A, T (tie), B.",
+    "ranking": "Rank every translation from 1 (best) down; give equal ranks to translations of equal quality. "
+               "Each rank starts empty: choose one for every translation.",
+    "da": "How well does the translation express the meaning of the source? 0 = not at all, 100 = perfectly. "
+          "Move the slider or type the number; an untouched score is not accepted.",
+    "esa": "First mark every error: select the wrong characters with the mouse (or Shift and the arrow keys) and "
+           "press 1 (minor) or 2 (major); click a marked error in the list to change or remove it. A minor error "
+           "hampers the reading a little, a major one changes the meaning or makes the text hard to understand. "
+           "Mark missing content on the word next to where it is missing. Then score the translation from 0 to 100 "
+           "(ESA, Kocmi et al. 2024). Without script, mark each word in the list below the text.",
+    "mqm": "Mark every error: select the wrong characters, choose the category, then press 1 (minor) or 2 "
+           "(major). Categories follow MQM's top level: accuracy (meaning), fluency (grammar, spelling), "
+           "terminology, style, locale conventions (dates, numbers), non-translation, other. No score is asked.",
+}
+
 
 
 @dataclass
@@ -62,6 +88,7 @@ class Account:
     name: str
     role: str
     password_hash: str
+    password: str | None = field(default=None, repr=False)  # given in clear in the campaign file
 
 
 @dataclass
@@ -88,6 +115,10 @@ class Campaign:
     bootstrap: int = 200
     synchronous: str = "full"
     stop: StopRule | None = None
+    header_timeout: float = 10.0
+    body_timeout: float = 30.0
+    quota: int | None = None  # tasks per annotator (then "12 of 100" and no more tasks)
+    instructions: dict[str, str] = field(default_factory=lambda: dict(INSTRUCTIONS))
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -177,17 +208,25 @@ def load_campaign(path, database=None) -> Campaign:
         _fail(path, f"quality shares {shares}", "give shares from 0 to below 1 that sum to below 1 (WMT: about 0.1 each)")
     accounts = _accounts(raw.get("accounts", []), path)
     numbers = {key: _get(raw, key, (int, float), default, path) for key, default in
-               (("task_timeout", 3600.0), ("leaderboard_interval", 5.0))}
+               (("task_timeout", 3600.0), ("leaderboard_interval", 5.0), ("header_timeout", 10.0),
+                ("body_timeout", 30.0))}
     counts = {key: _get(raw, key, int, default, path) for key, default in (("batch", 20), ("bootstrap", 200),
                                                                             ("seed", 0))}
-    if numbers["task_timeout"] <= 0 or numbers["leaderboard_interval"] <= 0 or counts["batch"] < 1:
-        _fail(path, "task_timeout, leaderboard_interval and batch must be positive", "give positive numbers")
+    if min(numbers.values()) <= 0 or counts["batch"] < 1:
+        _fail(path, f"{', '.join(numbers)} and batch must be positive", "give positive numbers")
     if counts["bootstrap"] != 0 and counts["bootstrap"] < 2:
         _fail(path, f"bootstrap = {counts['bootstrap']}", "give 0 (no intervals) or at least 2 resamples")
     synchronous = _get(raw, "synchronous", str, "full", path)
     if synchronous not in SYNCHRONOUS:
         _fail(path, f"synchronous = {synchronous!r}", f"use one of {', '.join(SYNCHRONOUS)}")
     stop = _stop(raw, path, tasks, counts["bootstrap"])
+    quota = raw.get("quota")
+    if quota is not None and (isinstance(quota, bool) or not isinstance(quota, int) or quota < 1):
+        _fail(path, f"quota = {quota!r}", "give the number of tasks each annotator does, a whole number ≥ 1")
+    given = _get(raw, "instructions", dict, {}, path)
+    if set(given) - set(TASKS) or not all(isinstance(v, str) for v in given.values()):
+        _fail(path, f"instructions names {', '.join(sorted(set(given) - set(TASKS))) or 'a value that is not text'}",
+              f"give [instructions] as text for some of {', '.join(TASKS)}")
     from humeval.serve.db import is_url
     db = database if database is not None else _get(raw, "database", str, path.stem + ".sqlite", path)
     db = str(db) if is_url(db) else Path(db) if database is not None else base / db
@@ -197,6 +236,8 @@ def load_campaign(path, database=None) -> Campaign:
                     outputs=outputs, accounts=accounts, batch=counts["batch"], bootstrap=counts["bootstrap"],
                     task_timeout=float(numbers["task_timeout"]),
                     leaderboard_interval=float(numbers["leaderboard_interval"]), synchronous=synchronous, stop=stop,
+                    header_timeout=float(numbers["header_timeout"]), body_timeout=float(numbers["body_timeout"]),
+                    quota=quota, instructions={**INSTRUCTIONS, **given},
                     **shares)
 
 
@@ -258,7 +299,7 @@ def _accounts(raw, path) -> list[Account]:
                 _fail(path, f"{where}password is shorter than 8 characters", "give a longer password")
             hashed = hash_password(password)
         seen.add(name)
-        accounts.append(Account(name, role, hashed))
+        accounts.append(Account(name, role, hashed, entry.get("password")))
     if not any(a.role == "annotator" for a in accounts):
         _fail(path, "no annotator account", "add an [[accounts]] with role = \"annotator\"")
     return accounts

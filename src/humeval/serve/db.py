@@ -22,6 +22,7 @@ either database. Back it up with ``pg_dump``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -29,6 +30,7 @@ import threading
 from pathlib import Path
 
 from humeval.errors import InputError
+from humeval.serve.auth import verify_password
 
 MIGRATIONS = [
     """
@@ -45,6 +47,13 @@ MIGRATIONS = [
     CREATE INDEX tasks_by_annotator ON tasks (annotator_id, status);
     CREATE TABLE judgments (id INTEGER PRIMARY KEY, task_id INTEGER UNIQUE NOT NULL, annotator_id INTEGER NOT NULL,
                             answer TEXT NOT NULL, receipt TEXT NOT NULL, submitted_at REAL NOT NULL);
+    """,
+    # server-side sessions (the cookie carries a random id; only its SHA-256 is stored), and the
+    # session-signing secret out of the database (``auth.session_secret`` keeps it in a file)
+    """
+    CREATE TABLE sessions (digest TEXT PRIMARY KEY, account_id INTEGER NOT NULL, created_at REAL NOT NULL);
+    CREATE INDEX sessions_by_account ON sessions (account_id);
+    DELETE FROM meta WHERE key = 'secret';
     """,
 ]
 
@@ -132,6 +141,16 @@ class Database:
             begin = (f"PRAGMA synchronous={self.synchronous if durable else 'NORMAL'}", "BEGIN IMMEDIATE")
         return _Transaction(self.conn, self._write_lock, begin)
 
+    @contextlib.contextmanager
+    def snapshot(self):
+        """Reads that all see one state of the database (a read transaction), so counts agree."""
+        conn = self.conn
+        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ" if self.postgres else "BEGIN")
+        try:
+            yield conn
+        finally:
+            conn.execute("COMMIT")
+
     def query(self, sql: str, params=()) -> list[sqlite3.Row]:
         return self.conn.execute(sql, params).fetchall()
 
@@ -162,10 +181,10 @@ class Database:
             conn.execute("DELETE FROM schema_version")
             conn.execute("INSERT INTO schema_version VALUES (?)", (len(MIGRATIONS),))
 
-    def load_campaign(self, campaign, secret: str):
+    def load_campaign(self, campaign):
         """Put the campaign's systems, items, outputs and accounts in; refuse a database that holds
-        another campaign's texts (its fingerprint differs). Returns the session secret kept in the
-        database, so sessions survive a restart."""
+        another campaign's texts (its fingerprint differs). An account whose password changed, or
+        that was taken out of the campaign file, loses its sessions."""
         fingerprint = hashlib.sha256(json.dumps([campaign.track, campaign.source, campaign.reference,
                                                  campaign.outputs], ensure_ascii=False).encode()).hexdigest()
         conn = self.conn
@@ -175,7 +194,7 @@ class Database:
                 raise InputError(self.url, None, "the database holds another campaign's texts",
                                  "give a new database with --db, or the campaign file it was made from")
             if "fingerprint" not in rows:
-                conn.execute("INSERT INTO meta VALUES ('fingerprint', ?), ('secret', ?)", (fingerprint, secret))
+                conn.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
                 conn.executemany("INSERT INTO systems (id, name) VALUES (?, ?)", enumerate(campaign.systems))
                 refs = campaign.reference or [None] * len(campaign.items)
                 conn.executemany("INSERT INTO items (id, name, source, reference) VALUES (?, ?, ?, ?)",
@@ -184,18 +203,51 @@ class Database:
                 conn.executemany("INSERT INTO outputs VALUES (?, ?, ?)",
                                  [(i, s, text) for s, lines in enumerate(campaign.outputs.values())
                                   for i, text in enumerate(lines)])
-                secret_value = secret
-            else:
-                secret_value = rows["secret"]
+            old = dict(conn.execute("SELECT name, password_hash FROM accounts").fetchall())
+            for account in campaign.accounts:  # a password in clear, unchanged: keep its stored hash
+                if account.password is not None and account.name in old and \
+                        verify_password(account.password, old[account.name]):
+                    account.password_hash = old[account.name]
+            changed = [a.name for a in campaign.accounts if old.get(a.name, a.password_hash) != a.password_hash]
+            listed = [a.name for a in campaign.accounts]
+            changed += [name for name in old if name not in listed]
+            if changed:
+                conn.execute(f"DELETE FROM sessions WHERE account_id IN (SELECT id FROM accounts WHERE name IN "
+                             f"({','.join('?' * len(changed))}))", changed)
             for account in campaign.accounts:
                 conn.execute("INSERT INTO accounts (name, role, password_hash) VALUES (?, ?, ?) ON CONFLICT(name) "
                              "DO UPDATE SET role = excluded.role, password_hash = excluded.password_hash",
                              (account.name, account.role, account.password_hash))
-            listed = [a.name for a in campaign.accounts]
             # an account taken out of the campaign file can no longer log in; its judgments stay
             conn.execute(f"UPDATE accounts SET password_hash = '!' WHERE name NOT IN ({','.join('?' * len(listed))})",
                          listed)
-        return secret_value
+
+    # -- sessions ----------------------------------------------------------------------------------
+    @staticmethod
+    def _digest(session_id: str) -> str:
+        return hashlib.sha256(session_id.encode()).hexdigest()
+
+    def open_session(self, account_id: int, session_id: str, now: float):
+        with self.write() as conn:
+            conn.execute("INSERT INTO sessions (digest, account_id, created_at) VALUES (?, ?, ?)",
+                         (self._digest(session_id), account_id, now))
+
+    def session_account(self, session_id, since: float):
+        """The account of a live session opened after ``since``, or None."""
+        if not isinstance(session_id, str):
+            return None
+        return self.one("SELECT a.id, a.name, a.role, a.password_hash FROM sessions s JOIN accounts a "
+                        "ON a.id = s.account_id WHERE s.digest = ? AND s.created_at > ?",
+                        (self._digest(session_id), since))
+
+    def close_sessions(self, session_id=None, keep=None) -> int:
+        """Revoke one session (``session_id``), or every session but ``keep``; how many were revoked."""
+        with self.write() as conn:
+            if session_id is not None:
+                cursor = conn.execute("DELETE FROM sessions WHERE digest = ?", (self._digest(session_id),))
+            else:
+                cursor = conn.execute("DELETE FROM sessions WHERE digest <> ?", (self._digest(keep or ""),))
+            return cursor.rowcount
 
     def backup(self, target) -> Path:
         """A consistent copy of the database, taken while serving (SQLite's online backup)."""

@@ -1,8 +1,10 @@
 """The campaign's judgments as humeval's tables and files (what ``humeval.read`` reads back).
 
-- ``comparisons``: the pairwise tasks' answers (``Comparisons``: a = the output shown first, outcome
-  0 tie, 1 first preferred, 2 second preferred, group = the task id); written in humeval's
-  pairwise layout (``data.export.pairwise_frame``: CSV, TSV, JSONL or Parquet).
+- ``comparisons``: every comparison the leaderboard ranks: the pairwise tasks' answers (a = the
+  output shown first, outcome 0 tie, 1 first preferred, 2 second preferred), then the C(k, 2)
+  comparisons of each k-way ranking (``Rankings.expand``), each with group = its task id (one
+  group per ranking); written in humeval's pairwise layout (``data.export.pairwise_frame``: CSV,
+  TSV, JSONL or Parquet), so ``humeval rank comparisons.csv`` ranks what the board ranks.
 - ``rankings``: the ranking tasks' answers (``Rankings``, rank 1 best).
 - ``ratings``: the DA and ESA answers (``Ratings``, criterion ``DA`` or ``ESA``, scale 0–100,
   ``kind`` SYSTEM / BAD_REF / REPEAT); the long-form ratings file holds the system outputs'
@@ -19,6 +21,14 @@
   srcIndex, documentId, segmentId, judgeId, systemNNumber, systemNId, systemNrank): ranking tasks
   and pairwise tasks (a two-way ranking: the preferred output rank 1, the other 2, a tie 1 and 1).
 
+- ``judgments``: every answered task, controls included, one row each: task id, type, kind
+  (SYSTEM, BAD_REF: an attention check with a degraded output, REPEAT), the task it controls,
+  item, systems and the texts shown (JSON lists), annotator, the answer as JSON (with ESA spans
+  and MQM errors), issue and answer times (UTC, ISO 8601), seconds taken, and ``passed`` for the
+  controls with a crisp rule (a pairwise BAD_REF: the intact output preferred; a DA/ESA BAD_REF:
+  scored below the annotator's rating of the intact output; a pairwise or ranking REPEAT: the same
+  answer; empty otherwise: a repeated score is judged by the Wilcoxon test in ``da_quality``).
+
 Only ``SYSTEM`` answers go into the comparisons, rankings and ratings that rank systems; controls
 are kept apart (``kind``) and summarised by ``leaderboard.quality``.
 """
@@ -28,6 +38,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from datetime import datetime, timezone
 
 import numpy as np
 import pandas as pd
@@ -35,7 +46,7 @@ import pandas as pd
 from humeval.data.export import frame, write
 from humeval.data.tables import Comparisons, Rankings, Ratings
 
-EXPORTS = ("comparisons", "ratings", "controls", "esa", "mqm", "appraise")
+EXPORTS = ("comparisons", "ratings", "controls", "judgments", "esa", "mqm", "appraise")
 CRITERIA = {"da": "DA", "esa": "ESA"}
 
 
@@ -71,6 +82,15 @@ def comparisons(db, campaign) -> Comparisons:
                        item=np.array([r["item_id"] for r in rows], np.int32), judge=judge,
                        group=np.array([r["id"] for r in rows], np.int32), track=np.zeros(n, np.int32),
                        systems=systems, items=items, judges=judges, tracks=(campaign.track,))
+
+
+def all_comparisons(db, campaign) -> Comparisons:
+    """Pairwise answers, then the comparisons of k-way answers (group = the ranking's task id)."""
+    parts = [comparisons(db, campaign)]
+    ranked = rankings(db, campaign)
+    if len(ranked):
+        parts.append(ranked.expand())
+    return Comparisons.concat(parts) if len(parts) > 1 else parts[0]
 
 
 def rankings(db, campaign) -> Rankings:
@@ -184,9 +204,62 @@ def mqm_ratings(db, campaign) -> Ratings:
                    scale=SCALE)
 
 
+def _iso(seconds) -> str:
+    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="seconds")
+
+
+def intact_index(shown, text) -> int:
+    """Which of a pairwise BAD_REF task's two texts is the intact output (the other is degraded)."""
+    return 0 if shown[0] == text else 1
+
+
+def passed(row, first, outputs):
+    """Whether a control was passed (see the module docstring), or None without a crisp rule."""
+    answer = row["answer"]
+    if row["kind"] == "BAD_REF" and row["type"] == "pairwise":
+        intact = intact_index(row["shown"], outputs[(row["item_id"], row["systems"][0])])
+        return answer["outcome"] == intact + 1
+    original = first.get(row["control_of"])
+    if original is None:
+        return None
+    if row["kind"] == "BAD_REF" and "score" in answer:
+        return answer["score"] < original["score"]
+    if row["kind"] == "REPEAT" and row["type"] in ("pairwise", "ranking"):
+        return answer == original
+    return None
+
+
+def judgments_frame(db) -> pd.DataFrame:
+    """Every answered task, controls included (see the module docstring)."""
+    systems, items = _labels(db)
+    outputs = {(r[0], r[1]): r[2] for r in db.query("SELECT item_id, system_id, text FROM outputs")}
+    rows = db.query("SELECT t.id, t.type, t.kind, t.control_of, t.item_id, t.systems, t.shown, t.issued_at, "
+                    "a.name AS judge, j.answer, j.submitted_at FROM judgments j JOIN tasks t ON t.id = j.task_id "
+                    "JOIN accounts a ON a.id = t.annotator_id ORDER BY j.id")
+    rows = [{**dict(r), "systems": json.loads(r["systems"]), "shown": json.loads(r["shown"]),
+             "answer": json.loads(r["answer"])} for r in rows]
+    first = {r["id"]: r["answer"] for r in rows}
+    out = []
+    for r in rows:
+        check = passed(r, first, outputs) if r["kind"] != "SYSTEM" else None
+        out.append({"task": r["id"], "type": r["type"], "kind": r["kind"],
+                    "control_of": r["control_of"], "item": items[r["item_id"]],
+                    "systems": json.dumps([systems[s] for s in r["systems"]], ensure_ascii=False),
+                    "shown": json.dumps(r["shown"], ensure_ascii=False), "annotator": r["judge"],
+                    "answer": json.dumps(r["answer"], ensure_ascii=False, sort_keys=True),
+                    "issued_at": _iso(r["issued_at"]), "submitted_at": _iso(r["submitted_at"]),
+                    "seconds": round(r["submitted_at"] - r["issued_at"], 3),
+                    "passed": "" if check is None else ("yes" if check else "no")})
+    df = pd.DataFrame(out, columns=["task", "type", "kind", "control_of", "item", "systems", "shown", "annotator",
+                                    "answer", "issued_at", "submitted_at", "seconds", "passed"])
+    return df.astype({"control_of": "Int64"})
+
+
 def export_frame(db, campaign, what: str) -> pd.DataFrame:
     if what == "comparisons":
-        return frame(comparisons(db, campaign))
+        return frame(all_comparisons(db, campaign))
+    if what == "judgments":
+        return judgments_frame(db)
     if what == "ratings":
         return ratings_frame(ratings(db, campaign)).drop(columns="kind")
     if what == "esa":

@@ -14,9 +14,10 @@ z-mean, Wilcoxon rank-sum clusters, bootstrap intervals by segment).
 With a ``[stop]`` table in the campaign, the pairwise comparisons so far are checked against its
 targets (``humeval.serve.stopping.verdict``: the plan's verdict, "continue" or "stop").
 
-Quality: DA controls by ``humeval.ratings.quality.annotator_qc`` (degraded-reference Wilcoxon
-test, repeat consistency). Pairwise controls: the share of degraded-reference tasks where the
-intact output won, and the share of repeats answered the same way.
+Quality: DA controls and ESA controls, each on their own, by
+``humeval.ratings.quality.annotator_qc`` (degraded-reference Wilcoxon test, repeat consistency).
+Pairwise controls: the share of degraded-reference tasks where the intact output won, and the
+share of repeats answered the same way.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ import traceback
 import numpy as np
 import pandas as pd
 
-from humeval.data.tables import Comparisons
 from humeval.serve import export
 
 
@@ -58,7 +58,7 @@ def pairwise_quality(db) -> pd.DataFrame:
     texts = {(r[0], r[1]): r[2] for r in db.query("SELECT item_id, system_id, text FROM outputs")}
     shown = {r[0]: json.loads(r[1]) for r in db.query("SELECT id, shown FROM tasks WHERE type = 'pairwise'")}
     for r in export.answered(db, "pairwise", ("BAD_REF",)):
-        intact = 0 if shown[r["id"]][0] == texts[(r["item_id"], r["systems"][0])] else 1
+        intact = export.intact_index(shown[r["id"]], texts[(r["item_id"], r["systems"][0])])
         entry = out.setdefault(r["judge"], {"bad_ref": 0, "bad_ref_passed": 0, "repeats": 0, "repeats_same": 0})
         entry["bad_ref"] += 1
         entry["bad_ref_passed"] += r["answer"]["outcome"] == intact + 1
@@ -76,21 +76,21 @@ def pairwise_quality(db) -> pd.DataFrame:
     return df
 
 
-def all_comparisons(db, campaign) -> Comparisons:
-    """Pairwise answers and the comparisons of k-way answers, as one table."""
-    parts = [export.comparisons(db, campaign)]
-    ranked = export.rankings(db, campaign)
-    if len(ranked):
-        parts.append(ranked.expand())
-    return Comparisons.concat(parts) if len(parts) > 1 else parts[0]
-
-
 def compute(db, campaign) -> dict:
-    """Everything the organiser's page shows, computed once."""
+    """Everything the organiser's page shows, computed once from one snapshot of the database (so
+    its counts agree: ``judgments`` is the sum of ``counts``, per "type kind")."""
+    with db.snapshot():
+        return _compute(db, campaign)
+
+
+def _compute(db, campaign) -> dict:
     from humeval.experiments.bootstrap import bootstrap
     from humeval.ranking.bradley_terry import BradleyTerry
     result = {"computed_at": time.time(), "progress": progress(db), "notes": []}
-    comps = all_comparisons(db, campaign)
+    result["counts"] = {f"{r[0]} {r[1]}": r[2] for r in db.query(
+        "SELECT t.type, t.kind, COUNT(*) FROM judgments j JOIN tasks t ON t.id = j.task_id GROUP BY t.type, t.kind")}
+    result["judgments"] = sum(result["counts"].values())
+    comps = export.all_comparisons(db, campaign)
     result["comparisons"] = len(comps)
     if len(comps):
         model = BradleyTerry()
@@ -120,8 +120,10 @@ def compute(db, campaign) -> dict:
                 result[criterion.lower()] = ranked.table
             except ValueError as error:  # too few ratings for z scores or tests yet
                 result["notes"].append(f"{criterion} ranking not available yet: {error}")
-        qc = annotator_qc(ratings)
-        result["da_quality"] = qc.table
+            # each protocol's controls on their own: a DA control pairs with a DA rating only
+            qc = annotator_qc(ratings.take(ratings.criterion == code).compact())
+            if len(qc.table):
+                result[f"{criterion.lower()}_quality"] = qc.table
     mqm = export.mqm_ratings(db, campaign)
     if len(mqm):
         from humeval.ratings.rank import rank_ratings
@@ -153,7 +155,11 @@ class Leaderboard:
         if process:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
-            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            import os
+
+            from humeval.serve.hardening import die_with_parent
+            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                            initializer=die_with_parent, initargs=(os.getpid(),))
         self.latest: dict | None = None
         self.error: str | None = None
         self._seen = -1
@@ -168,8 +174,8 @@ class Leaderboard:
                     latest = self.pool.submit(compute_at, self.db.url, self.campaign).result()
                 else:
                     latest = compute(self.db, self.campaign)
-                latest["judgments"] = count
-                self.latest, self.error, self._seen = latest, None, count
+                # its own count (one snapshot): answers that came in meanwhile make the next refresh
+                self.latest, self.error, self._seen = latest, None, latest["judgments"]
             except Exception:  # the page says what failed; serving goes on
                 self.error = traceback.format_exc(limit=3)
         return self.latest

@@ -124,7 +124,7 @@ def test_annotator_mapping_makes_judges_persons(tmp_path):
 
 
 def test_wmt24_wave2_with_the_annotator_mapping():
-    from tests.conftest import shared_file
+    from conftest import shared_file
     judgments = read(shared_file("wmt24-esa/esa_generalMT2024_wave2.csv"),
                      annotators=shared_file("wmt24-esa/annotator_mapping.json"))
     assert len(judgments.ratings.judges) == 43  # the README: 203 accounts of 43 persons in wave 2

@@ -11,7 +11,7 @@ from scipy import stats
 from humeval.data import read
 from humeval.data.tables import Ratings
 from humeval.ratings.esa_wmt24 import domain_of, wmt24_esa, wmt24_esa_tracks
-from tests.conftest import shared_file
+from conftest import shared_file
 
 # news has 4 segments, speech 5; A beats B and B beats C on every one of them, by distinct amounts
 NEWS = [f"test-en-news_doc1:{i}" for i in range(1, 5)]

@@ -9,7 +9,7 @@ import pytest
 from humeval.data import read
 from humeval.data.tables import Ratings
 from humeval.ratings.mqm_google import google_mqm, google_segment_scores
-from tests.conftest import shared_file
+from conftest import shared_file
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 

@@ -292,6 +292,9 @@ def test_example_runs(example, source, tmp_path, monkeypatch):
     seconds = cpu_seconds() - start
     output = result.output  # stdout and stderr (click ≥ 8.2)
     assert "bug in humeval" not in output, f"{source}: {example}\n{output[-3000:]}"
+    if result.exit_code == 2 and "WordNet database files" in output and not os.environ.get("HUMEVAL_REQUIRE_WORDNET"):
+        # a system package the README names (apt-get install wordnet-base); CI installs it and requires it
+        pytest.skip(f"needs WordNet's database files (apt-get install wordnet-base): {example}")
     assert result.exit_code == 0, f"{source}: {example} exited {result.exit_code}\n{output[-3000:]}\n{result.exception!r}"
     assert seconds < 60, f"{source}: {example} took {seconds:.0f} s of CPU; examples are documentation, make it smaller"
 

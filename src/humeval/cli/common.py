@@ -447,16 +447,28 @@ def anonymize_options(f):
     """--anonymize and --salt: judge, editor and annotator ids replaced by stable pseudonyms as soon
     as the data is read, so no output carries them."""
     f = click.option("--salt", default=None,
-                     help="Secret mixed into the pseudonyms (keep it to reproduce them; needs --anonymize).")(f)
+                     help="Secret mixed into the pseudonyms (keep it to reproduce them; needs --anonymize; without it a random one is drawn and the pseudonyms are not reproducible).")(f)
     return click.option("--anonymize", "anon", is_flag=True,
                         help="Replace judge/editor/annotator ids by stable pseudonyms in every output.")(f)
 
 
 def pseudonym_salt(anon: bool, salt: str | None) -> str | None:
-    """The salt to anonymise with, or None when --anonymize is off (--salt alone is an error)."""
+    """The salt to anonymise with, or None when --anonymize is off (--salt alone is an error).
+
+    Without a salt (unset or empty) the pseudonyms would be SHA-256 of the bare ids, which anyone
+    holding the ids can recompute: a random 128-bit salt is drawn instead and the user is told
+    that those pseudonyms cannot be reproduced (pass --salt to get the same ones again)."""
     if salt is not None and not anon:
         raise click.UsageError("--salt does nothing without --anonymize")
-    return (salt or "") if anon else None
+    if not anon:
+        return None
+    if not salt:
+        import secrets
+        err.print(f"note: --anonymize {'with an empty --salt' if salt == '' else 'without --salt'}: drew a random "
+                  "secret salt, so the pseudonyms cannot be traced back to the ids, but they are not reproducible "
+                  "(another run gives other ones); pass --salt SECRET to get the same pseudonyms across runs and files")
+        return secrets.token_hex(16)
+    return salt
 
 
 def drop_option(f):
@@ -545,12 +557,14 @@ def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), 
     else:
         with err.status(f"reading {path} …"):
             result = read(path, fmt, **options)
-    result = restrict(result, tracks) if tracks else result
     if salt is not None:
         from humeval.data.anonymize import anonymize_judgments
         result = anonymize_judgments(result, salt)
+    # the people of the whole file, before --track: a listed judge who judged only other tracks is named as such
+    everyone = people_by_table(result) if drop_file and tracks else None
+    result = restrict(result, tracks) if tracks else result
     if drop_file:
-        result = drop_listed(result, drop_file, quiet)
+        result = drop_listed(result, drop_file, quiet, everyone, tracks)
     if ctx is not None and ctx.info_name in ROW_COMMANDS:
         result = single_comparisons(result, ctx.info_name, quiet)
     return result
@@ -604,15 +618,23 @@ def read_judge_list(path) -> list[str]:
     return [line.strip() for line in read_text(path).splitlines() if line.strip() and not line.startswith("#")]
 
 
-def drop_listed(judgments, path, quiet=False):
+def people_by_table(judgments) -> dict[str, set]:
+    """The judges (or editors) named in each table of ``judgments``."""
+    return {name: set(table.judges if hasattr(table, "judges") else getattr(table, "editors", ()))
+            for name, table in judgments.tables().items()}
+
+
+def drop_listed(judgments, path, quiet=False, everyone=None, tracks=()):
     """``judgments`` without the judges (or editors) listed in ``path``: says how many judgments
-    went and warns of listed judges the data does not have."""
+    went, names listed judges who judged only in tracks other than ``tracks`` (``everyone``: the
+    people of the whole file before --track, from ``people_by_table``) and warns of listed judges
+    the file does not have at all."""
     from humeval.agreement.judges import drop_judges
     listed = read_judge_list(path)
     found, removed = set(), {}
-    for name, table in judgments.tables().items():
-        people = table.judges if hasattr(table, "judges") else getattr(table, "editors", ())
-        found |= set(listed) & set(people)
+    for name, people in people_by_table(judgments).items():
+        table = getattr(judgments, name)
+        found |= set(listed) & people
         kept = drop_judges(table, listed)
         if len(kept) < len(table):
             removed[name] = len(table) - len(kept)
@@ -620,10 +642,16 @@ def drop_listed(judgments, path, quiet=False):
     if removed and not any(len(t) for t in judgments.tables().values()):
         raise InputError(judgments.report.path, None, f"every judgment is by a judge listed in {path}",
                          "nothing is left to rank: check the list")
-    missing = [j for j in listed if j not in found]
+    elsewhere_all = set().union(*everyone.values()) if everyone else set()
+    elsewhere = [j for j in listed if j not in found and j in elsewhere_all]
+    missing = [j for j in listed if j not in found and j not in elsewhere_all]
     if not quiet:
         what = ", ".join(f"{n:,} {name.replace('_', '-')}" for name, n in removed.items()) or "nothing"
         err.print(f"--drop-judges: left out {len(found)} of {len(listed)} listed judges ({what})")
+    if elsewhere and not quiet:
+        err.print(f"note: --drop-judges: {len(elsewhere)} listed judge{'s' if len(elsewhere) > 1 else ''} "
+                  f"judged in {judgments.report.path} but not in --track {', '.join(tracks)}: "
+                  f"{', '.join(elsewhere[:10])}{' …' if len(elsewhere) > 10 else ''} (nothing of theirs to leave out here)")
     if missing:
         err.print(f"[yellow]warning:[/] --drop-judges: {len(missing)} listed judge{'s' if len(missing) > 1 else ''} "
                   f"not in {judgments.report.path}: {', '.join(missing[:10])}{' …' if len(missing) > 10 else ''}"

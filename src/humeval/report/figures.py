@@ -106,8 +106,10 @@ def _cell_values(ax, values, fontsize: float = 6, signed: bool = False):
     data = np.ma.getdata(values)
     for i, j in zip(*np.nonzero(~np.ma.getmaskarray(values))):
         value = float(data[i, j])
-        label = (f"{value:+.2f}".replace("0.", ".").replace("-", "\u2212") if signed
-                 else f"{value:.2f}".lstrip("0"))
+        if signed:
+            label = ".00" if round(value, 2) == 0 else f"{value:+.2f}".replace("0.", ".").replace("-", "\u2212")
+        else:
+            label = f"{value:.2f}".lstrip("0")
         if label not in shapes:
             path = TextPath((0, 0), label, prop=prop)
             low, high = path.vertices.min(axis=0), path.vertices.max(axis=0)  # control points: quick, near enough

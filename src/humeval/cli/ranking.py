@@ -634,6 +634,13 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
             raise InputError(file, None, str(error), "check --expert and --track") from None
     tests = curve.groupby("track")["test"].first()
     table = mean_curve(curve).sort_values(size_list[-1], kind="stable")  # best first, as the report's table
+    verdict = None
+    if len(models) > 1 and not expert:  # each model against the best, paired by test comparison
+        from humeval.report.verdict import item_losses, paired_verdict, verdict_lines
+        with nullcontext() if quiet or as_json else err.status("the verdict: per-comparison losses at the largest "
+                                                                   "size …"):
+            losses = item_losses(data, models, size_list, trials, random_state, min_test, sample)
+        verdict = paired_verdict(losses, str(table.index[0]))
     drawn = "whole rankings" if sample == "ranking" else "random comparisons"
     if out_file:
         write(curve.assign(sample=sample), out_file)
@@ -643,6 +650,8 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
                             + (" (expert test set)" if expert else "") + f"; training: {drawn}")
     if as_json:
         shown = {"tracks": list(tests.index), "sample": sample, "mean_perplexity": jsonable(table)}
+        if verdict is not None:
+            shown["verdict"] = json.loads(verdict.to_json(orient="index"))  # model → its paired gap
         if tune_on:
             shown["tuning"] = {"grid": jsonable(tuning.table), "chosen": tuning.best}
         click.echo(json.dumps(shown, indent=2))
@@ -661,6 +670,14 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
         trained = curve.groupby("size")["train"].mean()
         out.print(f"training subsets: {drawn}" + (" until they hold the size; mean comparisons " + ", ".join(
             f"{size}: {n:,.0f}" for size, n in trained.items()) if sample == "ranking" else ""))
+        if verdict is not None:
+            row = verdict.iloc[0]
+            out.print(f"verdict at {size_list[-1]:,} training comparisons: each model against the best, paired over "
+                      f"{number(int(row['test']), 'count')} test comparisons"
+                      + (f" (standard errors clustered by their {number(int(row['units']), 'count')} rankings):"
+                         if row["units"] < row["test"] else ":"))
+            for line in verdict_lines(verdict.loc[[str(m) for m in table.index]], table[str(size_list[-1])]):
+                out.print(f"  {line}")
 
 
 def _tuned(data, models, tune_on, grid, min_test, random_state, jobs, file, quiet):

@@ -22,6 +22,7 @@ import pandas as pd
 
 from humeval.experiments.perplexity import MIN_TEST
 from humeval.report.render import number
+from humeval.report.verdict import tied_with_best
 
 JUDGES_SHOWN = 25  # rows of the judge-quality table, as ``humeval judges`` prints without --all
 CONFIDENCE = 0.95  # the bootstrap's (``humeval.experiments.bootstrap``'s default)
@@ -82,6 +83,7 @@ class Report:
     methods: list[str]
     references: dict[str, str]
     summary: list[str] = field(default_factory=list)
+    ranking_model: str | None = None  # the model the rankings were computed with (``demo`` prints its ranking)
 
 
 def _png(fig, dpi: int = 100) -> bytes:
@@ -135,14 +137,25 @@ def perplexity_gaps(curve: pd.DataFrame, size) -> pd.DataFrame:
                          "trials": diff.shape[1], "indistinguishable": close})
 
 
-def perplexity_verdict(gaps: pd.DataFrame) -> str:
+def perplexity_verdict(gaps: pd.DataFrame, paired: pd.DataFrame | None = None) -> str:
     """One sentence on ``perplexity_gaps``: the best model, and whether the runner-up is
-    distinguishable from it within the trials' spread."""
+    distinguishable from it within the trials' spread and, given ``paired`` (``humeval.report.
+    verdict.paired_verdict``), within the test set's noise: a model is called indistinguishable
+    from the best when either says so, so no model is recommended on a gap within noise."""
     best = gaps.index[0]
     text = f"{best} predicts held-out judgments best ({number(gaps['perplexity'].iloc[0], 'decimal')})"
     if len(gaps) < 2:
         return text
     second, row = gaps.index[1], gaps.iloc[1]
+    noisy = set(tied_with_best(paired)) if paired is not None else set()
+    if noisy:
+        tied = [str(m) for m in gaps.index[1:] if m in noisy or bool(gaps.loc[m, "indistinguishable"])]
+        first = paired.loc[tied[0]]
+        return (f"{best} and {', '.join(tied)} are indistinguishable by held-out perplexity "
+                f"({number(gaps['perplexity'].iloc[0], 'decimal')} vs {number(gaps.loc[tied[0], 'perplexity'], 'decimal')}"
+                f": paired over {number(int(first['test']), 'count')} test comparisons, {tied[0]} is "
+                f"{number(first['bits'])} bits per comparison worse, 95 % interval {number(first['low'])} to "
+                f"{number(first['high'])}, which holds 0), so the data do not single out one model")
     if gaps["trials"].iloc[0] < 2:
         return (f"{text}; {second} follows at {number(row['perplexity'], 'decimal')} (gap {number(row['gap'])}), "
                 "and one trial gives no spread to judge the gap (use --trials 2 or more)")
@@ -157,7 +170,10 @@ def perplexity_verdict(gaps: pd.DataFrame) -> str:
                 f"{number(row['gap'])} is within the spread of the per-trial differences, "
                 f"{number(row['spread'])} over {int(row['trials'])} trials)")
     return (f"{text}; the runner-up {second} ({number(row['perplexity'], 'decimal')}) is {number(row['gap'])} behind, "
-            f"beyond the spread of the per-trial differences ({number(row['spread'])} over {int(row['trials'])} trials)")
+            f"beyond the spread of the per-trial differences ({number(row['spread'])} over {int(row['trials'])} trials)"
+            + (f" and beyond the test set's noise ({number(paired.loc[second, 'bits'])} bits per test comparison, 95 % "
+               f"interval {number(paired.loc[second, 'low'])} to {number(paired.loc[second, 'high'])})"
+               if paired is not None and second in paired.index else ""))
 
 
 def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000, trials: int = 2,
@@ -173,6 +189,7 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
     read_ratings, judgments = judgments.ratings, without_controls(judgments)  # controls: ratings_sections only
     step = progress or (lambda _: None)
     sections: list[Section] = []
+    chosen = None
     summary: list[str] = []
     methods: list[str] = []
 
@@ -189,8 +206,9 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
     sections.append(data)
 
     if judgments.comparisons is not None:
-        sections += _ranking_sections(judgments.comparisons, path, models, n_boot, trials, random_state, jobs, step,
-                                      summary, methods, l2, read_args, tracks)
+        ranked, chosen = _ranking_sections(judgments.comparisons, path, models, n_boot, trials, random_state, jobs, step,
+                                           summary, methods, l2, read_args, tracks)
+        sections += ranked
     if read_ratings is not None:
         sections += ratings_sections(read_ratings, path, n_boot, random_state, step, summary, methods, read_args, tracks)
     step("agreement")
@@ -223,7 +241,7 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
         sections.append(Section("Automatic metrics against the human scores", [metric_table]))
     methods.append("Agreement: kappa over pairs of judgments of the same item by two judges (inter) or the same "
                    "judge twice (intra), as Denkowski & Lavie 2010 and the WMT reports compute it.")
-    return Report(f"humeval report: {path}", path, sections, methods, REFERENCES, summary)
+    return Report(f"humeval report: {path}", path, sections, methods, REFERENCES, summary, chosen)
 
 
 def skip_notes(skipped: dict, tracks=(), pairs_column: bool = False) -> list[str]:
@@ -275,6 +293,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
     from humeval.experiments import bootstrap, mean_curve, track_curves, wmt_view
     from humeval.ranking import make_model
     from humeval.report.figures import plot_bootstrap, plot_learning_curve, plot_preference_heatmap
+    from humeval.report.verdict import item_losses, paired_verdict
     settings = report_settings(comparisons)
     sizes = settings["sizes"]
     model_list = ",".join(models)
@@ -298,7 +317,11 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         "model", {"*": "decimal"}))
     section.figures.append(Figure("Learning curves", _png(plot_learning_curve(curve, title="Held-out perplexity")),
                                   "held-out perplexity against training size, one line per model"))
-    reason = perplexity_verdict(perplexity_gaps(curve, sizes[-1]))
+    step("the verdict: per-comparison losses at the largest size")
+    paired = paired_verdict(item_losses(comparisons, {n: make_model(n, random_state, l2) for n in models}, sizes,
+                                        trials, random_state, settings["min_test"]), best)
+    reason = perplexity_verdict(perplexity_gaps(curve, sizes[-1]), paired)
+    recommended = " are indistinguishable " not in reason
     if chosen != best:
         how = command("rank", path, "--model", best, "--bootstrap", n_boot, *prior, read_args=read_args, tracks=tracks)
         if chosen in table.index:
@@ -309,7 +332,8 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
             reason += (f"; none of the compared models has a quick bootstrap, so the ranking below uses {chosen} "
                        f"(not compared; {how} gives {best}'s intervals)")
     section.notes.append(reason)
-    summary.append(f"Recommended model: {chosen} — {reason}.")
+    summary.append(f"Recommended model: {chosen} — {reason}." if recommended else
+                   f"No model is recommended over the others: {reason}; the ranking below uses {chosen}.")
     sections = [section]
     methods.append("Models: Bradley–Terry (Bradley & Terry 1952) and its tie extensions (Davidson 1970; Rao–Kupper), "
                    "TrueSkill as in WMT14–16 (Sakaguchi et al. 2014), Hopkins & May's IRT and Independent-Students "
@@ -336,7 +360,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                               command("rank", path, "--model", chosen, "--bootstrap", n_boot, *prior, "--random-state",
                                       random_state, read_args=read_args, tracks=[track]), "system"))
         clusters = int(full["cluster"].max()) if len(full) else 0
-        ranks[track] = f"{track}: {full.index[0]} first of {len(full)}, {clusters} cluster{'s' if clusters != 1 else ''}"
+        ranks[track] = f"{track}: {headline(full.index)}, {clusters} cluster{'s' if clusters != 1 else ''}"
         if hasattr(model, "intervals"):  # the Bradley–Terry family: analytic intervals beside the bootstrap
             analytic, unit = _analytic_table(model, part, full, result.confidence, chosen, track, path, prior,
                                              random_state, read_args, s.notes)
@@ -379,7 +403,21 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                        "unit; a second bootstrap "
                        f"then resamples whole units ({number(n_boot, 'count')} resamples, the same model and seed), "
                        "and the summary gives both rankings' clusters.")
-    return sections
+    return sections, chosen
+
+
+def headline(order) -> str:
+    """Who comes first in a ranking (``order``: systems best first), for the summary: "X first of
+    N". A human reference (``_ref``, ``ref``, ``reference``, ``human``) is ranked with the systems
+    in WMT's files and comes first in nearly every track, which says nothing about the systems:
+    then the line names the best system and the reference apart ("X the best of N systems,
+    below the human reference _ref")."""
+    from humeval.agreement import REFERENCE_NAMES
+    order = [str(s) for s in order]
+    systems = [s for s in order if s.lower() not in REFERENCE_NAMES]
+    if not systems or systems[0] == order[0]:
+        return f"{order[0]} first of {len(order)}"
+    return f"{systems[0]} the best of {len(systems)} systems, below the human reference {order[0]}"
 
 
 def _fallback_note(curve: pd.DataFrame) -> str:
@@ -435,7 +473,7 @@ def _unit_ranking(model, part, full, analytic, unit, n_boot, chosen, track, path
     notes.append(f"Resampling whole {unit}s gives {by_unit} cluster{plural} where the comparison bootstrap gives "
                  f"{by_comparison} (the {unit}-clustered sandwich: {sandwich}); publish the {unit}-level ranking "
                  f"({how}).")
-    line = (f"{track}: {full.index[0]} first of {len(full)}; {by_comparison} clusters by the comparison bootstrap, "
+    line = (f"{track}: {headline(full.index)}; {by_comparison} clusters by the comparison bootstrap, "
             f"{by_unit} by whole {unit}s (the safer ranking: judgments cluster by {unit}; the {unit}-clustered "
             f"sandwich gives {sandwich})")
     return Table(f"{track}: {chosen} with {number(n_boot, 'count')} resamples of whole {unit}s (the safer "

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from humeval.report.campaign import Figure, Section, Table, _png, command
+from humeval.report.campaign import Figure, Section, Table, _png, command, headline
 
 RANKING_TEST = "wilcoxon"
 
@@ -150,7 +150,7 @@ def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, s
                                                                                         alpha=result.alpha)),
                                 "one-sided p-values, green where the row system is significantly better"))
         clusters = int(result.table["cluster"].max()) if len(result.table) else 0
-        summary.append(f"{track}: {result.table.index[0]} first of {len(result.table)} by {result.model}, "
+        summary.append(f"{track}: {headline(result.table.index)} by {result.model}, "
                        f"{clusters} clusters.")
         sections.append(s)
     methods.append("Ratings ranking as WMT: segment means, then system means (z-normalised per annotator for DA); "

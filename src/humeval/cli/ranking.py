@@ -130,6 +130,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     from humeval.ranking.boards import ANCHOR, drop_system, set_anchor_aside
     from humeval.ratings import MODELS as RATINGS_MODELS
     from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
+    from humeval.report.evidence import few_comparisons_warning, no_interval_note
     # pairwise model names are checked before the (possibly long) read; ratings models once the file shows ratings
     models = None if model_names in RATINGS_MODELS + NOT_YET else models_named(model_names, random_state, l2)
     ctx = click.get_current_context()
@@ -228,6 +229,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             if analytic:
                 notes[track].append(analytic_note(analytic, confidence, cluster))
                 notes[track].append(cluster_note(part, cluster) if cluster else "")
+            else:  # say that there are no intervals, and which neighbours are within noise (issue 27)
+                notes[track].append(no_interval_note(table, part, next(iter(models))))
             if plot:
                 plot_abilities(table, suffix(plot), title=f"{track}: {first!r}")
         else:
@@ -240,6 +243,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                     table[column] = flags[column]
             notes[track] = []
         notes[track].append(group_note(first))
+        few = few_comparisons_warning(part)
+        notes[track].append(f"warning: {few}" if few else "")
         notes[track].append(policy_notes[track])
         notes[track].append(set_anchor_aside(first.ranking(), scale=scale)[1])
         if "note" in flags:

@@ -293,6 +293,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
     from humeval.experiments import bootstrap, mean_curve, track_curves, wmt_view
     from humeval.ranking import make_model
     from humeval.report.figures import plot_bootstrap, plot_learning_curve, plot_preference_heatmap
+    from humeval.report.evidence import few_comparisons_warning
     from humeval.report.verdict import item_losses, paired_verdict
     settings = report_settings(comparisons)
     sizes = settings["sizes"]
@@ -359,6 +360,9 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                               "overlap.",
                               command("rank", path, "--model", chosen, "--bootstrap", n_boot, *prior, "--random-state",
                                       random_state, read_args=read_args, tracks=[track]), "system"))
+        few = few_comparisons_warning(part)
+        if few:
+            s.notes.append(f"warning: {few}")
         clusters = int(full["cluster"].max()) if len(full) else 0
         ranks[track] = f"{track}: {headline(full.index)}, {clusters} cluster{'s' if clusters != 1 else ''}"
         if hasattr(model, "intervals"):  # the Bradley–Terry family: analytic intervals beside the bootstrap
@@ -371,6 +375,8 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                 safer, ranks[track] = _unit_ranking(model, part, full, analytic.frame, unit, n_boot, chosen, track,
                                                     path, prior, random_state, read_args, s.notes)
                 s.tables.append(safer)
+        if few:
+            ranks[track] += f" (warning: {few})"
         others = pd.DataFrame({name: (model if name == chosen else make_model(name, random_state, l2).fit(part))
                                .ranking()["rank"] for name in (*models, *HEURISTIC_RANKERS)})  # the same fit
         others = others.reindex(view.index)

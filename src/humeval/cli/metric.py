@@ -509,7 +509,7 @@ def metric_tune(specs, human_column, objective, conflicts, alpha, beta, gamma, d
     once, score the whole grid from the stored match counts, and print the optimum per set (the
     paper's Table 3) and every tuned version evaluated on every set (its Table 4).
 
-    \\b
+    \b
     Example:
       D=mlqe-pe/et-en/post-editing
       humeval metric tune --tokenize none --data "et-en HTER=$D/dev.mt,$D/dev.pe,$D/dev.hter,lower"

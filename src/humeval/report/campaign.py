@@ -44,6 +44,13 @@ REFERENCES = {
                           "Biometrika 1986.",
     "Cohen 1960": "J. Cohen. A Coefficient of Agreement for Nominal Scales. Educ. Psychol. Meas. 1960.",
     "Wisniewski 2013": "G. Wisniewski. Matrix Completion Meets NLP Evaluation. 2013.",
+    "Graham et al. 2017": "Y. Graham, T. Baldwin, A. Moffat, J. Zobel. Can Machine Translation Systems Be Evaluated "
+                          "by the Crowd Alone? Natural Language Engineering 2017.",
+    "Freitag et al. 2021": "M. Freitag, G. Foster, D. Grangier, V. Ratnakar, Q. Tan, W. Macherey. Experts, Errors, and "
+                           "Context: A Large-Scale Study of Human Evaluation for Machine Translation. TACL 2021.",
+    "Kocmi et al. 2024": "T. Kocmi, V. Zouhar, E. Avramidis, R. Grundkiewicz, M. Karpinska, M. Popović, M. Sachan, "
+                         "M. Shmatova. Error Span Annotation: A Balanced Approach for Human Evaluation of Machine "
+                         "Translation. WMT 2024.",
     "Graham & Baldwin 2014": "Y. Graham, T. Baldwin. Testing for Significance of Increased Correlation with Human "
                              "Judgment. EMNLP 2014.",
 }
@@ -197,9 +204,10 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
     data = Section("The data")
     described = describe(judgments)
     for kind, frame in described.items():
-        data.tables.append(Table(kind.replace("_", " "), frame, "Counted per track from the file as read; 'pairs "
-                                 "skipped' = pairs of the track's rankings left out of its comparisons (reasons in "
-                                 "the notes below, which count the whole file).",
+        data.tables.append(Table(kind.replace("_", " "), frame, "Counted per track from the file as read"
+                                 + ("; 'pairs skipped' = pairs of the track's rankings left out of its comparisons "
+                                    "(reasons in the notes below, which count the whole file)."
+                                    if "pairs skipped" in frame else "."),
                                  command("info", path, read_args=read_args, tracks=tracks), "track"))
     data.notes += [f"note: {n}" for n in judgments.report.notes]
     data.notes += skip_notes(judgments.report.skipped, tracks, any("pairs skipped" in f for f in described.values()))
@@ -213,25 +221,45 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
         sections += ratings_sections(read_ratings, path, n_boot, random_state, step, summary, methods, read_args, tracks)
     step("agreement")
     agreement = agreement_table(judgments)
-    if len(agreement):
-        shown = agreement.set_index(["track", "judgments", "agreement"]).drop(columns="method")
-        shown.index = [" / ".join(map(str, i)) for i in shown.index]
+    table = judgments.comparisons if judgments.comparisons is not None else judgments.ratings
+    if table is not None:
         judges = Section("Judges: agreement and quality")
-        judges.tables.append(Table("Inter- and intra-annotator agreement", shown,
-                                   "P(A): share of judgment pairs that agree; P(E): agreement expected by chance "
-                                   "from the observed label shares; kappa = (P(A) − P(E)) / (1 − P(E)) "
-                                   "(Cohen 1960; Denkowski & Lavie 2010). Methods: "
-                                   + "; ".join(sorted(set(agreement["method"]))) + ".",
-                                   command("agreement", path, read_args=read_args, tracks=tracks),
-                                   "track / judgments / pairs of"))
-        table = judgments.comparisons if judgments.comparisons is not None else judgments.ratings
+        # rows with no pair of judgments (no item judged twice) hold nothing but "–": say so instead
+        empty = agreement["pairs"].fillna(0).to_numpy() == 0 if "pairs" in agreement else np.ones(len(agreement), bool)
+        if empty.all():
+            judges.notes.append("no agreement to measure: no item was judged twice (by two judges or by one judge "
+                                "twice)")
+        elif empty.any():
+            judges.notes.append("no agreement to measure for " + ", ".join(
+                " / ".join(map(str, r)) for r in agreement.loc[empty, ["track", "judgments", "agreement"]].to_numpy())
+                + ": no item judged twice there")
+        agreement = agreement.loc[~empty]
+        if len(agreement):
+            shown = agreement.set_index(["track", "judgments", "agreement"]).drop(columns="method")
+            shown.index = [" / ".join(map(str, i)) for i in shown.index]
+            judges.tables.append(Table("Inter- and intra-annotator agreement", shown,
+                                       "P(A): share of judgment pairs that agree; P(E): agreement expected by chance "
+                                       "from the observed label shares; kappa = (P(A) − P(E)) / (1 − P(E)) "
+                                       "(Cohen 1960; Denkowski & Lavie 2010). Methods: "
+                                       + "; ".join(sorted(set(agreement["method"]))) + ".",
+                                       command("agreement", path, read_args=read_args, tracks=tracks),
+                                       "track / judgments / pairs of"))
         if (table.judge >= 0).any():
             quality = judge_quality(table)
             drop = flagged(quality)
+            assessed = int((quality["flag"] != "few pairs").sum())
             judges.tables.append(judge_quality_table(quality, path, read_args, tracks))
-            judges.notes.append(f"{len(drop)} judges flagged" + (": " + ", ".join(map(str, drop[:20])) if drop else "")
-                                + (" …" if len(drop) > 20 else ""))
-            summary.append(f"{len(drop)} of {len(quality)} judges flagged as unreliable.")
+            if assessed == 0:  # "0 of 4 judges flagged" would read as "all 4 are fine"
+                line = (f"none of the {len(quality)} judges could be assessed: each shares fewer than "
+                        f"{judge_min_pairs()} pairs with the other judges")
+                judges.notes.append(line)
+                summary.append(f"Judges: {line}.")
+            else:
+                judges.notes.append(f"{len(drop)} judges flagged" + (": " + ", ".join(map(str, drop[:20])) if drop else "")
+                                    + (" …" if len(drop) > 20 else ""))
+                summary.append(f"{len(drop)} of {assessed} judges flagged as unreliable"
+                               + (f" ({len(quality) - assessed} more with too few pairs to assess)."
+                                  if assessed < len(quality) else "."))
         else:  # no judge column: nobody to rate (and every row alone is not a judge)
             judges.notes.append("no judge column in the file: judge quality needs to know who judged each item")
         sections.append(judges)
@@ -239,9 +267,20 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
         sections.append(_completion_section(judgments.ratings, path, random_state, step, read_args, tracks))
     if metric_table is not None:
         sections.append(Section("Automatic metrics against the human scores", [metric_table]))
-    methods.append("Agreement: kappa over pairs of judgments of the same item by two judges (inter) or the same "
-                   "judge twice (intra), as Denkowski & Lavie 2010 and the WMT reports compute it.")
-    return Report(f"humeval report: {path}", path, sections, methods, REFERENCES, summary, chosen)
+    if len(agreement):
+        methods.append("Agreement: kappa over pairs of judgments of the same item by two judges (inter) or the same "
+                       "judge twice (intra), as Denkowski & Lavie 2010 and the WMT reports compute it.")
+    return Report(f"humeval report: {path}", path, sections, methods, cited(sections, methods, summary), summary,
+                  chosen)
+
+
+def cited(sections, methods, summary) -> dict[str, str]:
+    """The entries of ``REFERENCES`` the report's text cites (methods, summary, captions, notes):
+    a ratings report lists the ratings papers, not the ranking models' it never used."""
+    text = " ".join([*methods, *summary, *(n for s in sections for n in s.notes),
+                     *(f"{t.title} {t.how}" for s in sections for t in s.tables),
+                     *(f"{f.title} {f.alt}" for s in sections for f in s.figures)])
+    return {key: entry for key, entry in REFERENCES.items() if key in text}
 
 
 def skip_notes(skipped: dict, tracks=(), pairs_column: bool = False) -> list[str]:
@@ -252,6 +291,14 @@ def skip_notes(skipped: dict, tracks=(), pairs_column: bool = False) -> list[str
     if tracks and pairs_column:
         where += " (the table's 'pairs skipped' counts the tracks reported only)"
     return [f"skipped {number(count, 'count')} {reason}{where}" for reason, count in skipped.items()]
+
+
+def judge_min_pairs() -> int:
+    """The pairs a judge needs before ``judge_quality`` assesses it (its default)."""
+    import inspect
+
+    from humeval.agreement import judge_quality
+    return int(inspect.signature(judge_quality).parameters["min_pairs"].default)
 
 
 def judge_quality_table(quality: pd.DataFrame, path: str, read_args=(), tracks=(), shown: int = JUDGES_SHOWN) -> Table:
@@ -412,15 +459,25 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
     return sections, chosen
 
 
+def is_reference(name: str) -> bool:
+    """Whether a system name is a human reference: WMT's ``_ref``, ``ref``, ``reference``,
+    ``human`` (``humeval.agreement.REFERENCE_NAMES``) or a name starting ``Human-``/``ref-``
+    as Google's MQM files name their human translations (``Human-B.0``)."""
+    import re
+
+    from humeval.agreement import REFERENCE_NAMES
+    return name.lower() in REFERENCE_NAMES or re.match(r"(human|ref)[-_]", name.lower()) is not None
+
+
 def headline(order) -> str:
     """Who comes first in a ranking (``order``: systems best first), for the summary: "X first of
     N". A human reference (``_ref``, ``ref``, ``reference``, ``human``) is ranked with the systems
+    (or an MQM file's ``Human-A.0``, ``Human-B.0``: ``is_reference``) is ranked with the systems
     in WMT's files and comes first in nearly every track, which says nothing about the systems:
     then the line names the best system and the reference apart ("X the best of N systems,
     below the human reference _ref")."""
-    from humeval.agreement import REFERENCE_NAMES
     order = [str(s) for s in order]
-    systems = [s for s in order if s.lower() not in REFERENCE_NAMES]
+    systems = [s for s in order if not is_reference(s)]
     if not systems or systems[0] == order[0]:
         return f"{order[0]} first of {len(order)}"
     return f"{systems[0]} the best of {len(systems)} systems, below the human reference {order[0]}"

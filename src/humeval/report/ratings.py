@@ -153,9 +153,12 @@ def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, s
         summary.append(f"{track}: {headline(result.table.index)} by {result.model}, "
                        f"{clusters} clusters.")
         sections.append(s)
+    scales = {"mqm": "MQM: Freitag et al. 2021", "esa": "ESA: Kocmi et al. 2024", "z-mean": "DA: Graham et al. 2017",
+              "raw": "DA: Graham et al. 2017"}
+    sources = sorted({scales[r.model] for r in results.values() if r.model in scales})
     methods.append("Ratings ranking as WMT: segment means, then system means (z-normalised per annotator for DA); "
                    "one-sided Wilcoxon rank-sum test for every pair of systems; clusters where every system above "
-                   "a line beats every system below it.")
+                   "a line beats every system below it" + (f" ({'; '.join(sources)})." if sources else "."))
     return sections
 
 

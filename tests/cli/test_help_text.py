@@ -42,3 +42,25 @@ def test_sacrebleu_warnings_become_one_line_of_ours(tmp_path):
     assert "If you insist" not in result.stderr and "forgot to detokenize" not in result.stderr
     assert "detokenize them" in " ".join(result.stderr.split())
     assert (logging.getLogger("sacrebleu").handlers, logging.getLogger("sacrebleu").propagate) == before  # put back
+
+
+def test_cli_tables_write_numbers_as_the_report_does():
+    """Issue 27: one number format: kappa 0.8 and 0.63 were "0.8" and "0.63" in the CLI, "0.800" and
+    "0.630" in the report; the CLI's tables now use the report's ``number`` by column kind."""
+    import numpy as np
+    import pandas as pd
+    from rich.console import Console
+
+    from humeval.cli.common import render
+    df = pd.DataFrame({"kappa": [0.8, 0.63], "perplexity": [2.8, 2.4567], "score": [0.8, 1234.56],
+                       "tie rate": [0.1234, 0.2], "p (above chance)": [2.45e-6, 0.0312], "pairs": [1000, 20],
+                       "std": [np.nan, 0.5]}, index=["a", "b"])
+    console = Console(width=200, record=True)
+    console.print(render(df, "t"))
+    text = console.export_text()
+    row_a = [line for line in text.splitlines() if line.strip().startswith("a ")][0].split()
+    row_b = [line for line in text.splitlines() if line.strip().startswith("b ")][0].split()
+    cells_a = [c for c in row_a if c not in ("│", "a")]
+    cells_b = [c for c in row_b if c not in ("│", "b")]
+    assert cells_a == ["0.800", "2.800", "0.8", "12.3%", "<", "0.0001", "1,000", "-"]
+    assert cells_b == ["0.630", "2.457", "1,235", "20.0%", "0.031", "20", "0.5"]

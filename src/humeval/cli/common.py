@@ -684,9 +684,11 @@ def render(df: pd.DataFrame, title: str, index_name: str | None = None, breaks=(
     table.add_column(plain(index_name or df.index.name or ""))
     for column in df.columns:
         table.add_column(plain(column), justify="right")
-    percent = [("rate" in str(c) or "share" in str(c)) for c in df.columns]
+    # the report's number format (``humeval.report.render``): each column's kind from its name and dtype
+    from humeval.report.render import column_kind
+    kinds = [column_kind(c, df[c]) for c in df.columns]
     for position, (key, row) in enumerate(df.iterrows()):
-        table.add_row(plain(key), *(plain(cell(v, p)) for v, p in zip(row, percent)), end_section=position in breaks)
+        table.add_row(plain(key), *(plain(cell(v, kind=k)) for v, k in zip(row, kinds)), end_section=position in breaks)
     return table
 
 
@@ -696,14 +698,17 @@ def plain(value) -> Text:
     return Text(shown(value, None))
 
 
-def cell(value, percent: bool = False) -> str:
+def cell(value, percent: bool = False, kind: str | None = None) -> str:
+    """One table cell as the report writes it (``humeval.report.render.number``; ``kind`` one of
+    its kinds, ``percent`` for "percent"); a missing number is "-"."""
+    from humeval.report.render import number
     if isinstance(value, (float, np.floating)):
         if np.isnan(value):
             return "-"
-        if percent:
-            return f"{value:.1%}"
-        return f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
-    if isinstance(value, (int, np.integer)):
+        if percent or kind == "percent":
+            return number(value, "percent")
+        return number(value, kind if kind in ("decimal", "p") else "score")
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         return f"{value:,}"
     return str(value)
 

@@ -205,7 +205,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         if n_boot:
             # not on a terminal, a transient bar would leave a blank line behind (rich ends a live display with one)
             with progress_bar(quiet or as_json) as bar:
-                task = bar.add_task(f"{track}: {n_boot} resamples", total=n_boot)
+                task = bar.add_task(f"{track}: {n_boot:,} resamples", total=n_boot)
                 result = bootstrap(first, part, n=n_boot, by=by, confidence=confidence, random_state=random_state,
                                    jobs=jobs, progress=lambda done, total: bar.update(task, completed=done))
             table = drop_system(result, ANCHOR).table()
@@ -213,14 +213,14 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                 if column in flags:
                     table[column] = flags[column]
             notes[track] = [f"scores: {result.scale}" if result.scale else "",
-                            f"{n_boot} resamples of {result.resampled}s"
+                            f"{n_boot:,} resamples of {result.resampled}s"
                             + (f" ({next(iter(models))} is fitted on whole {result.resampled}s, so --by {by} "
                                "resamples them whole)" if result.resampled != by else "")
                             + f"; {confidence:.0%} intervals; rank range = WMT's trimmed "
                             "range, simultaneous = valid for all systems at once"]
             notes[track] += [f"{v:,} {k}" for k, v in result.failed.items()]
             if plot:
-                plot_bootstrap(table, suffix(plot), title=f"{track}: {first!r}, {n_boot} bootstrap resamples",
+                plot_bootstrap(table, suffix(plot), title=f"{track}: {first!r}, {n_boot:,} bootstrap resamples",
                                scale=result.scale)
         elif len(fitted) == 1:
             table, _ = set_anchor_aside(analytic_table(first, analytic, confidence, cluster, random_state)
@@ -507,7 +507,7 @@ def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confide
         if part.covariate_names:
             coefficients[track] = coefficient_table(overall, analytic, confidence, cluster)
         if n_boot:
-            notes[track].append(f"{n_boot} resamples of {by}s per board; {confidence:.0%} intervals")
+            notes[track].append(f"{n_boot:,} resamples of {by}s per board; {confidence:.0%} intervals")
         if analytic:
             notes[track].append(analytic_note(analytic, confidence, cluster) + " (per board)")
             notes[track].append("overall board: " + cluster_note(part, cluster) if cluster else "")

@@ -392,7 +392,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                    "overlap fall in different clusters (Koehn 2012; the WMT procedure).")
     ranks, units = {}, {}
     for track, part in comparisons.by_track().items():
-        step(f"{track}: ranking with {n_boot} bootstrap resamples")
+        step(f"{track}: ranking with {n_boot:,} bootstrap resamples")
         model = make_model(chosen, random_state, l2).fit(part)
         # quick-bootstrap models refit in milliseconds: a process pool per track costs more than
         # it saves, so ``jobs`` serves the learning curves only
@@ -418,7 +418,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
             s.tables.append(analytic)
             if unit:  # judgments cluster: the comparison bootstrap is too narrow; rank by whole units too
                 units[track] = unit
-                step(f"{track}: ranking with {n_boot} resamples of whole {unit}s")
+                step(f"{track}: ranking with {n_boot:,} resamples of whole {unit}s")
                 safer, ranks[track] = _unit_ranking(model, part, full, analytic.frame, unit, n_boot, chosen, track,
                                                     path, prior, random_state, read_args, s.notes)
                 s.tables.append(safer)

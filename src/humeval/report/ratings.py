@@ -124,7 +124,7 @@ def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, s
     from humeval.ratings.quality import system_ratings
     system = system_ratings(ratings)
     model = default_model(system)
-    step(f"ratings: WMT ranking ({model}, {n_boot} bootstrap resamples)")
+    step(f"ratings: WMT ranking ({model}, {n_boot:,} bootstrap resamples)")
     sections = []
     try:
         results = rank_tracks(system, model=model, test=RANKING_TEST, n_boot=n_boot, random_state=random_state,

@@ -158,7 +158,7 @@ def perplexity_verdict(gaps: pd.DataFrame, paired: pd.DataFrame | None = None) -
     if noisy:
         tied = [str(m) for m in gaps.index[1:] if m in noisy or bool(gaps.loc[m, "indistinguishable"])]
         first = paired.loc[tied[0]]
-        return (f"{best} and {', '.join(tied)} are indistinguishable by held-out perplexity "
+        return (f"{_and([best, *tied])} are indistinguishable by held-out perplexity "
                 f"({number(gaps['perplexity'].iloc[0], 'decimal')} vs {number(gaps.loc[tied[0], 'perplexity'], 'decimal')}"
                 f": paired over {number(int(first['test']), 'count')} test comparisons, {tied[0]} is "
                 f"{number(first['bits'])} bits per comparison worse, 95 % interval {number(first['low'])} to "
@@ -172,7 +172,7 @@ def perplexity_verdict(gaps: pd.DataFrame, paired: pd.DataFrame | None = None) -
                 "spread to judge the gap")
     tied = [str(m) for m in gaps.index[1:][gaps["indistinguishable"].iloc[1:].to_numpy()]]
     if tied:
-        return (f"{best} and {', '.join(tied)} are indistinguishable by held-out perplexity "
+        return (f"{_and([best, *tied])} are indistinguishable by held-out perplexity "
                 f"({number(gaps['perplexity'].iloc[0], 'decimal')} vs {number(row['perplexity'], 'decimal')}: the gap "
                 f"{number(row['gap'])} is within the spread of the per-trial differences, "
                 f"{number(row['spread'])} over {int(row['trials'])} trials)")
@@ -181,6 +181,12 @@ def perplexity_verdict(gaps: pd.DataFrame, paired: pd.DataFrame | None = None) -
             + (f" and beyond the test set's noise ({number(paired.loc[second, 'bits'])} bits per test comparison, 95 % "
                f"interval {number(paired.loc[second, 'low'])} to {number(paired.loc[second, 'high'])})"
                if paired is not None and second in paired.index else ""))
+
+
+def _and(names) -> str:
+    """"a", "a and b", "a, b and c"."""
+    names = [str(n) for n in names]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000, trials: int = 2,

@@ -1,6 +1,7 @@
 """Every command's --help as a user reads it (issue 27: `metric tune --help` printed a literal \\b)."""
 
 import click
+import pytest
 from click.testing import CliRunner
 
 from humeval.cli import cli
@@ -64,3 +65,23 @@ def test_cli_tables_write_numbers_as_the_report_does():
     cells_b = [c for c in row_b if c not in ("│", "b")]
     assert cells_a == ["0.800", "2.800", "0.8", "12.3%", "<", "0.0001", "1,000", "-"]
     assert cells_b == ["0.630", "2.457", "1,235", "20.0%", "0.031", "20", "0.5"]
+
+
+def test_dask_logs_and_warnings_become_one_line_each(capsys):
+    """Issue 27: Dask's warnings flooded stderr; under --backend dask they are counted and said once."""
+    import logging
+    import warnings
+
+    from humeval.cli.common import third_party_notes
+    finish = third_party_notes(("distributed",), ("distributed",))
+    for _ in range(3):
+        logging.getLogger("distributed.utils_perf").warning("full garbage collections took 12% CPU time recently")
+    warnings.warn_explicit("Sending large graph of size 9.5 MiB.", UserWarning, "/x/site-packages/distributed/client.py", 1)
+    with pytest.warns(UserWarning, match="ours"):  # not a third party's: left to Python
+        warnings.warn_explicit("ours", UserWarning, "/x/humeval/ranking/bt.py", 1)
+    finish()
+    lines = capsys.readouterr().err.splitlines()
+    joined = " ".join(lines)
+    assert "note: distributed: full garbage collections took 12% CPU time recently (3 times)" in joined
+    assert "note: distributed: Sending large graph of size 9.5 MiB." in joined
+    assert "note: distributed: ours" not in joined and joined.count("garbage") == 1

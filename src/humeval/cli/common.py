@@ -477,6 +477,63 @@ def drop_option(f):
                              "`humeval judges --drop-list`) before anything is fitted.")(f)
 
 
+def third_party_notes(loggers, modules=(), restore: bool = True):
+    """Catch what third-party ``loggers`` would print on stderr while a command runs (sacrebleu:
+    "That's 100 lines that end in a tokenized period …"; Dask's ``distributed``: garbage-collection
+    and large-graph warnings), and the Python warnings raised from ``modules``; return the
+    function that puts the loggers back and prints them, at the end, as one line of ours per
+    distinct message with how often it was said. Without ``restore`` the loggers stay caught after
+    that (a cluster that shuts down at exit would otherwise print its last words raw)."""
+    import logging
+    import warnings
+    records: list = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = records.append
+    saved = []
+    for name in loggers:
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.propagate, list(logger.handlers)))
+        logger.handlers, logger.propagate = [handler], False
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        origin = next((m for m in modules if f"{m}/" in filename.replace("\\", "/") or f"{m}." in filename), None)
+        if origin is None:
+            return shown(message, category, filename, lineno, file, line)
+        records.append(logging.makeLogRecord({"name": origin, "msg": str(message), "levelno": logging.WARNING}))
+
+    if modules:
+        warnings.showwarning = show
+
+    def finish():
+        if restore:
+            for logger, propagate, handlers in saved:
+                logger.handlers, logger.propagate = handlers, propagate
+        if modules:
+            warnings.showwarning = shown
+        print_third_party(records)
+        records.clear()
+    return finish
+
+
+def print_third_party(records) -> None:
+    """One line per distinct (library, first line of the message), with how often it was said;
+    sacrebleu's three-line tokenized-period warning becomes one line saying what to do."""
+    from humeval.report.render import number
+    counts: dict[tuple[str, str], int] = {}
+    for record in records:
+        key = (record.name.split(".")[0], (record.getMessage().strip().splitlines() or [""])[0])
+        counts[key] = counts.get(key, 0) + 1
+    tokenized = any("tokenized period" in message for _, message in counts)
+    for (name, message), n in counts.items():
+        if tokenized and ("forgot to detokenize" in message or "If you insist" in message):
+            continue  # sacrebleu's two follow-up lines of the tokenized-period warning: said in ours
+        hint = (": if the outputs are tokenized, detokenize them (BLEU tokenizes again and would score lower); if "
+                "they are not, ignore this" if "tokenized period" in message else "")
+        times = f" ({number(n, 'count')} times)" if n > 1 else ""
+        err.print(f"note: {name}: {message}{times}{hint}", markup=False, highlight=False)
+
+
 def execution_options(f):
     """``--backend`` and ``--scheduler`` for a command with ``--jobs``: where its independent tasks
     (refits, trials, simulated campaigns) run. The command runs inside
@@ -490,11 +547,17 @@ def execution_options(f):
         from humeval.experiments.parallel import ExecutionError, execution
         if backend != "local" and not explicit(click.get_current_context(), "jobs"):
             kwargs["jobs"] = 0
+        # Dask and Ray log and warn on stderr (garbage collection, large graphs): one line of ours each, at the end
+        finish = third_party_notes(("distributed", "dask", "ray"), ("distributed", "dask", "ray"), restore=False) \
+            if backend != "local" else None
         try:
             with execution(backend, scheduler, workers=kwargs["jobs"]):
                 return f(*args, **kwargs)
         except ExecutionError as error:
             raise UserError(str(error)) from None
+        finally:
+            if finish is not None:
+                finish()
 
     run = click.option("--scheduler", metavar="ADDRESS", default=None,
                        help="With --backend dask or ray: a running cluster's scheduler (tcp://HOST:8786 for Dask, "

@@ -11,6 +11,7 @@ import pandas as pd
 
 from humeval.cli.common import (
     progress_bar,
+    third_party_notes,
     CONFIDENCE,
     SEED,
     SHARE,
@@ -36,54 +37,7 @@ from humeval.errors import InputError
 @click.pass_context
 def metric(ctx):
     """Automatic metrics: scores (sacrebleu baselines, METEOR-NEXT), HTER, correlation with humans, tuning."""
-    ctx.call_on_close(third_party_notes())
-
-
-class _Collect:
-    """A logging handler keeping the records it is given (see ``third_party_notes``)."""
-
-    def __init__(self):
-        import logging
-        self.records: list = []
-        self.handler = logging.Handler(logging.WARNING)
-        self.handler.emit = self.records.append
-
-
-def third_party_notes(loggers=("sacrebleu",)):
-    """Catch what ``loggers`` (sacrebleu: "That's 100 lines that end in a tokenized period …",
-    once per corpus score) would print on stderr while a metric command runs; return the function
-    that prints them, at the end, as one line of ours per distinct message with its count."""
-    import logging
-    collect = _Collect()
-    saved = []
-    for name in loggers:
-        logger = logging.getLogger(name)
-        saved.append((logger, logger.propagate, list(logger.handlers)))
-        logger.handlers, logger.propagate = [collect.handler], False
-
-    def finish():
-        for logger, propagate, handlers in saved:
-            logger.handlers, logger.propagate = handlers, propagate
-        print_third_party(collect.records)
-    return finish
-
-
-def print_third_party(records) -> None:
-    """One line per distinct (logger, first line of the message), with how often it was said."""
-    from humeval.cli.common import err
-    from humeval.report.render import number
-    counts: dict[tuple[str, str], int] = {}
-    for record in records:
-        key = (record.name.split(".")[0], record.getMessage().strip().splitlines()[0])
-        counts[key] = counts.get(key, 0) + 1
-    tokenized = any("tokenized period" in message for _, message in counts)
-    for (name, message), n in counts.items():
-        if tokenized and ("forgot to detokenize" in message or "If you insist" in message):
-            continue  # sacrebleu's two follow-up lines of the tokenized-period warning: said in ours
-        hint = (": if the outputs are tokenized, detokenize them (BLEU tokenizes again and would score lower); if "
-                "they are not, ignore this" if "tokenized period" in message else "")
-        times = f" ({number(n, 'count')} times)" if n > 1 else ""
-        err.print(f"note: {name}: {message}{times}{hint}", markup=False, highlight=False)
+    ctx.call_on_close(third_party_notes(("sacrebleu",)))
 
 
 def _lines(path) -> list[str]:

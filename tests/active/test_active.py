@@ -112,6 +112,8 @@ def test_active_study_command(tmp_path):
         curve = curves[row["strategy"]]
         need = curve.index[curve >= target - 1e-9][0]
         assert row["final spearman"] == pytest.approx(curve.iloc[-1])
+        if row["strategy"] == "uniform pairs":  # the baseline: its whole budget by definition, no saving
+            need = 600
         assert row[f"judgments to reach {target:.3f}"] == need and row["saving"] == pytest.approx(1 - need / 600)
     comps, _ = collected(n=5, size=800)
     write(pairwise_frame(comps), tmp_path / "real.csv")
@@ -195,3 +197,24 @@ def test_baseline_study_on_resampled_real_judgments():
                             reference=truth.theta.to_numpy(), strategies=["random (online)", "uncertainty (online)"])
     assert set(curves.judgments) == {250, 500, 750, 1000}
     assert (curves[curves.judgments == 1000].spearman >= 0.8).all()
+
+
+def test_active_study_table_shows_the_checkpoints_its_savings_cite():
+    """Issue 27: the curve table showed 8 of 16 checkpoints, dropping ones the savings table cited,
+    and the baseline 'saved' against itself."""
+    args = ["active-study", "--systems", "8", "--budget", "1600", "--batch", "100", "--trials", "2",
+            "--strategies", "uniform,bt-order,trueskill", "--clusters"]
+    data = json.loads(CliRunner().invoke(cli, [*args, "--json"]).output)
+    cited = {row[k] for frame in (data["savings"], data["clusters"]) for row in frame for k in row
+             if k.startswith("judgments to reach") and row[k] is not None}
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    curve_table = result.output.split("Judgments needed")[0]
+    rows = {int(line.split()[0].replace(",", "")) for line in curve_table.splitlines()
+            if line.split() and line.split()[0].replace(",", "").isdigit()}
+    assert cited and cited <= rows and len(rows) >= 8
+    baseline = [r for r in data["savings"] if r["strategy"] == "uniform pairs"][0]
+    assert baseline["saving"] == 0 and baseline[[k for k in baseline if k.startswith("judgments")][0]] == 1600
+    # savings are written as the report writes shares
+    saving = [r["saving"] for r in data["savings"] if r["strategy"] != "uniform pairs" and r["saving"] is not None]
+    assert all(f"{s:.1%}" in result.output for s in saving)

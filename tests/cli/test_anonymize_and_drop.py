@@ -138,3 +138,46 @@ def test_drop_judges_on_report_and_compare_models_and_warnings(campaign, tmp_pat
     assert "left out 1 of 1" in same.stderr
     other = run("rank", root / "named.csv", "-m", "bojar", "--drop-judges", tmp_path / "p.txt")
     assert "left out 0 of 1" in other.stderr and "same --anonymize --salt" in other.stderr
+
+
+def test_drop_judges_names_judges_of_other_tracks(campaign, tmp_path):
+    """Issue 27: a judge listed for dropping who judged only in another track is named as such,
+    not as missing from the file; `judges` says its flags pool every track of the file."""
+    root, df, random = campaign
+    two = df.copy()
+    two["track"] = np.where(two.judge.isin(random[:2]), "B", "A")
+    two.to_csv(tmp_path / "two.csv", index=False)
+    drop = tmp_path / "drop.txt"
+    drop.write_text("\n".join(random[:3]) + "\nnobody-here\n")
+    n = int(((two.track == "A") & two.judge.isin(random[2:3])).sum())
+    result = run("rank", tmp_path / "two.csv", "-m", "bojar", "--track", "A", "--drop-judges", drop)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stderr.split())
+    assert f"left out 1 of 4 listed judges ({n:,} comparisons)" in text
+    assert f"2 listed judges judged in {tmp_path / 'two.csv'} but not in --track A: {random[0]}, {random[1]}" in text
+    # only the judge the file lacks altogether is called missing
+    assert "1 listed judge not in" in text and text.count("nobody-here") == 1
+    # the same with pseudonyms: the whole file's people are pseudonymised with the same salt
+    (tmp_path / "p.txt").write_text(pseudonym(random[0], "k") + "\n")
+    same = run("rank", tmp_path / "two.csv", "-m", "bojar", "--track", "A", "--anonymize", "--salt", "k",
+               "--drop-judges", tmp_path / "p.txt")
+    assert "1 listed judge judged in" in " ".join(same.stderr.split()) and "warning" not in same.stderr
+    pooled = run("judges", tmp_path / "two.csv")
+    assert "flags per file: each judge's agreement pooled over all 2 tracks" in " ".join(pooled.stdout.split())
+    within = run("judges", tmp_path / "two.csv", "--track", "A", "--json")
+    assert json.loads(within.stdout)["scope"].startswith("flags per track: computed within --track A only")
+
+
+def test_anonymize_without_salt_draws_a_random_one_and_says_so(campaign, tmp_path):
+    root, df, _ = campaign
+    seen = []
+    for salt in ((), ("--salt", "")):
+        result = run("judges", root / "named.csv", "--anonymize", *salt, "--json")
+        assert result.exit_code == 0, result.output
+        assert "drew a random secret salt" in result.stderr and "not reproducible" in " ".join(result.stderr.split())
+        seen.append(set(json.loads(result.stdout)["flagged"]))
+        assert ids_in(result.stdout, df) == []
+        # the bare-id pseudonyms (SHA-256 of the id alone, recomputable by anyone) are not used
+        unsalted = {pseudonym(j, "") for j in df.judge.unique()}
+        assert not unsalted & set(result.stdout.split('"'))
+    assert seen[0] and seen[0] != seen[1]  # six flagged judges, other pseudonyms each run

@@ -102,7 +102,10 @@ def test_refusals():
 
 def test_error_table_and_curve():
     train, *_ = low_rank(judges=20, columns=100)
-    errors = completion_error({"mean": GlobalMean(), "soft": SoftImpute()}, train, holdout=0.2, trials=2)
+    calls = []
+    errors = completion_error({"mean": GlobalMean(), "soft": SoftImpute()}, train, holdout=0.2, trials=2,
+                              progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]  # complete's progress bar: one step per method and trial
     assert list(errors.index) == ["soft", "mean"] and errors.loc["soft", "RMSE"] < errors.loc["mean", "RMSE"] / 3
     assert errors["observed share"].iloc[0] == pytest.approx(0.8 * 0.5, abs=0.03)
     curve = per_judge_curve([SoftImpute()], train, counts=(5, 40))
@@ -118,7 +121,9 @@ def test_decision_study_on_clear_differences():
             for judge in rng.choice(8, 3, replace=False):
                 rows.append((f"i{item}", system, f"j{judge}", q + rng.normal(0, 10)))
     r = Ratings.from_pandas(pd.DataFrame(rows, columns=["item", "system", "judge", "score"]))
-    study = decision_study(r, SoftImpute(), trials=2)
+    calls = []
+    study = decision_study(r, SoftImpute(), trials=2, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(1, 2), (2, 2)]
     assert list(study.index) == ["one rating", "all ratings", "one rating + 5 shared + completion"]
     # every (item, system) is rated by 3 of 8 judges: the working half covers most, once each
     assert study.loc["all ratings", "agreement"] == 1.0 and 150 < study.loc["one rating", "ratings"] <= 180

@@ -97,3 +97,12 @@ def test_cli_study_with_baseline_by_metric(campaign, tmp_path):
     metric.write_text("system,score\nsys01,high\n")
     bad = CliRunner().invoke(cli, ["grm", "study", str(sim), "--baseline-by-metric", str(metric)])
     assert bad.exit_code == 2 and "'high' is not a finite number" in bad.output and "bleu.csv:2:" in bad.output
+
+
+def test_gold_scores_report_progress(campaign):
+    """grm study's progress bar follows the gold-score bootstrap (issue 27)."""
+    from humeval.experiments.grm_study import gold_scores
+    calls = []
+    gold = gold_scores(campaign.comparisons, n=20, random_state=0, progress=lambda done, total: calls.append((done, total)))
+    assert calls and calls[-1] == (20, 20) and len(gold) == 6
+    assert gold.equals(gold_scores(campaign.comparisons, n=20, random_state=0))  # the same numbers with or without

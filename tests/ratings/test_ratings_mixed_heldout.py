@@ -40,7 +40,10 @@ def test_level_probabilities_sum_to_one():
 
 def test_mixed_predicts_unseen_slider_ratings_best():
     sim = simulate_ratings(n_systems=6, n_items=100, n_judges=20, n_ratings=4000, random_state=0)
-    result = compare_models(sim.ratings, sizes=(1000, 3200), trials=1)
+    calls = []
+    result = compare_models(sim.ratings, sizes=(1000, 3200), trials=1, progress=lambda d, t: calls.append((d, t)))
+    models = len(result.table)
+    assert calls == [(i, 2 * models) for i in range(1, 2 * models + 1)]  # rank --heldout's progress bar
     assert result.best.startswith("mixed")
     table = result.table["log_score"]
     assert table["mixed"] > table["z-mean"] > table["raw"]

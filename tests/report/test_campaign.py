@@ -114,6 +114,16 @@ def test_demo_writes_the_report(tmp_path):
     assert out.read_text().startswith(f"# humeval report: {data}")
     assert f"Same numbers: `humeval info {data}`" in out.read_text()
     assert "simulated (rankings, seed 0)" in out.read_text()  # the simulation is named in the data notes
+    # the terminal ranking and the report's ranking use one model, and the terminal says which (issue 27)
+    as_json = CliRunner().invoke(cli, ["demo", "--judgments", "150", "--systems", "5", "--report",
+                                       str(tmp_path / "d.json"), "--json"])
+    model = json.loads(as_json.stdout)["model"]
+    report = json.loads((tmp_path / "d.json").read_text())
+    assert any(s.startswith(f"simulated: ") and "clusters" in s for s in report["summary"])
+    ranking = [s["title"] for s in report["sections"] if s["title"].endswith(": ranking")]
+    tables = [t["title"] for s in report["sections"] for t in s["tables"] if s["title"] in ranking]
+    assert tables and tables[0].startswith(f"simulated: {model} with 1,000 bootstrap resamples")
+    assert f"simulated: systems by {model} (the report's model" in " ".join(result.output.split())
 
 
 def test_demo_report_commands_print_the_same_numbers(tmp_path, monkeypatch):
@@ -219,7 +229,8 @@ def test_report_commands_carry_the_reading_options(campaign, tmp_path):
     report = json.loads(out.read_text())
     assert table(report, "comparisons")["command"] == f"humeval info {campaign} --format pairwise --track simulated"
     assert table(report, "bootstrap resamples")["command"].endswith("--format pairwise --track simulated")
-    assert "one trial gives no spread" in report["summary"][0]
+    # one trial has no spread, but the test set does: a gap within its noise recommends no model (issue 27)
+    assert report["summary"][0].startswith("No model is recommended over the others: davidson and bt are indistinguishable")
 
 
 def test_report_metric_table_has_the_clusters(tmp_path, campaign):
@@ -248,3 +259,36 @@ def test_report_metric_table_has_the_clusters(tmp_path, campaign):
         assert (row["rank"], row["wins"]) == (printed[row["metric"]]["rank"], printed[row["metric"]]["wins"])
         assert row["pearson"] == pytest.approx(printed[row["metric"]]["pearson"])
     assert [r["rank"] for r in shown["rows"]][0] == 1 and max(r["rank"] for r in shown["rows"]) > 1
+
+
+def test_the_headline_names_the_best_system_not_the_reference():
+    from humeval.report.campaign import headline
+    assert headline(["_ref", "onlineB", "cu-zeman"]) == "onlineB the best of 2 systems, below the human reference _ref"
+    assert headline(["onlineB", "Human", "cu-zeman"]) == "onlineB first of 3"
+    assert headline(["sys01", "sys02"]) == "sys01 first of 2"
+
+
+def test_a_gap_within_the_test_sets_noise_is_not_recommended():
+    """Issue 27: a steady 0.0006 gap over three trials passed the trial test; paired over the test
+    comparisons it is within noise, so the verdict calls the models indistinguishable."""
+    from humeval.report.verdict import paired_verdict, verdict_lines
+    rng = np.random.default_rng(0)
+    n = 2000
+    best = rng.exponential(1.3, n)  # per-comparison losses in bits
+    losses = pd.DataFrame({"best": best, "steady": best + 0.0004 + rng.normal(0, 0.05, n),
+                           "far": best + 0.2 + rng.normal(0, 0.05, n), "track": "x", "unit": np.arange(n) // 10})
+    paired = paired_verdict(losses, "best")
+    d = losses["steady"] - losses["best"]
+    # the clustered SE by hand: G/(G − 1) Σ_g (Σ_{i∈g} (d_i − d̄))² / n², G = 200 units of 10
+    sums = (d - d.mean()).groupby(losses["unit"]).sum()
+    se = np.sqrt(200 / 199 * (sums ** 2).sum()) / n
+    assert paired.loc["steady", "bits"] == pytest.approx(d.mean()) and paired.loc["steady", "se"] == pytest.approx(se)
+    assert paired.loc["steady", "low"] == pytest.approx(d.mean() - 1.959964 * se, rel=1e-6)
+    assert paired["distinguishable"].tolist() == [False, False, True]
+    lines = verdict_lines(paired)
+    assert lines[1].startswith("steady: indistinguishable from best (") and lines[2].startswith(
+        "far: distinguishable from best (0.2")
+    gaps = perplexity_gaps(learning_curve_table({"steady": [0.0004, 0.0006, 0.0008]}), 3200)
+    text = perplexity_verdict(gaps, paired.loc[["best", "steady"]])
+    assert text.startswith("best and steady are indistinguishable by held-out perplexity (2.500 vs 2.501: paired over "
+                           "2,000 test comparisons") and "which holds 0" in text

@@ -206,7 +206,8 @@ def test_wmt10_czech_english_report_is_coherent():
     judgments = load(path, tracks=("Czech-English",), quiet=True)
     report = build_report(judgments, path, ("rao-kupper",), n_boot=1000, trials=1, tracks=("Czech-English",))
     (line,) = [s for s in report.summary if s.startswith("Czech-English:")]
-    assert line == ("Czech-English: _ref first of 13; 6 clusters by the comparison bootstrap, 4 by whole judges "
+    # the reference ranks first in every WMT track, so the line names the best system (issue 27)
+    assert line == ("Czech-English: cmu-heafield-combo the best of 12 systems, below the human reference _ref; 6 clusters by the comparison bootstrap, 4 by whole judges "
                     "(the safer ranking: judgments cluster by judge; the judge-clustered sandwich gives 4)")
     (how,) = [s for s in report.summary if s.startswith("Rankings by whole judges (Czech-English): humeval rank ")]
     assert how.endswith("--model rao-kupper --bootstrap 1000 --by judge --random-state 0 --track Czech-English")

@@ -56,3 +56,24 @@ def test_without_controls_leaves_system_ratings_only():
     kept = without_controls(judgments).ratings
     assert len(kept) == 1 and kept.score.tolist() == [80.0]
     assert len(judgments.ratings) == 3  # the original is untouched
+
+
+def test_a_ratings_report_with_nothing_to_assess_says_so():
+    """Issue 27: no 'pairs skipped' caption on ratings, no all-'–' agreement table, no '0 of 4 judges
+    flagged' when none could be assessed, and the ratings papers cited (not the ranking models')."""
+    from humeval.report import build_report, to_markdown
+    rng = np.random.default_rng(0)
+    # four judges, each rating their own items: no item is rated twice, no judge shares a pair
+    rows = [(f"s{i}", s, f"a{i % 4}", float(np.clip(q + rng.normal(0, 10), 0, 100)))
+            for i in range(40) for s, q in (("A", 80), ("B", 50), ("C", 60))]
+    ratings = Ratings.from_pandas(pd.DataFrame(rows, columns=["item", "system", "judge", "score"]), scale="0-100")
+    report = build_report(Judgments(ReadReport("r.csv", "ratings"), ratings=ratings), "r.csv", n_boot=20, trials=1)
+    md = to_markdown(report)
+    assert "pairs skipped" not in md and "Counted per track from the file as read." in md
+    assert "Inter- and intra-annotator agreement" not in md
+    assert "no agreement to measure: no item was judged twice" in md
+    assert "Judges: none of the 4 judges could be assessed: each shares fewer than 20 pairs with the other judges." \
+        in report.summary and not any("judges flagged" in s for s in report.summary)
+    assert "Graham et al. 2017" in report.references and "Hopkins & May 2013" not in report.references
+    assert "Cohen 1960" not in report.references  # no agreement computed, none cited
+    assert all(key in md for key in report.references)  # every listed reference is cited in the text

@@ -91,3 +91,11 @@ def test_hash_password_prints_a_hash_the_campaign_accepts(tmp_path):
     path = write_campaign(tmp_path)
     path.write_text(path.read_text().replace('password = "correct horse battery"', f'password_hash = "{hashed}"', 1))
     assert load_campaign(path).accounts[0].password_hash == hashed
+
+
+def test_check_counts_take_their_number(tmp_path):
+    """Issue 27: "1 organisers"."""
+    path = write_campaign(tmp_path)
+    result = CliRunner().invoke(cli, ["serve", "--check", str(path)])
+    text = " ".join(result.output.split())
+    assert "12 segments, 4 systems" in text and "2 annotators, 1 organiser, database" in text

@@ -108,7 +108,9 @@ def active_study(environment, strategies: dict[str, Strategy], budget: int, batc
 
 def savings(curves: pd.DataFrame, baseline: str | None = None, measure: str = "spearman") -> pd.DataFrame:
     """Per strategy: its final mean ``measure``, and the judgments it needs (first checkpoint whose
-    mean reaches the baseline strategy's final mean) with the saving against the baseline's budget."""
+    mean reaches the baseline strategy's final mean) with the saving against the baseline's budget.
+    The baseline's own row is its budget and a saving of 0 by definition: its noisy mean curve can
+    touch its final value earlier, which would be the baseline "saving" against itself."""
     order = list(dict.fromkeys(curves["strategy"]))
     mean = curves.groupby(["strategy", "judgments"])[measure].mean().unstack("strategy")[order]
     baseline = baseline or order[0]
@@ -117,7 +119,7 @@ def savings(curves: pd.DataFrame, baseline: str | None = None, measure: str = "s
     rows = []
     for name in mean.columns:
         reached = mean.index[mean[name] >= target - 1e-12]
-        need = int(reached[0]) if len(reached) else np.nan
+        need = int(budget) if name == baseline else (int(reached[0]) if len(reached) else np.nan)
         rows.append({"strategy": name, f"final {measure}": float(mean[name].iloc[-1]),
                      f"judgments to reach {target:.3f}": need,
                      "saving": (1 - need / budget) if need == need else np.nan})

@@ -419,22 +419,91 @@ def anonymize_options(f):
     """--anonymize and --salt: judge, editor and annotator ids replaced by stable pseudonyms as soon
     as the data is read, so no output carries them."""
     f = click.option("--salt", default=None,
-                     help="Secret mixed into the pseudonyms (keep it to reproduce them; needs --anonymize).")(f)
+                     help="Secret mixed into the pseudonyms (keep it to reproduce them; needs --anonymize; without it a random one is drawn and the pseudonyms are not reproducible).")(f)
     return click.option("--anonymize", "anon", is_flag=True,
                         help="Replace judge/editor/annotator ids by stable pseudonyms in every output.")(f)
 
 
 def pseudonym_salt(anon: bool, salt: str | None) -> str | None:
-    """The salt to anonymise with, or None when --anonymize is off (--salt alone is an error)."""
+    """The salt to anonymise with, or None when --anonymize is off (--salt alone is an error).
+
+    Without a salt (unset or empty) the pseudonyms would be SHA-256 of the bare ids, which anyone
+    holding the ids can recompute: a random 128-bit salt is drawn instead and the user is told
+    that those pseudonyms cannot be reproduced (pass --salt to get the same ones again)."""
     if salt is not None and not anon:
         raise click.UsageError("--salt does nothing without --anonymize")
-    return (salt or "") if anon else None
+    if not anon:
+        return None
+    if not salt:
+        import secrets
+        err.print(f"note: --anonymize {'with an empty --salt' if salt == '' else 'without --salt'}: drew a random "
+                  "secret salt, so the pseudonyms cannot be traced back to the ids, but they are not reproducible "
+                  "(another run gives other ones); pass --salt SECRET to get the same pseudonyms across runs and files")
+        return secrets.token_hex(16)
+    return salt
 
 
 def drop_option(f):
     return click.option("--drop-judges", "drop_file", type=click.Path(exists=True, dir_okay=False),
                         help="Leave out the judges listed in this file (one per line, e.g. from "
                              "`humeval judges --drop-list`) before anything is fitted.")(f)
+
+
+def third_party_notes(loggers, modules=(), restore: bool = True):
+    """Catch what third-party ``loggers`` would print on stderr while a command runs (sacrebleu:
+    "That's 100 lines that end in a tokenized period …"; Dask's ``distributed``: garbage-collection
+    and large-graph warnings), and the Python warnings raised from ``modules``; return the
+    function that puts the loggers back and prints them, at the end, as one line of ours per
+    distinct message with how often it was said. Without ``restore`` the loggers stay caught after
+    that (a cluster that shuts down at exit would otherwise print its last words raw)."""
+    import logging
+    import warnings
+    records: list = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = records.append
+    saved = []
+    for name in loggers:
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.propagate, list(logger.handlers)))
+        logger.handlers, logger.propagate = [handler], False
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        origin = next((m for m in modules if f"{m}/" in filename.replace("\\", "/") or f"{m}." in filename), None)
+        if origin is None:
+            return shown(message, category, filename, lineno, file, line)
+        records.append(logging.makeLogRecord({"name": origin, "msg": str(message), "levelno": logging.WARNING}))
+
+    if modules:
+        warnings.showwarning = show
+
+    def finish():
+        if restore:
+            for logger, propagate, handlers in saved:
+                logger.handlers, logger.propagate = handlers, propagate
+        if modules:
+            warnings.showwarning = shown
+        print_third_party(records)
+        records.clear()
+    return finish
+
+
+def print_third_party(records) -> None:
+    """One line per distinct (library, first line of the message), with how often it was said;
+    sacrebleu's three-line tokenized-period warning becomes one line saying what to do."""
+    from humeval.report.render import number
+    counts: dict[tuple[str, str], int] = {}
+    for record in records:
+        key = (record.name.split(".")[0], (record.getMessage().strip().splitlines() or [""])[0])
+        counts[key] = counts.get(key, 0) + 1
+    tokenized = any("tokenized period" in message for _, message in counts)
+    for (name, message), n in counts.items():
+        if tokenized and ("forgot to detokenize" in message or "If you insist" in message):
+            continue  # sacrebleu's two follow-up lines of the tokenized-period warning: said in ours
+        hint = (": if the outputs are tokenized, detokenize them (BLEU tokenizes again and would score lower); if "
+                "they are not, ignore this" if "tokenized period" in message else "")
+        times = f" ({number(n, 'count')} times)" if n > 1 else ""
+        err.print(f"note: {name}: {message}{times}{hint}", markup=False, highlight=False)
 
 
 def execution_options(f):
@@ -450,11 +519,17 @@ def execution_options(f):
         from humeval.experiments.parallel import ExecutionError, execution
         if backend != "local" and not explicit(click.get_current_context(), "jobs"):
             kwargs["jobs"] = 0
+        # Dask and Ray log and warn on stderr (garbage collection, large graphs): one line of ours each, at the end
+        finish = third_party_notes(("distributed", "dask", "ray"), ("distributed", "dask", "ray"), restore=False) \
+            if backend != "local" else None
         try:
             with execution(backend, scheduler, workers=kwargs["jobs"]):
                 return f(*args, **kwargs)
         except ExecutionError as error:
             raise UserError(str(error)) from None
+        finally:
+            if finish is not None:
+                finish()
 
     run = click.option("--scheduler", metavar="ADDRESS", default=None,
                        help="With --backend dask or ray: a running cluster's scheduler (tcp://HOST:8786 for Dask, "
@@ -517,12 +592,14 @@ def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), 
     else:
         with err.status(f"reading {path} …"):
             result = read(path, fmt, **options)
-    result = restrict(result, tracks) if tracks else result
     if salt is not None:
         from humeval.data.anonymize import anonymize_judgments
         result = anonymize_judgments(result, salt)
+    # the people of the whole file, before --track: a listed judge who judged only other tracks is named as such
+    everyone = people_by_table(result) if drop_file and tracks else None
+    result = restrict(result, tracks) if tracks else result
     if drop_file:
-        result = drop_listed(result, drop_file, quiet)
+        result = drop_listed(result, drop_file, quiet, everyone, tracks)
     if ctx is not None and ctx.info_name in ROW_COMMANDS:
         result = single_comparisons(result, ctx.info_name, quiet)
     return result
@@ -576,15 +653,23 @@ def read_judge_list(path) -> list[str]:
     return [line.strip() for line in read_text(path).splitlines() if line.strip() and not line.startswith("#")]
 
 
-def drop_listed(judgments, path, quiet=False):
+def people_by_table(judgments) -> dict[str, set]:
+    """The judges (or editors) named in each table of ``judgments``."""
+    return {name: set(table.judges if hasattr(table, "judges") else getattr(table, "editors", ()))
+            for name, table in judgments.tables().items()}
+
+
+def drop_listed(judgments, path, quiet=False, everyone=None, tracks=()):
     """``judgments`` without the judges (or editors) listed in ``path``: says how many judgments
-    went and warns of listed judges the data does not have."""
+    went, names listed judges who judged only in tracks other than ``tracks`` (``everyone``: the
+    people of the whole file before --track, from ``people_by_table``) and warns of listed judges
+    the file does not have at all."""
     from humeval.agreement.judges import drop_judges
     listed = read_judge_list(path)
     found, removed = set(), {}
-    for name, table in judgments.tables().items():
-        people = table.judges if hasattr(table, "judges") else getattr(table, "editors", ())
-        found |= set(listed) & set(people)
+    for name, people in people_by_table(judgments).items():
+        table = getattr(judgments, name)
+        found |= set(listed) & people
         kept = drop_judges(table, listed)
         if len(kept) < len(table):
             removed[name] = len(table) - len(kept)
@@ -592,10 +677,16 @@ def drop_listed(judgments, path, quiet=False):
     if removed and not any(len(t) for t in judgments.tables().values()):
         raise InputError(judgments.report.path, None, f"every judgment is by a judge listed in {path}",
                          "nothing is left to rank: check the list")
-    missing = [j for j in listed if j not in found]
+    elsewhere_all = set().union(*everyone.values()) if everyone else set()
+    elsewhere = [j for j in listed if j not in found and j in elsewhere_all]
+    missing = [j for j in listed if j not in found and j not in elsewhere_all]
     if not quiet:
         what = ", ".join(f"{n:,} {name.replace('_', '-')}" for name, n in removed.items()) or "nothing"
         err.print(f"--drop-judges: left out {len(found)} of {len(listed)} listed judges ({what})")
+    if elsewhere and not quiet:
+        err.print(f"note: --drop-judges: {len(elsewhere)} listed judge{'s' if len(elsewhere) > 1 else ''} "
+                  f"judged in {judgments.report.path} but not in --track {', '.join(tracks)}: "
+                  f"{', '.join(elsewhere[:10])}{' …' if len(elsewhere) > 10 else ''} (nothing of theirs to leave out here)")
     if missing:
         err.print(f"[yellow]warning:[/] --drop-judges: {len(missing)} listed judge{'s' if len(missing) > 1 else ''} "
                   f"not in {judgments.report.path}: {', '.join(missing[:10])}{' …' if len(missing) > 10 else ''}"
@@ -628,9 +719,11 @@ def render(df: pd.DataFrame, title: str, index_name: str | None = None, breaks=(
     table.add_column(plain(index_name or df.index.name or ""))
     for column in df.columns:
         table.add_column(plain(column), justify="right")
-    percent = [("rate" in str(c) or "share" in str(c)) for c in df.columns]
+    # the report's number format (``humeval.report.render``): each column's kind from its name and dtype
+    from humeval.report.render import column_kind
+    kinds = [column_kind(c, df[c]) for c in df.columns]
     for position, (key, row) in enumerate(df.iterrows()):
-        table.add_row(plain(key), *(plain(cell(v, p)) for v, p in zip(row, percent)), end_section=position in breaks)
+        table.add_row(plain(key), *(plain(cell(v, kind=k)) for v, k in zip(row, kinds)), end_section=position in breaks)
     return table
 
 
@@ -640,14 +733,17 @@ def plain(value) -> Text:
     return Text(shown(value, None))
 
 
-def cell(value, percent: bool = False) -> str:
+def cell(value, percent: bool = False, kind: str | None = None) -> str:
+    """One table cell as the report writes it (``humeval.report.render.number``; ``kind`` one of
+    its kinds, ``percent`` for "percent"); a missing number is "-"."""
+    from humeval.report.render import number
     if isinstance(value, (float, np.floating)):
         if np.isnan(value):
             return "-"
-        if percent:
-            return f"{value:.1%}"
-        return f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
-    if isinstance(value, (int, np.integer)):
+        if percent or kind == "percent":
+            return number(value, "percent")
+        return number(value, kind if kind in ("decimal", "p") else "score")
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         return f"{value:,}"
     return str(value)
 

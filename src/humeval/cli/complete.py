@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from contextlib import nullcontext
 from pathlib import Path
 
 import click
@@ -16,11 +15,11 @@ from humeval.cli.common import (
     InputError,
     common_options,
     count,
-    err,
     jsonable,
     load,
     needs,
     out,
+    progress_bar,
     read_options,
     render,
 )
@@ -79,11 +78,19 @@ def complete(file, fmt, encoding, columns, outcomes, tracks, criterion, holdout,
     duplicates = RatingMatrix(r).duplicates  # a judge's repeated ratings of one cell count as their mean
     methods = {"global mean": GlobalMean(), "item mean": ItemMean(), "judge mean": JudgeMean(),
                "judge bias + item": AdditiveBaseline(), "soft-impute": SoftImpute(random_state=random_state)}
-    with err.status("completing …") if not (quiet or as_json) else nullcontext():
-        errors = completion_error(methods, r, holdout, trials, random_state)
-        study = decision_study(r, SoftImpute(random_state=random_state), common=common, trials=trials,
-                               random_state=random_state) if decisions else None
+    with progress_bar(quiet or as_json) as bar:
+        task = bar.add_task("hidden-rating errors", total=trials * len(methods))
+        errors = completion_error(methods, r, holdout, trials, random_state,
+                                  progress=lambda done, total: bar.update(task, completed=done, total=total))
+        if decisions:
+            bar.update(task, description="decision study", completed=0, total=trials)
+            study = decision_study(r, SoftImpute(random_state=random_state), common=common, trials=trials,
+                                   random_state=random_state,
+                                   progress=lambda done, total: bar.update(task, completed=done, total=total))
+        else:
+            study = None
         if out_file:
+            bar.update(task, description="the completed matrix", completed=0, total=None)
             write(SoftImpute(random_state=random_state).fit(r).complete().reset_index(), out_file)
     if plot and study is not None:
         from humeval.report import plot_decision_study

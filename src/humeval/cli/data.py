@@ -268,35 +268,41 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
         data.report.notes.append(note)
         truth = sim.truth.abilities
     summary = describe(data)
-    from humeval.ranking import IRTGaussian
-    standings = {}
-    if data.comparisons is not None:
-        for name, part in data.comparisons.by_track().items():
-            irt = IRTGaussian(random_state=random_state).fit(part)
-            table = part.tally()[["comparisons", "win_share"]]
-            table["irt-gaussian"], table["± sd"] = irt.scores_, irt.scores_std_
-            table = table.sort_values("irt-gaussian", ascending=False)
-            if truth is not None:
-                table["true ability"] = truth.reindex(table.index).to_numpy()
-            standings[name] = table
     flagged_judges, quality = [], None
     table = data.comparisons if data.comparisons is not None else data.ratings
     if table is not None and table.judges:
         from humeval.agreement import flagged, judge_quality
         quality = judge_quality(table)
         flagged_judges = flagged(quality)
+    model = None
     written = None
     if not no_report and (data.comparisons is not None or data.ratings is not None):
         from humeval.cli.report import read_arguments, write_report
         from humeval.report.campaign import DEFAULT_MODELS
         fmt_out = {".md": "md", ".json": "json"}.get(Path(report_file).suffix.lower(), "html")
-        write_report([(source, data)], report_file, fmt_out, DEFAULT_MODELS, 1000, 2, jobs, random_state,
-                     quiet=quiet or as_json, l2=l2, read_args=read_arguments(fmt, encoding, columns, outcomes),
-                     tracks=tracks)
+        model = write_report([(source, data)], report_file, fmt_out, DEFAULT_MODELS, 1000, 2, jobs, random_state,
+                             quiet=quiet or as_json, l2=l2, read_args=read_arguments(fmt, encoding, columns, outcomes),
+                             tracks=tracks).ranking_model
         written = str(report_file)
+    # the terminal ranking uses the report's model (the best by held-out perplexity with a quick
+    # bootstrap), so the two agree; without a report, IRT-Gaussian (Hopkins & May 2013)
+    from humeval.ranking import make_model
+    model = model or "irt-gaussian"
+    standings = {}
+    if data.comparisons is not None:
+        for name, part in data.comparisons.by_track().items():
+            fitted = make_model(model, random_state, l2).fit(part)
+            table = part.tally()[["comparisons", "win_share"]]
+            table[model] = fitted.scores_
+            if getattr(fitted, "scores_std_", None) is not None:
+                table["± sd"] = fitted.scores_std_
+            table = table.sort_values(model, ascending=False)
+            if truth is not None:
+                table["true ability"] = truth.reindex(table.index).to_numpy()
+            standings[name] = table
     if as_json:
         click.echo(json.dumps({"source": data.report.path, **{k: jsonable(v) for k, v in summary.items()},
-                               "standings": {k: jsonable(v) for k, v in standings.items()},
+                               "standings": {k: jsonable(v) for k, v in standings.items()}, "model": model,
                                "flagged_judges": flagged_judges, "report": written,
                                "judgments_file": source if written and not file else None}, indent=2))
         return
@@ -307,10 +313,11 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
         out.print(render(df, kind.replace("_", "-")))
     for name, table in standings.items():
         out.print()
-        out.print(render(table, f"{name}: systems by IRT-Gaussian ability (Hopkins & May 2013) beside the "
-                                "share of non-tied wins (Bojar 2011)"))
+        why = ("the report's model: the best by held-out perplexity with a quick bootstrap" if written
+               else "Hopkins & May 2013; without --no-report, the report picks the model by held-out perplexity")
+        out.print(render(table, f"{name}: systems by {model} ({why}) beside the share of non-tied wins (Bojar 2011)"))
         if truth is not None:
-            for column in ("win_share", "irt-gaussian"):
+            for column in ("win_share", model):
                 rho = table[column].rank().corr(table["true ability"].rank())
                 out.print(f"Spearman correlation of {column} with the true abilities: {rho:.3f}")
     if data.ratings is not None and data.comparisons is None:

@@ -153,9 +153,10 @@ def grm_study(file, fmt, encoding, columns, outcomes, tracks, baselines, budgets
     if unknown:
         raise click.BadParameter(f"unknown systems {unknown}", param_hint="--baselines")
     with progress_bar(quiet or as_json) as bar:
-        task = bar.add_task("gold scores (bootstrap TrueSkill)", total=None)
-        gold = gold_scores(c, n=gold_resamples, random_state=random_state)
-        bar.update(task, description="budget study")
+        task = bar.add_task("gold scores (bootstrap TrueSkill)", total=gold_resamples)
+        gold = gold_scores(c, n=gold_resamples, random_state=random_state,
+                           progress=lambda done, total: bar.update(task, completed=done, total=total))
+        bar.update(task, description="budget study", completed=0, total=None)
         study = budget_study(c, gold, chosen, budget_list, trials, random_state,
                              progress=lambda done, total: bar.update(task, completed=done, total=total),
                              two_stage=two_stage)

@@ -137,10 +137,11 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, exclude_reference, ex
     quality = judge_quality(table, _excluded(exclude_reference, exclude_systems), drop_ties, expected,
                             min_pairs=min_pairs)
     drop = flagged(quality)
+    scope = flag_scope(table, tracks)
     if drop_list:
         write_list(drop_list, drop)
     if as_json:
-        click.echo(json.dumps({"judges": jsonable(quality), "flagged": drop}, indent=2))
+        click.echo(json.dumps({"judges": jsonable(quality), "flagged": drop, "scope": scope}, indent=2))
     elif not quiet:
         shown = quality if show_all else quality.head(25)
         out.print(render(shown, f"{file}: {len(quality)} judges, least reliable first"
@@ -148,6 +149,19 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, exclude_reference, ex
         counts = quality["flag"].value_counts()
         out.print("  flags: " + ", ".join(f"{n} {f or 'none'}" for f, n in counts.items())
                   + (f"; wrote {len(drop)} flagged judges to {drop_list}" if drop_list else ""))
+        out.print(f"  {scope}")
+
+
+def flag_scope(table, tracks) -> str:
+    """Whether the flags were computed per file (every track pooled) or within the --track given."""
+    names = [t for t in getattr(table, "tracks", ()) if t]
+    if tracks:
+        return (f"flags per track: computed within --track {', '.join(tracks)} only; --drop-judges leaves "
+                "these judges out of every track it is given")
+    if len(names) > 1:
+        return (f"flags per file: each judge's agreement pooled over all {len(names):,} tracks; --drop-judges "
+                "leaves a flagged judge out of every track (judges --track T flags within one track)")
+    return "flags per file (one track)"
 
 
 def write_list(path, names) -> None:

@@ -11,6 +11,7 @@ import pandas as pd
 
 from humeval.cli.common import (
     progress_bar,
+    third_party_notes,
     CONFIDENCE,
     SEED,
     SHARE,
@@ -33,8 +34,10 @@ from humeval.errors import InputError
 
 
 @click.group()
-def metric():
+@click.pass_context
+def metric(ctx):
     """Automatic metrics: scores (sacrebleu baselines, METEOR-NEXT), HTER, correlation with humans, tuning."""
+    ctx.call_on_close(third_party_notes(("sacrebleu",)))
 
 
 def _lines(path) -> list[str]:
@@ -509,7 +512,7 @@ def metric_tune(specs, human_column, objective, conflicts, alpha, beta, gamma, d
     once, score the whole grid from the stored match counts, and print the optimum per set (the
     paper's Table 3) and every tuned version evaluated on every set (its Table 4).
 
-    \\b
+    \b
     Example:
       D=mlqe-pe/et-en/post-editing
       humeval metric tune --tokenize none --data "et-en HTER=$D/dev.mt,$D/dev.pe,$D/dev.hter,lower"

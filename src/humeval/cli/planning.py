@@ -218,8 +218,21 @@ def active_study_command(file, fmt, encoding, columns, outcomes, tracks, strateg
         return
     if quiet:
         return
-    shown = mean.iloc[np.unique(np.linspace(0, len(mean) - 1, min(len(mean), 8)).astype(int))]
-    out.print(render(shown, f"{source}: mean Spearman ρ with the reference ranking ({trials} campaigns each)", "judgments"))
-    out.print(render(table, f"Judgments needed to reach {names[0]}'s final correlation", "strategy"))
+    # eight checkpoints spread over the budget, and every checkpoint the savings tables cite
+    cited = {int(v) for frame in (table, *extra.values()) for v in frame.iloc[:, 1].dropna()}
+    rows = set(np.unique(np.linspace(0, len(mean) - 1, min(len(mean), 8)).astype(int))) | \
+        {i for i, n in enumerate(mean.index) if int(n) in cited}
+    shown = mean.iloc[sorted(rows)]
+    out.print(render(shown, f"{source}: mean Spearman ρ with the reference ranking ({trials} campaigns each; the "
+                            "checkpoints the tables below cite included)", "judgments"))
+    out.print(render(_as_shares(table), f"Judgments needed to reach {names[0]}'s final correlation ({names[0]}: the "
+                                        "baseline, its whole budget)", "strategy"))
     for name, frame in extra.items():
-        out.print(render(frame, f"Judgments needed to reach {names[0]}'s final number of {name}", "strategy"))
+        out.print(render(_as_shares(frame), f"Judgments needed to reach {names[0]}'s final number of {name}",
+                         "strategy"))
+
+
+def _as_shares(frame):
+    """The savings table with the saving written as the report writes shares (``number``: "6.2%")."""
+    from humeval.report.render import number
+    return frame.assign(saving=frame["saving"].map(lambda v: number(v, "percent")))

@@ -130,6 +130,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     from humeval.ranking.boards import ANCHOR, drop_system, set_anchor_aside
     from humeval.ratings import MODELS as RATINGS_MODELS
     from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
+    from humeval.report.evidence import few_comparisons_warning, no_interval_note
     # pairwise model names are checked before the (possibly long) read; ratings models once the file shows ratings
     models = None if model_names in RATINGS_MODELS + NOT_YET else models_named(model_names, random_state, l2)
     ctx = click.get_current_context()
@@ -205,7 +206,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         if n_boot:
             # not on a terminal, a transient bar would leave a blank line behind (rich ends a live display with one)
             with progress_bar(quiet or as_json) as bar:
-                task = bar.add_task(f"{track}: {n_boot} resamples", total=n_boot)
+                task = bar.add_task(f"{track}: {n_boot:,} resamples", total=n_boot)
                 result = bootstrap(first, part, n=n_boot, by=by, confidence=confidence, random_state=random_state,
                                    jobs=jobs, progress=lambda done, total: bar.update(task, completed=done))
             table = drop_system(result, ANCHOR).table()
@@ -213,14 +214,14 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                 if column in flags:
                     table[column] = flags[column]
             notes[track] = [f"scores: {result.scale}" if result.scale else "",
-                            f"{n_boot} resamples of {result.resampled}s"
+                            f"{n_boot:,} resamples of {result.resampled}s"
                             + (f" ({next(iter(models))} is fitted on whole {result.resampled}s, so --by {by} "
                                "resamples them whole)" if result.resampled != by else "")
                             + f"; {confidence:.0%} intervals; rank range = WMT's trimmed "
                             "range, simultaneous = valid for all systems at once"]
             notes[track] += [f"{v:,} {k}" for k, v in result.failed.items()]
             if plot:
-                plot_bootstrap(table, suffix(plot), title=f"{track}: {first!r}, {n_boot} bootstrap resamples",
+                plot_bootstrap(table, suffix(plot), title=f"{track}: {first!r}, {n_boot:,} bootstrap resamples",
                                scale=result.scale)
         elif len(fitted) == 1:
             table, _ = set_anchor_aside(analytic_table(first, analytic, confidence, cluster, random_state)
@@ -229,6 +230,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             if analytic:
                 notes[track].append(analytic_note(analytic, confidence, cluster))
                 notes[track].append(cluster_note(part, cluster) if cluster else "")
+            else:  # say that there are no intervals, and which neighbours are within noise (issue 27)
+                notes[track].append(no_interval_note(table, part, next(iter(models))))
             if plot:
                 plot_abilities(table, suffix(plot), title=f"{track}: {first!r}")
         else:
@@ -241,6 +244,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                     table[column] = flags[column]
             notes[track] = []
         notes[track].append(group_note(first))
+        few = few_comparisons_warning(part)
+        notes[track].append(f"warning: {few}" if few else "")
         notes[track].append(policy_notes[track])
         notes[track].append(set_anchor_aside(first.ranking(), scale=scale)[1])
         if "note" in flags:
@@ -503,7 +508,7 @@ def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confide
         if part.covariate_names:
             coefficients[track] = coefficient_table(overall, analytic, confidence, cluster)
         if n_boot:
-            notes[track].append(f"{n_boot} resamples of {by}s per board; {confidence:.0%} intervals")
+            notes[track].append(f"{n_boot:,} resamples of {by}s per board; {confidence:.0%} intervals")
         if analytic:
             notes[track].append(analytic_note(analytic, confidence, cluster) + " (per board)")
             notes[track].append("overall board: " + cluster_note(part, cluster) if cluster else "")
@@ -635,6 +640,13 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
             raise InputError(file, None, str(error), "check --expert and --track") from None
     tests = curve.groupby("track")["test"].first()
     table = mean_curve(curve).sort_values(size_list[-1], kind="stable")  # best first, as the report's table
+    verdict = None
+    if len(models) > 1 and not expert:  # each model against the best, paired by test comparison
+        from humeval.report.verdict import item_losses, paired_verdict, verdict_lines
+        with nullcontext() if quiet or as_json else err.status("the verdict: per-comparison losses at the largest "
+                                                                   "size …"):
+            losses = item_losses(data, models, size_list, trials, random_state, min_test, sample)
+        verdict = paired_verdict(losses, str(table.index[0]))
     drawn = "whole rankings" if sample == "ranking" else "random comparisons"
     if out_file:
         write(curve.assign(sample=sample), out_file)
@@ -644,6 +656,8 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
                             + (" (expert test set)" if expert else "") + f"; training: {drawn}")
     if as_json:
         shown = {"tracks": list(tests.index), "sample": sample, "mean_perplexity": jsonable(table)}
+        if verdict is not None:
+            shown["verdict"] = json.loads(verdict.to_json(orient="index"))  # model → its paired gap
         if tune_on:
             shown["tuning"] = {"grid": jsonable(tuning.table), "chosen": tuning.best}
         click.echo(json.dumps(shown, indent=2))
@@ -662,6 +676,14 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
         trained = curve.groupby("size")["train"].mean()
         out.print(f"training subsets: {drawn}" + (" until they hold the size; mean comparisons " + ", ".join(
             f"{size}: {n:,.0f}" for size, n in trained.items()) if sample == "ranking" else ""))
+        if verdict is not None:
+            row = verdict.iloc[0]
+            out.print(f"verdict at {size_list[-1]:,} training comparisons: each model against the best, paired over "
+                      f"{number(int(row['test']), 'count')} test comparisons"
+                      + (f" (standard errors clustered by their {number(int(row['units']), 'count')} rankings):"
+                         if row["units"] < row["test"] else ":"))
+            for line in verdict_lines(verdict.loc[[str(m) for m in table.index]], table[str(size_list[-1])]):
+                out.print(f"  {line}")
 
 
 def _tuned(data, models, tune_on, grid, min_test, random_state, jobs, file, quiet):

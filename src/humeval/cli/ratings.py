@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from humeval.cli.common import InputError, Interval, err, jsonable, out, print_skips, render
+from humeval.cli.common import InputError, Interval, err, jsonable, out, print_skips, progress_bar, render
 from humeval.data.export import write
 from humeval.ratings.rank import default_model
 
@@ -99,7 +99,7 @@ def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_f
     why = procedure_reason(judgments, protocol, model, given)
     for result in results.values():
         result.notes.insert(0, why)
-    held = heldout_tracks(ratings, random_state, file) if heldout else {}
+    held = heldout_tracks(ratings, random_state, file, quiet or as_json) if heldout else {}
     show_results(file, results, held, out_file, plot, heatmap, quiet, as_json, judgments.report)
 
 
@@ -198,11 +198,16 @@ def show_results(file, results, held, out_file, plot, heatmap, quiet, as_json, r
                 print_heldout(track, held[track])
 
 
-def heldout_tracks(ratings, random_state, file) -> dict:
-    """``compare_models`` per track (and criterion), named as ``rank_tracks`` names them."""
+def heldout_tracks(ratings, random_state, file, quiet=False) -> dict:
+    """``compare_models`` per track (and criterion), named as ``rank_tracks`` names them, with a
+    progress bar (off with ``quiet``)."""
     from humeval.ratings import compare_models, rank_tracks
     try:
-        return rank_tracks(ratings, ranker=lambda part: compare_models(part, random_state=random_state, source=file))
+        with progress_bar(quiet) as bar:
+            task = bar.add_task("held-out ratings", total=None)
+            return rank_tracks(ratings, ranker=lambda part: compare_models(
+                part, random_state=random_state, source=file,
+                progress=lambda done, total: bar.update(task, completed=done, total=total)))
     except ValueError as error:
         if isinstance(error, InputError):
             raise

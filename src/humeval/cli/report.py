@@ -54,7 +54,8 @@ def write_report(judgment_sets, output, fmt, models, n_boot, trials, jobs, rando
         report = reports[0]
     else:
         report = Report("humeval report: " + ", ".join(r.source for r in reports), ", ".join(r.source for r in reports),
-                        [], reports[0].methods, reports[0].references)
+                        [], list(dict.fromkeys(m for r in reports for m in r.methods)),
+                        {k: v for r in reports for k, v in r.references.items()})
         for r in reports:
             for section in r.sections:
                 section.title = f"{Path(r.source).name} — {section.title}"

@@ -7,7 +7,7 @@ import json
 
 import click
 
-from humeval.cli.common import DEFAULT_GC_THRESHOLDS, UserError, common_options, err, out
+from humeval.cli.common import DEFAULT_GC_THRESHOLDS, UserError, common_options, err, out, plural
 
 
 @click.command("serve")
@@ -57,9 +57,10 @@ def serve(campaign_file, check, host, port, database, demo_dir, hash_password, q
         click.echo(json.dumps(summary))
         return
     if not quiet:
-        out.print(f"{campaign_file}: {len(campaign.items):,} segments, {len(campaign.systems)} systems, tasks "
-                  f"{', '.join(campaign.tasks)}, strategy {campaign.strategy}, {summary['annotators']} annotators, "
-                  f"{summary['organisers']} organisers, database {campaign.database}")
+        out.print(f"{campaign_file}: {plural(len(campaign.items), 'segment')}, {plural(len(campaign.systems), 'system')}, "
+                  f"tasks {', '.join(campaign.tasks)}, strategy {campaign.strategy}, "
+                  f"{plural(summary['annotators'], 'annotator')}, {plural(summary['organisers'], 'organiser')}, "
+                  f"database {campaign.database}")
     if check:
         if not quiet:
             out.print("campaign file OK")

@@ -24,17 +24,21 @@ def observed_share(ratings: Ratings) -> float:
 
 
 def completion_error(completers, ratings: Ratings, holdout: float = 0.1, trials: int = 3,
-                     random_state=0) -> pd.DataFrame:
+                     random_state=0, progress=None) -> pd.DataFrame:
     """Hide a share ``holdout`` of the known ratings, complete the rest, and report per method the
-    MAE and RMSE on the hidden ones (mean over ``trials``) and the share of the matrix observed."""
+    MAE and RMSE on the hidden ones (mean over ``trials``) and the share of the matrix observed.
+    ``progress(done, total)`` is called after each method's fit in each trial."""
     rng = np.random.default_rng(random_state)
     rows = []
     for trial in range(trials):
         hidden = rng.random(len(ratings)) < holdout
         train, test = ratings.take(~hidden), ratings.take(hidden)
         observed = observed_share(train)
-        for name, completer in _named(completers).items():
+        named = _named(completers)
+        for position, (name, completer) in enumerate(named.items()):
             predicted = clone(completer).fit(train).predict_ratings(test)
+            if progress is not None:
+                progress(trial * len(named) + position + 1, trials * len(named))
             ok = ~np.isnan(predicted)
             error = predicted[ok] - test.score[ok]
             rows.append({"method": name, "trial": trial, "MAE": np.mean(np.abs(error)),
@@ -87,7 +91,7 @@ def _item_system_means(item, system, score, systems) -> pd.DataFrame:
 
 
 def decision_study(ratings: Ratings, completer, reference_share: float = 0.5, common: int = 5, alpha: float = 0.05,
-                   trials: int = 5, random_state=0) -> pd.DataFrame:
+                   trials: int = 5, random_state=0, progress=None) -> pd.DataFrame:
     """Wisniewski's (2013) question: can a few ratings plus completion decide like many ratings?
 
     Judges are split at random into reference judges (a share ``reference_share``) and working
@@ -97,7 +101,8 @@ def decision_study(ratings: Ratings, completer, reference_share: float = 0.5, co
     (b) from that one rating plus ``common`` ratings per judge on shared columns, completed by
     ``completer`` into every working judge's score for every (item, system), and (c) from all
     their ratings. Reported per condition: the share of system pairs whose decision equals the
-    reference one, and the ratings it used (mean over ``trials``).
+    reference one, and the ratings it used (mean over ``trials``). ``progress(done, total)`` is
+    called after each trial.
     """
     rng = np.random.default_rng(random_state)
     judges = np.unique(ratings.judge[ratings.judge >= 0])
@@ -127,6 +132,8 @@ def decision_study(ratings: Ratings, completer, reference_share: float = 0.5, co
         system = np.tile(m.column_system, len(m.judges))
         decided = _decisions(_item_system_means(item, system, full.to_numpy().ravel(), ratings.systems), alpha)
         rows.append(_agreement_row(trial, f"one rating + {common} shared + completion", len(sparse), decided, truth))
+        if progress is not None:
+            progress(trial + 1, trials)
     df = pd.DataFrame(rows)
     return df.groupby("condition", sort=False)[["ratings", "agreement", "same direction"]].mean()
 

@@ -30,9 +30,10 @@ BUDGETS = (800, 1600, 3200, 6400)
 TWO_STAGE = "Two-stage (Baba & Kashima)"
 
 
-def gold_scores(comparisons: Comparisons, n: int = 1000, random_state=0) -> pd.Series:
-    """Mean TrueSkill μ over ``n`` bootstrap resamples of all the comparisons."""
-    result = bootstrap(TrueSkill(), comparisons, n=n, random_state=random_state)
+def gold_scores(comparisons: Comparisons, n: int = 1000, random_state=0, progress=None) -> pd.Series:
+    """Mean TrueSkill μ over ``n`` bootstrap resamples of all the comparisons (``progress(done,
+    total)`` as ``bootstrap`` calls it)."""
+    result = bootstrap(TrueSkill(), comparisons, n=n, random_state=random_state, progress=progress)
     return pd.Series(np.nanmean(result.samples, axis=0), index=pd.Index(result.systems, name="system"), name="gold")
 
 

@@ -155,12 +155,13 @@ class HeldOut:
 
 
 def compare_models(ratings: Ratings | Coded, models=None, test_share: float = 0.2, sizes=None, trials: int = 3,
-                   random_state=0, source: str = "ratings") -> HeldOut:
+                   random_state=0, source: str = "ratings", progress=None) -> HeldOut:
     """Fit each model on growing random subsets of the training ratings and score it on held-out ones.
 
     A share ``test_share`` of the ratings is held out (drawn once); ``sizes`` are training sizes
     (default: 1/8, 1/4, 1/2 and all of the rest), each drawn ``trials`` times (once at full size).
     ``models`` default to those that apply: z-mean needs annotator ids, ordinal a Likert scale.
+    ``progress(done, total)`` is called after each model's fit.
     """
     data = ratings if isinstance(ratings, Coded) else coded(ratings, source)
     if not 0 < test_share < 1:
@@ -181,6 +182,7 @@ def compare_models(ratings: Ratings | Coded, models=None, test_share: float = 0.
     skipped = dict(data.skipped)
     rows: dict[str, dict[int, list[float]]] = {m: {} for m in models}
     final: dict[str, tuple[float, float]] = {}
+    total, done = sum(1 if size == full else trials for size in sizes) * len(models), 0
     for size in sizes:
         for trial in range(1 if size == full else trials):
             train_rows = pool if size == full else rng.choice(pool, size, replace=False)
@@ -194,6 +196,9 @@ def compare_models(ratings: Ratings | Coded, models=None, test_share: float = 0.
                 rows[model].setdefault(size, []).append(float(np.mean(logp)))
                 if size == full:
                     final[model] = (float(np.mean(logp)), float(np.sqrt(np.mean((test.score - mean) ** 2))))
+                done += 1
+                if progress is not None:
+                    progress(done, total)
     curve = pd.DataFrame({size: [np.mean(rows[m][size]) for m in models] for size in sizes},
                          index=pd.Index(models, name="model"))
     table = pd.DataFrame(final, index=["log_score", "rmse"]).T.rename_axis("model")

@@ -22,6 +22,7 @@ import pandas as pd
 
 from humeval.experiments.perplexity import MIN_TEST
 from humeval.report.render import number
+from humeval.report.verdict import tied_with_best
 
 JUDGES_SHOWN = 25  # rows of the judge-quality table, as ``humeval judges`` prints without --all
 CONFIDENCE = 0.95  # the bootstrap's (``humeval.experiments.bootstrap``'s default)
@@ -43,6 +44,13 @@ REFERENCES = {
                           "Biometrika 1986.",
     "Cohen 1960": "J. Cohen. A Coefficient of Agreement for Nominal Scales. Educ. Psychol. Meas. 1960.",
     "Wisniewski 2013": "G. Wisniewski. Matrix Completion Meets NLP Evaluation. 2013.",
+    "Graham et al. 2017": "Y. Graham, T. Baldwin, A. Moffat, J. Zobel. Can Machine Translation Systems Be Evaluated "
+                          "by the Crowd Alone? Natural Language Engineering 2017.",
+    "Freitag et al. 2021": "M. Freitag, G. Foster, D. Grangier, V. Ratnakar, Q. Tan, W. Macherey. Experts, Errors, and "
+                           "Context: A Large-Scale Study of Human Evaluation for Machine Translation. TACL 2021.",
+    "Kocmi et al. 2024": "T. Kocmi, V. Zouhar, E. Avramidis, R. Grundkiewicz, M. Karpinska, M. Popović, M. Sachan, "
+                         "M. Shmatova. Error Span Annotation: A Balanced Approach for Human Evaluation of Machine "
+                         "Translation. WMT 2024.",
     "Graham & Baldwin 2014": "Y. Graham, T. Baldwin. Testing for Significance of Increased Correlation with Human "
                              "Judgment. EMNLP 2014.",
 }
@@ -82,6 +90,7 @@ class Report:
     methods: list[str]
     references: dict[str, str]
     summary: list[str] = field(default_factory=list)
+    ranking_model: str | None = None  # the model the rankings were computed with (``demo`` prints its ranking)
 
 
 def _png(fig, dpi: int = 100) -> bytes:
@@ -135,14 +144,25 @@ def perplexity_gaps(curve: pd.DataFrame, size) -> pd.DataFrame:
                          "trials": diff.shape[1], "indistinguishable": close})
 
 
-def perplexity_verdict(gaps: pd.DataFrame) -> str:
+def perplexity_verdict(gaps: pd.DataFrame, paired: pd.DataFrame | None = None) -> str:
     """One sentence on ``perplexity_gaps``: the best model, and whether the runner-up is
-    distinguishable from it within the trials' spread."""
+    distinguishable from it within the trials' spread and, given ``paired`` (``humeval.report.
+    verdict.paired_verdict``), within the test set's noise: a model is called indistinguishable
+    from the best when either says so, so no model is recommended on a gap within noise."""
     best = gaps.index[0]
     text = f"{best} predicts held-out judgments best ({number(gaps['perplexity'].iloc[0], 'decimal')})"
     if len(gaps) < 2:
         return text
     second, row = gaps.index[1], gaps.iloc[1]
+    noisy = set(tied_with_best(paired)) if paired is not None else set()
+    if noisy:
+        tied = [str(m) for m in gaps.index[1:] if m in noisy or bool(gaps.loc[m, "indistinguishable"])]
+        first = paired.loc[tied[0]]
+        return (f"{_and([best, *tied])} are indistinguishable by held-out perplexity "
+                f"({number(gaps['perplexity'].iloc[0], 'decimal')} vs {number(gaps.loc[tied[0], 'perplexity'], 'decimal')}"
+                f": paired over {number(int(first['test']), 'count')} test comparisons, {tied[0]} is "
+                f"{number(first['bits'])} bits per comparison worse, 95 % interval {number(first['low'])} to "
+                f"{number(first['high'])}, which holds 0), so the data do not single out one model")
     if gaps["trials"].iloc[0] < 2:
         return (f"{text}; {second} follows at {number(row['perplexity'], 'decimal')} (gap {number(row['gap'])}), "
                 "and one trial gives no spread to judge the gap (use --trials 2 or more)")
@@ -152,12 +172,21 @@ def perplexity_verdict(gaps: pd.DataFrame) -> str:
                 "spread to judge the gap")
     tied = [str(m) for m in gaps.index[1:][gaps["indistinguishable"].iloc[1:].to_numpy()]]
     if tied:
-        return (f"{best} and {', '.join(tied)} are indistinguishable by held-out perplexity "
+        return (f"{_and([best, *tied])} are indistinguishable by held-out perplexity "
                 f"({number(gaps['perplexity'].iloc[0], 'decimal')} vs {number(row['perplexity'], 'decimal')}: the gap "
                 f"{number(row['gap'])} is within the spread of the per-trial differences, "
                 f"{number(row['spread'])} over {int(row['trials'])} trials)")
     return (f"{text}; the runner-up {second} ({number(row['perplexity'], 'decimal')}) is {number(row['gap'])} behind, "
-            f"beyond the spread of the per-trial differences ({number(row['spread'])} over {int(row['trials'])} trials)")
+            f"beyond the spread of the per-trial differences ({number(row['spread'])} over {int(row['trials'])} trials)"
+            + (f" and beyond the test set's noise ({number(paired.loc[second, 'bits'])} bits per test comparison, 95 % "
+               f"interval {number(paired.loc[second, 'low'])} to {number(paired.loc[second, 'high'])})"
+               if paired is not None and second in paired.index else ""))
+
+
+def _and(names) -> str:
+    """"a", "a and b", "a, b and c"."""
+    names = [str(n) for n in names]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000, trials: int = 2,
@@ -173,6 +202,7 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
     read_ratings, judgments = judgments.ratings, without_controls(judgments)  # controls: ratings_sections only
     step = progress or (lambda _: None)
     sections: list[Section] = []
+    chosen = None
     summary: list[str] = []
     methods: list[str] = []
 
@@ -180,40 +210,62 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
     data = Section("The data")
     described = describe(judgments)
     for kind, frame in described.items():
-        data.tables.append(Table(kind.replace("_", " "), frame, "Counted per track from the file as read; 'pairs "
-                                 "skipped' = pairs of the track's rankings left out of its comparisons (reasons in "
-                                 "the notes below, which count the whole file).",
+        data.tables.append(Table(kind.replace("_", " "), frame, "Counted per track from the file as read"
+                                 + ("; 'pairs skipped' = pairs of the track's rankings left out of its comparisons "
+                                    "(reasons in the notes below, which count the whole file)."
+                                    if "pairs skipped" in frame else "."),
                                  command("info", path, read_args=read_args, tracks=tracks), "track"))
     data.notes += [f"note: {n}" for n in judgments.report.notes]
     data.notes += skip_notes(judgments.report.skipped, tracks, any("pairs skipped" in f for f in described.values()))
     sections.append(data)
 
     if judgments.comparisons is not None:
-        sections += _ranking_sections(judgments.comparisons, path, models, n_boot, trials, random_state, jobs, step,
-                                      summary, methods, l2, read_args, tracks)
+        ranked, chosen = _ranking_sections(judgments.comparisons, path, models, n_boot, trials, random_state, jobs, step,
+                                           summary, methods, l2, read_args, tracks)
+        sections += ranked
     if read_ratings is not None:
         sections += ratings_sections(read_ratings, path, n_boot, random_state, step, summary, methods, read_args, tracks)
     step("agreement")
     agreement = agreement_table(judgments)
-    if len(agreement):
-        shown = agreement.set_index(["track", "judgments", "agreement"]).drop(columns="method")
-        shown.index = [" / ".join(map(str, i)) for i in shown.index]
+    table = judgments.comparisons if judgments.comparisons is not None else judgments.ratings
+    if table is not None:
         judges = Section("Judges: agreement and quality")
-        judges.tables.append(Table("Inter- and intra-annotator agreement", shown,
-                                   "P(A): share of judgment pairs that agree; P(E): agreement expected by chance "
-                                   "from the observed label shares; kappa = (P(A) − P(E)) / (1 − P(E)) "
-                                   "(Cohen 1960; Denkowski & Lavie 2010). Methods: "
-                                   + "; ".join(sorted(set(agreement["method"]))) + ".",
-                                   command("agreement", path, read_args=read_args, tracks=tracks),
-                                   "track / judgments / pairs of"))
-        table = judgments.comparisons if judgments.comparisons is not None else judgments.ratings
+        # rows with no pair of judgments (no item judged twice) hold nothing but "–": say so instead
+        empty = agreement["pairs"].fillna(0).to_numpy() == 0 if "pairs" in agreement else np.ones(len(agreement), bool)
+        if empty.all():
+            judges.notes.append("no agreement to measure: no item was judged twice (by two judges or by one judge "
+                                "twice)")
+        elif empty.any():
+            judges.notes.append("no agreement to measure for " + ", ".join(
+                " / ".join(map(str, r)) for r in agreement.loc[empty, ["track", "judgments", "agreement"]].to_numpy())
+                + ": no item judged twice there")
+        agreement = agreement.loc[~empty]
+        if len(agreement):
+            shown = agreement.set_index(["track", "judgments", "agreement"]).drop(columns="method")
+            shown.index = [" / ".join(map(str, i)) for i in shown.index]
+            judges.tables.append(Table("Inter- and intra-annotator agreement", shown,
+                                       "P(A): share of judgment pairs that agree; P(E): agreement expected by chance "
+                                       "from the observed label shares; kappa = (P(A) − P(E)) / (1 − P(E)) "
+                                       "(Cohen 1960; Denkowski & Lavie 2010). Methods: "
+                                       + "; ".join(sorted(set(agreement["method"]))) + ".",
+                                       command("agreement", path, read_args=read_args, tracks=tracks),
+                                       "track / judgments / pairs of"))
         if (table.judge >= 0).any():
             quality = judge_quality(table)
             drop = flagged(quality)
+            assessed = int((quality["flag"] != "few pairs").sum())
             judges.tables.append(judge_quality_table(quality, path, read_args, tracks))
-            judges.notes.append(f"{len(drop)} judges flagged" + (": " + ", ".join(map(str, drop[:20])) if drop else "")
-                                + (" …" if len(drop) > 20 else ""))
-            summary.append(f"{len(drop)} of {len(quality)} judges flagged as unreliable.")
+            if assessed == 0:  # "0 of 4 judges flagged" would read as "all 4 are fine"
+                line = (f"none of the {len(quality)} judges could be assessed: each shares fewer than "
+                        f"{judge_min_pairs()} pairs with the other judges")
+                judges.notes.append(line)
+                summary.append(f"Judges: {line}.")
+            else:
+                judges.notes.append(f"{len(drop)} judges flagged" + (": " + ", ".join(map(str, drop[:20])) if drop else "")
+                                    + (" …" if len(drop) > 20 else ""))
+                summary.append(f"{len(drop)} of {assessed} judges flagged as unreliable"
+                               + (f" ({len(quality) - assessed} more with too few pairs to assess)."
+                                  if assessed < len(quality) else "."))
         else:  # no judge column: nobody to rate (and every row alone is not a judge)
             judges.notes.append("no judge column in the file: judge quality needs to know who judged each item")
         sections.append(judges)
@@ -221,9 +273,20 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
         sections.append(_completion_section(judgments.ratings, path, random_state, step, read_args, tracks))
     if metric_table is not None:
         sections.append(Section("Automatic metrics against the human scores", [metric_table]))
-    methods.append("Agreement: kappa over pairs of judgments of the same item by two judges (inter) or the same "
-                   "judge twice (intra), as Denkowski & Lavie 2010 and the WMT reports compute it.")
-    return Report(f"humeval report: {path}", path, sections, methods, REFERENCES, summary)
+    if len(agreement):
+        methods.append("Agreement: kappa over pairs of judgments of the same item by two judges (inter) or the same "
+                       "judge twice (intra), as Denkowski & Lavie 2010 and the WMT reports compute it.")
+    return Report(f"humeval report: {path}", path, sections, methods, cited(sections, methods, summary), summary,
+                  chosen)
+
+
+def cited(sections, methods, summary) -> dict[str, str]:
+    """The entries of ``REFERENCES`` the report's text cites (methods, summary, captions, notes):
+    a ratings report lists the ratings papers, not the ranking models' it never used."""
+    text = " ".join([*methods, *summary, *(n for s in sections for n in s.notes),
+                     *(f"{t.title} {t.how}" for s in sections for t in s.tables),
+                     *(f"{f.title} {f.alt}" for s in sections for f in s.figures)])
+    return {key: entry for key, entry in REFERENCES.items() if key in text}
 
 
 def skip_notes(skipped: dict, tracks=(), pairs_column: bool = False) -> list[str]:
@@ -234,6 +297,14 @@ def skip_notes(skipped: dict, tracks=(), pairs_column: bool = False) -> list[str
     if tracks and pairs_column:
         where += " (the table's 'pairs skipped' counts the tracks reported only)"
     return [f"skipped {number(count, 'count')} {reason}{where}" for reason, count in skipped.items()]
+
+
+def judge_min_pairs() -> int:
+    """The pairs a judge needs before ``judge_quality`` assesses it (its default)."""
+    import inspect
+
+    from humeval.agreement import judge_quality
+    return int(inspect.signature(judge_quality).parameters["min_pairs"].default)
 
 
 def judge_quality_table(quality: pd.DataFrame, path: str, read_args=(), tracks=(), shown: int = JUDGES_SHOWN) -> Table:
@@ -275,6 +346,8 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
     from humeval.experiments import bootstrap, mean_curve, track_curves, wmt_view
     from humeval.ranking import make_model
     from humeval.report.figures import plot_bootstrap, plot_learning_curve, plot_preference_heatmap
+    from humeval.report.evidence import few_comparisons_warning
+    from humeval.report.verdict import item_losses, paired_verdict
     settings = report_settings(comparisons)
     sizes = settings["sizes"]
     model_list = ",".join(models)
@@ -298,7 +371,11 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         "model", {"*": "decimal"}))
     section.figures.append(Figure("Learning curves", _png(plot_learning_curve(curve, title="Held-out perplexity")),
                                   "held-out perplexity against training size, one line per model"))
-    reason = perplexity_verdict(perplexity_gaps(curve, sizes[-1]))
+    step("the verdict: per-comparison losses at the largest size")
+    paired = paired_verdict(item_losses(comparisons, {n: make_model(n, random_state, l2) for n in models}, sizes,
+                                        trials, random_state, settings["min_test"]), best)
+    reason = perplexity_verdict(perplexity_gaps(curve, sizes[-1]), paired)
+    recommended = " are indistinguishable " not in reason
     if chosen != best:
         how = command("rank", path, "--model", best, "--bootstrap", n_boot, *prior, read_args=read_args, tracks=tracks)
         if chosen in table.index:
@@ -309,7 +386,8 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
             reason += (f"; none of the compared models has a quick bootstrap, so the ranking below uses {chosen} "
                        f"(not compared; {how} gives {best}'s intervals)")
     section.notes.append(reason)
-    summary.append(f"Recommended model: {chosen} — {reason}.")
+    summary.append(f"Recommended model: {chosen} — {reason}." if recommended else
+                   f"No model is recommended over the others: {reason}; the ranking below uses {chosen}.")
     sections = [section]
     methods.append("Models: Bradley–Terry (Bradley & Terry 1952) and its tie extensions (Davidson 1970; Rao–Kupper), "
                    "TrueSkill as in WMT14–16 (Sakaguchi et al. 2014), Hopkins & May's IRT and Independent-Students "
@@ -320,7 +398,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                    "overlap fall in different clusters (Koehn 2012; the WMT procedure).")
     ranks, units = {}, {}
     for track, part in comparisons.by_track().items():
-        step(f"{track}: ranking with {n_boot} bootstrap resamples")
+        step(f"{track}: ranking with {n_boot:,} bootstrap resamples")
         model = make_model(chosen, random_state, l2).fit(part)
         # quick-bootstrap models refit in milliseconds: a process pool per track costs more than
         # it saves, so ``jobs`` serves the learning curves only
@@ -335,18 +413,23 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                               "overlap.",
                               command("rank", path, "--model", chosen, "--bootstrap", n_boot, *prior, "--random-state",
                                       random_state, read_args=read_args, tracks=[track]), "system"))
+        few = few_comparisons_warning(part)
+        if few:
+            s.notes.append(f"warning: {few}")
         clusters = int(full["cluster"].max()) if len(full) else 0
-        ranks[track] = f"{track}: {full.index[0]} first of {len(full)}, {clusters} cluster{'s' if clusters != 1 else ''}"
+        ranks[track] = f"{track}: {headline(full.index)}, {clusters} cluster{'s' if clusters != 1 else ''}"
         if hasattr(model, "intervals"):  # the Bradley–Terry family: analytic intervals beside the bootstrap
             analytic, unit = _analytic_table(model, part, full, result.confidence, chosen, track, path, prior,
                                              random_state, read_args, s.notes)
             s.tables.append(analytic)
             if unit:  # judgments cluster: the comparison bootstrap is too narrow; rank by whole units too
                 units[track] = unit
-                step(f"{track}: ranking with {n_boot} resamples of whole {unit}s")
+                step(f"{track}: ranking with {n_boot:,} resamples of whole {unit}s")
                 safer, ranks[track] = _unit_ranking(model, part, full, analytic.frame, unit, n_boot, chosen, track,
                                                     path, prior, random_state, read_args, s.notes)
                 s.tables.append(safer)
+        if few:
+            ranks[track] += f" (warning: {few})"
         others = pd.DataFrame({name: (model if name == chosen else make_model(name, random_state, l2).fit(part))
                                .ranking()["rank"] for name in (*models, *HEURISTIC_RANKERS)})  # the same fit
         others = others.reindex(view.index)
@@ -379,7 +462,31 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                        "unit; a second bootstrap "
                        f"then resamples whole units ({number(n_boot, 'count')} resamples, the same model and seed), "
                        "and the summary gives both rankings' clusters.")
-    return sections
+    return sections, chosen
+
+
+def is_reference(name: str) -> bool:
+    """Whether a system name is a human reference: WMT's ``_ref``, ``ref``, ``reference``,
+    ``human`` (``humeval.agreement.REFERENCE_NAMES``) or a name starting ``Human-``/``ref-``
+    as Google's MQM files name their human translations (``Human-B.0``)."""
+    import re
+
+    from humeval.agreement import REFERENCE_NAMES
+    return name.lower() in REFERENCE_NAMES or re.match(r"(human|ref)[-_]", name.lower()) is not None
+
+
+def headline(order) -> str:
+    """Who comes first in a ranking (``order``: systems best first), for the summary: "X first of
+    N". A human reference (``_ref``, ``ref``, ``reference``, ``human``) is ranked with the systems
+    (or an MQM file's ``Human-A.0``, ``Human-B.0``: ``is_reference``) is ranked with the systems
+    in WMT's files and comes first in nearly every track, which says nothing about the systems:
+    then the line names the best system and the reference apart ("X the best of N systems,
+    below the human reference _ref")."""
+    order = [str(s) for s in order]
+    systems = [s for s in order if not is_reference(s)]
+    if not systems or systems[0] == order[0]:
+        return f"{order[0]} first of {len(order)}"
+    return f"{systems[0]} the best of {len(systems)} systems, below the human reference {order[0]}"
 
 
 def _fallback_note(curve: pd.DataFrame) -> str:
@@ -435,7 +542,7 @@ def _unit_ranking(model, part, full, analytic, unit, n_boot, chosen, track, path
     notes.append(f"Resampling whole {unit}s gives {by_unit} cluster{plural} where the comparison bootstrap gives "
                  f"{by_comparison} (the {unit}-clustered sandwich: {sandwich}); publish the {unit}-level ranking "
                  f"({how}).")
-    line = (f"{track}: {full.index[0]} first of {len(full)}; {by_comparison} clusters by the comparison bootstrap, "
+    line = (f"{track}: {headline(full.index)}; {by_comparison} clusters by the comparison bootstrap, "
             f"{by_unit} by whole {unit}s (the safer ranking: judgments cluster by {unit}; the {unit}-clustered "
             f"sandwich gives {sandwich})")
     return Table(f"{track}: {chosen} with {number(n_boot, 'count')} resamples of whole {unit}s (the safer "

@@ -62,31 +62,38 @@ def plot_abilities(table: pd.DataFrame, path=None, title: str = "Abilities"):
 
 
 def plot_preference_heatmap(model, path=None, title: str = "Preference model", values_up_to: int = 20):
-    """Cell (row s1, column s2) is P(s1 preferred to s2) under the fitted model, written in the
-    cell when there are at most ``values_up_to`` systems; the diagonal (a system against itself)
-    is masked. P(s1 preferred) + P(s2 preferred) + P(tie) = 1, so cell (s1, s2) and cell (s2, s1)
-    add up to 1 − P(tie). Systems ordered by score, best first (Hopkins & May 2013, Figure 6,
-    right)."""
+    """Cell (row s1, column s2) is P(s1 preferred to s2) − P(s2 preferred to s1) under the fitted
+    model, written in the cell (signed, ".15" for +0.15) when there are at most ``values_up_to``
+    systems; the diagonal (a system against itself) is masked. The map diverges at 0: blue where
+    the row system wins more often than it loses, red where it loses more.
+
+    Colouring P(s1 preferred) itself around 0.5 (Hopkins & May 2013, Figure 6, right) misleads
+    when judges tie: P(s1) + P(s2) + P(tie) = 1, so with 15–20 % ties the better system of a pair
+    has P < 0.5 (WMT10: .49 against .34) and was painted as the loser. The difference is
+    antisymmetric, 0 exactly when neither system is preferred, whatever the share of ties.
+    Systems ordered by score, best first."""
     order = np.argsort(-model.scores_.to_numpy(), kind="stable")
     p = model.proba_matrix()[np.ix_(order, order)]
-    preferred = np.ma.masked_array(p[:, :, 1], mask=np.eye(len(order), dtype=bool))
+    margin = np.ma.masked_array(p[:, :, 1] - p[:, :, 2], mask=np.eye(len(order), dtype=bool))
     names = [model.systems_[i] for i in order]
     fig, ax = plt.subplots(figsize=(0.45 * len(names) + 2.5, 0.45 * len(names) + 2))
     cmap = plt.get_cmap("RdBu").with_extremes(bad="0.85")
-    image = ax.imshow(preferred, cmap=cmap, vmin=0, vmax=1)
+    image = ax.imshow(margin, cmap=cmap, vmin=-1, vmax=1)
     if len(names) <= values_up_to:
-        _cell_values(ax, preferred)
+        _cell_values(ax, margin, signed=True)
     ax.set_xticks(np.arange(len(names)), names, rotation=90, fontsize=7)
     ax.set_yticks(np.arange(len(names)), names, fontsize=7)
     ax.set_xlabel("column system s2")
     ax.set_ylabel("row system s1")
-    ax.set_title(title)
-    fig.colorbar(image, ax=ax, label="P(s1 preferred to s2)", shrink=0.8)
+    ties = float(np.mean(p[:, :, 0][~np.eye(len(order), dtype=bool)])) if len(order) > 1 else 0.0
+    ax.set_title(f"{title}\nP(tie) {ties:.0%} on average" if ties >= 0.005 else title)
+    fig.colorbar(image, ax=ax, label="P(s1 preferred) − P(s2 preferred)", shrink=0.8)
     return _save(fig, path)
 
 
-def _cell_values(ax, values, fontsize: float = 6):
-    """Each unmasked cell's value (".53") written centred in its cell, white on dark cells:
+def _cell_values(ax, values, fontsize: float = 6, signed: bool = False):
+    """Each unmasked cell's value (".53"; ``signed``: "+.15", "−.15" on a map centred at 0)
+    written centred in its cell, white on dark cells:
     the glyph outlines of all cells as one collection (``TextPath``, sized in points, placed at
     the cells' data coordinates) — drawn in one pass instead of one text artist per cell, the
     cost of which dominated a 20-system heatmap. Not part of the layout (inside the axes)."""
@@ -99,7 +106,10 @@ def _cell_values(ax, values, fontsize: float = 6):
     data = np.ma.getdata(values)
     for i, j in zip(*np.nonzero(~np.ma.getmaskarray(values))):
         value = float(data[i, j])
-        label = f"{value:.2f}".lstrip("0")
+        if signed:
+            label = ".00" if round(value, 2) == 0 else f"{value:+.2f}".replace("0.", ".").replace("-", "\u2212")
+        else:
+            label = f"{value:.2f}".lstrip("0")
         if label not in shapes:
             path = TextPath((0, 0), label, prop=prop)
             low, high = path.vertices.min(axis=0), path.vertices.max(axis=0)  # control points: quick, near enough
@@ -107,7 +117,7 @@ def _cell_values(ax, values, fontsize: float = 6):
         paths.append(shapes[label])
         offsets.append((j, i))
         written.append(((int(j), int(i)), label))
-        colors.append("white" if abs(value - 0.5) > 0.3 else "black")
+        colors.append("white" if abs(value - (0 if signed else 0.5)) > (0.6 if signed else 0.3) else "black")
     if paths:
         cells = PathCollection(paths, offsets=offsets, offset_transform=ax.transData, facecolors=colors,
                                edgecolors="none", linewidths=0, in_layout=False, label="cell values",

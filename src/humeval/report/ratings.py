@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from humeval.report.campaign import Figure, Section, Table, _png, command
+from humeval.report.campaign import Figure, Section, Table, _png, command, headline
 
 RANKING_TEST = "wilcoxon"
 
@@ -124,7 +124,7 @@ def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, s
     from humeval.ratings.quality import system_ratings
     system = system_ratings(ratings)
     model = default_model(system)
-    step(f"ratings: WMT ranking ({model}, {n_boot} bootstrap resamples)")
+    step(f"ratings: WMT ranking ({model}, {n_boot:,} bootstrap resamples)")
     sections = []
     try:
         results = rank_tracks(system, model=model, test=RANKING_TEST, n_boot=n_boot, random_state=random_state,
@@ -150,12 +150,15 @@ def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, s
                                                                                         alpha=result.alpha)),
                                 "one-sided p-values, green where the row system is significantly better"))
         clusters = int(result.table["cluster"].max()) if len(result.table) else 0
-        summary.append(f"{track}: {result.table.index[0]} first of {len(result.table)} by {result.model}, "
+        summary.append(f"{track}: {headline(result.table.index)} by {result.model}, "
                        f"{clusters} clusters.")
         sections.append(s)
+    scales = {"mqm": "MQM: Freitag et al. 2021", "esa": "ESA: Kocmi et al. 2024", "z-mean": "DA: Graham et al. 2017",
+              "raw": "DA: Graham et al. 2017"}
+    sources = sorted({scales[r.model] for r in results.values() if r.model in scales})
     methods.append("Ratings ranking as WMT: segment means, then system means (z-normalised per annotator for DA); "
                    "one-sided Wilcoxon rank-sum test for every pair of systems; clusters where every system above "
-                   "a line beats every system below it.")
+                   "a line beats every system below it" + (f" ({'; '.join(sources)})." if sources else "."))
     return sections
 
 

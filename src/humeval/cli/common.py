@@ -781,16 +781,10 @@ def print_skips(report, quiet: bool = False, tracks=()):
 
 
 def jsonable(df: pd.DataFrame) -> list[dict]:
-    """Records of ``df`` (index included) for ``--json``; floats at full precision (pandas'
-    ``to_json`` keeps 10 digits: a p-value of 3.8e-41 would print as 0), NaN and inf as null."""
-    frame = df.reset_index()
-    records = json.loads(frame.to_json(orient="records"))
-    for column in frame.columns:
-        if frame[column].dtype.kind == "f":
-            values = frame[column].to_numpy(np.float64)
-            for record, value in zip(records, values):
-                record[str(column)] = float(value) if np.isfinite(value) else None
-    return records
+    """Records of ``df`` for ``--json`` at full float precision (``humeval.report.render.records``,
+    which the report's JSON uses too)."""
+    from humeval.report.render import records
+    return records(df)
 
 
 

@@ -148,17 +148,27 @@ def to_markdown(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _records(df: pd.DataFrame) -> list[dict]:
+def records(df: pd.DataFrame) -> list[dict]:
+    """Records of ``df`` (index included) for JSON output: floats at full precision (pandas'
+    ``to_json`` keeps 10 digits, so a p-value of 3.8e-41 would print as 0), NaN and inf as null.
+    The report and every ``--json`` of the CLI write tables through it."""
     frame = df.reset_index()
     frame.columns = [str(c) for c in frame.columns]
-    return json.loads(frame.to_json(orient="records"))
+    rows = json.loads(frame.to_json(orient="records"))
+    for column in frame.columns:
+        if frame[column].dtype.kind == "f":
+            values = frame[column].to_numpy(np.float64)
+            for record, value in zip(rows, values):
+                record[column] = float(value) if np.isfinite(value) else None
+    return rows
+
 
 
 def to_json(report: Report) -> str:
     return json.dumps({"title": report.title, "source": report.source, "summary": report.summary,
                        "sections": [{"title": s.title, "notes": s.notes, "figures": [f.title for f in s.figures],
                                      "tables": [{"title": t.title, "how": t.how, "command": t.command,
-                                                 "rows": _records(t.frame)} for t in s.tables]}
+                                                 "rows": records(t.frame)} for t in s.tables]}
                                     for s in report.sections],
                        "methods": report.methods, "references": report.references}, indent=2)
 

@@ -10,10 +10,8 @@ import click
 from humeval.cli.common import (
     JOBS,
     PROPORTION,
-    REPORT_OUT,
     REPORT_SUFFIXES,
     SEED,
-    TABLE_OUT,
     TABLE_SUFFIXES,
     OutputPath,
     anonymize_options,
@@ -72,9 +70,21 @@ def info(files, fmt, encoding, columns, outcomes, tracks, quiet, as_json):
         click.echo(json.dumps(results if len(results) > 1 else results[0], indent=2))
 
 
+def side_table(output, name: str) -> Path:
+    """Where convert writes the ratings or post-edits of a file beside OUTPUT: NAME.ratings.EXT."""
+    output = Path(output)
+    return output.with_name(f"{output.stem}.{name}{output.suffix}")
+
+
+def judgments_beside(report_file) -> Path:
+    """Where demo writes the simulated judgments beside its report: REPORT.judgments.csv."""
+    return Path(report_file).with_suffix(".judgments.csv")
+
+
 @click.command()
 @click.argument("file", type=click.Path())
-@click.argument("output", type=TABLE_OUT)
+@click.argument("output", type=OutputPath(TABLE_SUFFIXES, beside=lambda path, params: [
+    side_table(path, "ratings"), side_table(path, "post_edits")]))
 @read_options
 @arena_options
 @anonymize_options
@@ -95,8 +105,6 @@ def convert(file, output, fmt, encoding, columns, outcomes, tracks, covariates, 
       humeval convert battles.json styled.parquet --style-control --category language
     """
     salt = pseudonym_salt(anon, salt)
-    if Path(output).resolve() == Path(file).resolve():
-        raise click.BadParameter("is FILE itself: write the conversion to another file", param_hint="OUTPUT")
     reader = arena_reader(covariates, style_control, weight_column, category_column)
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, salt=salt, reader=reader)
     notes = []
@@ -112,7 +120,7 @@ def convert(file, output, fmt, encoding, columns, outcomes, tracks, covariates, 
         table = getattr(judgments, name)
         if table is None:
             continue
-        target = output if not written else output.with_name(f"{output.stem}.{name}{output.suffix}")
+        target = output if not written else side_table(output, name)
         written[name] = {"path": str(write(frame(table), target)), "rows": len(table)}
     if judgments.comparisons is not None and judgments.comparisons.covariate_names:
         written["comparisons"]["covariates"] = list(judgments.comparisons.covariate_names)
@@ -217,7 +225,9 @@ def simulate(output, systems, items, judges, judgments, design, random_judges, r
 @read_options
 @simulation_options()
 @click.option("--report", "report_file", default="humeval-report.html", show_default=True,
-              type=REPORT_OUT, help="Where to write the campaign report (.html, .md or .json).")
+              type=OutputPath(REPORT_SUFFIXES, used=lambda params: not params.get("no_report"),
+                              beside=lambda path, params: [] if params.get("file") else [judgments_beside(path)]),
+              help="Where to write the campaign report (.html, .md or .json).")
 @click.option("--no-report", is_flag=True, help="Print the tables only.")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
               help="Processes for the report's refits (0 = all cores).")
@@ -262,7 +272,7 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
             data = Judgments(ReadReport("simulated campaign", f"simulation ({design}, seed {random_state})",
                                         rows=judgments), rankings=sim.rankings, comparisons=sim.comparisons)
         else:  # written beside the report and read back, so the report's commands print its numbers
-            source = str(Path(report_file).with_suffix(".judgments.csv"))
+            source = str(judgments_beside(report_file))
             write(pairwise_frame(sim.comparisons), source)
             data = load(source, quiet=True)
         data.report.notes.append(note)

@@ -15,6 +15,7 @@ from humeval.cli.common import (
     JOBS,
     SEED,
     TABLE_OUT,
+    TRACK_FIGURES_OUT,
     Names,
     Numbers,
     Real,
@@ -46,7 +47,7 @@ from humeval.data.export import write
 @click.option("--simulations", default=200, show_default=True, type=count(1), help="Simulated campaigns per budget.")
 @click.option("--clusters/--no-clusters", default=True, show_default=True,
               help="Count WMT clusters (100 bootstrap resamples per simulated campaign; the costliest column).")
-@click.option("--plot", type=FIGURE_OUT, help="Draw each quantity against the budget.")
+@click.option("--plot", type=TRACK_FIGURES_OUT, help="Draw each quantity against the budget.")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write every simulated campaign's row.")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS, help="Processes (0 = all cores).")
 @execution_options

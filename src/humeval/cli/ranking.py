@@ -17,6 +17,7 @@ from humeval.cli.common import (
     JOBS,
     SEED,
     TABLE_OUT,
+    TRACK_FIGURES_OUT,
     InputError,
     Names,
     Numbers,
@@ -67,8 +68,8 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
               help="Coverage of intervals and rank ranges.")
 @click.option("--clusters", is_flag=True, help="Draw WMT's cluster boundaries in the printed table (needs --bootstrap).")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write the table (.csv/.tsv/.jsonl/.parquet).")
-@click.option("--plot", type=FIGURE_OUT, help="Draw the scores (with intervals when bootstrapping).")
-@click.option("--heatmap", type=FIGURE_OUT, help="Draw the fitted preference model as a heatmap.")
+@click.option("--plot", type=TRACK_FIGURES_OUT, help="Draw the scores (with intervals when bootstrapping).")
+@click.option("--heatmap", type=TRACK_FIGURES_OUT, help="Draw the fitted preference model as a heatmap.")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
               help="Processes for bootstrap refits (0 = all cores).")
 @execution_options

@@ -96,9 +96,26 @@ def fit_shown(model, data, label: str, quiet: bool = False, **kwargs):
 
 # -- option types: nonsense is refused while the command line is parsed, before any work --------
 
-def count(minimum: int = 1) -> click.IntRange:
-    """A whole number ≥ ``minimum`` (click names the option and the range when it is not)."""
-    return click.IntRange(min=minimum)
+def count(minimum: int = 1, maximum: int | None = None) -> click.IntRange:
+    """A whole number ≥ ``minimum`` and ≤ ``maximum`` (click names the option and the range when
+    it is not); the ``MAX_*`` bounds below keep a typo from running out of memory or for days."""
+    return click.IntRange(min=minimum, max=maximum)
+
+
+# Upper bounds on sizes: far above any campaign, far below what exhausts a machine.
+MAX_RESAMPLES = 100_000  # bootstrap resamples/permutations: at 100,000 the Monte Carlo error of a 95 % bound
+#                          (sqrt(.025 × .975 / B) = 0.0005 in probability) is below any reported digit
+MAX_JUDGMENTS = 5_000_000  # simulated comparisons (1,000,000 take ~300 MB and 5 s; simulate --design pairs)
+MAX_RANKINGS = 500_000  # simulated 5-way rankings: 10 comparisons each, so the same 5,000,000 comparisons
+MAX_SYSTEMS = 10_000
+MAX_ITEMS = 10_000_000
+MAX_JUDGES = 1_000_000
+MAX_CELLS = 50_000_000  # systems × items of a simulated quality matrix (400 MB of float64)
+MAX_SIMULATIONS = 10_000  # simulated campaigns per budget (plan): a share's Monte Carlo error < 0.5 points
+MAX_TRIALS = 1_000  # random subsets/campaigns per size or strategy
+MAX_CHAINS = 64
+JUDGMENTS_COUNT = count(1, MAX_JUDGMENTS)
+TRIALS = count(1, MAX_TRIALS)
 
 
 class Real(click.FloatRange):
@@ -135,6 +152,9 @@ class Resamples(click.ParamType):
         if n < 2:
             self.fail(f"{n} is not {'0 (off) or ' if self.off else ''}at least 2: one resample has no spread, so it "
                       "gives no interval, rank range or cluster", param, ctx)
+        if n > MAX_RESAMPLES:
+            self.fail(f"{n:,} is more than {MAX_RESAMPLES:,}: beyond that the Monte Carlo error of a 95 % bound "
+                      "(< 0.0005) no longer changes a reported digit, while time and memory grow with N", param, ctx)
         return n
 
 
@@ -428,7 +448,7 @@ def output_files(command: click.Command, params: dict) -> list[tuple[str, str, s
             if not kind.folder:
                 found.append((what, value, "file"))
             if kind.beside is not None:
-                found += [(what, str(side), "file") for side in kind.beside(Path(value), params)]
+                found += [(f"{what} (beside {value})", str(side), "file") for side in kind.beside(Path(value), params)]
             if kind.per_track:
                 path = Path(value)
                 found.append((what, str(path.with_name(f"{path.stem}.*{path.suffix}")), "pattern"))
@@ -663,8 +683,23 @@ def pseudonym_salt(anon: bool, salt: str | None) -> str | None:
     return (salt or "") if anon else None
 
 
+class InputFile(click.Path):
+    """An existing file to read: a symbolic-link loop is named as one (click says "does not
+    exist"); FIFOs and devices are refused by ``check_outputs``' input pass."""
+
+    def __init__(self):
+        super().__init__(exists=True, dir_okay=False)
+
+    def convert(self, value, param, ctx):
+        try:
+            _stat(str(value), _option_name(param) if param is not None else "FILE")
+        except UserError as error:
+            self.fail(error.message.split(": ", 1)[1], param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def drop_option(f):
-    return click.option("--drop-judges", "drop_file", type=click.Path(exists=True, dir_okay=False),
+    return click.option("--drop-judges", "drop_file", type=InputFile(),
                         help="Leave out the judges listed in this file (one per line, e.g. from "
                              "`humeval judges --drop-list`) before anything is fitted.")(f)
 
@@ -775,6 +810,34 @@ def refuse_encoding(path):
     if parquet:
         raise click.BadParameter(f"{text} is Parquet, whose text is always UTF-8: --encoding applies to text files "
                                  "(CSV, TSV, JSON); drop it", param_hint="--encoding")
+
+
+def check_sizes(sizes, data, path):
+    """``compare-models --sizes``: a training size above the number of comparisons the data
+    holds would label a column with a size no subset has (a subset takes all there is); refuse it
+    when the user gave it (the default sizes get ``capped_sizes``' note instead)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and not explicit(ctx, "sizes"):
+        return
+    too_big = [n for n in sizes if n > len(data)]
+    if too_big:
+        raise UserError(f"--sizes {','.join(f'{n:,}' for n in too_big)}: {shown(path)} holds {len(data):,} comparisons "
+                        "(and the training split fewer, after the test set is set aside): give smaller sizes")
+
+
+def capped_sizes(curve) -> str:
+    """A note naming the training sizes some track could not fill (its training split is
+    smaller, so its subsets took all of it: column 'train' of the curve), or ""."""
+    if curve is None or not len(curve) or not {"size", "train"} <= set(curve.columns):
+        return ""
+    short = curve[curve["train"] < curve["size"]]
+    if not len(short):
+        return ""
+    where = short.groupby("track")["train"].max() if "track" in short.columns else short["train"].agg(["max"])
+    sizes = sorted(int(n) for n in short["size"].unique())
+    return (f"note: --sizes {', '.join(f'{n:,}' for n in sizes)}: the training split holds fewer comparisons ("
+            + ", ".join(f"{t}: {int(n):,}" for t, n in where.items())
+            + "), so those columns are trained on all of it, not on the size they name")
 
 
 # commands that draw single comparisons (training subsets, held-out splits, simulated campaigns)

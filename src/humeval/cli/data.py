@@ -8,6 +8,13 @@ from pathlib import Path
 import click
 
 from humeval.cli.common import (
+    JUDGMENTS_COUNT,
+    MAX_CELLS,
+    MAX_ITEMS,
+    MAX_JUDGES,
+    MAX_JUDGMENTS,
+    MAX_RANKINGS,
+    MAX_SYSTEMS,
     JOBS,
     PROPORTION,
     REPORT_SUFFIXES,
@@ -140,10 +147,19 @@ def convert(file, output, fmt, encoding, columns, outcomes, tracks, covariates, 
                 out.print(f"  {note}")
 
 
-def check_simulation(design: str, systems: int, k: int = 5):
+def check_simulation(design: str, systems: int, k: int = 5, items: int = 0, judgments: int = 0):
+    """Refuse a simulated campaign the design cannot show, or one too big for memory: more than
+    ``MAX_RANKINGS`` rankings (each is k(k−1)/2 comparisons) or ``MAX_CELLS`` systems × items."""
     if design == "rankings" and systems < k:
         raise click.BadParameter(f"{systems} systems: the rankings design shows {k} at a time; give at least {k} "
                                  "or --design pairs", param_hint="--systems")
+    if design == "rankings" and judgments > MAX_RANKINGS:
+        raise click.BadParameter(f"{judgments:,} rankings of {k} systems are {judgments * k * (k - 1) // 2:,} "
+                                 f"comparisons: give at most {MAX_RANKINGS:,} (or --design pairs, up to "
+                                 f"{MAX_JUDGMENTS:,})", param_hint="--judgments")
+    if systems * items > MAX_CELLS:
+        raise click.BadParameter(f"{systems:,} systems × {items:,} items is more than {MAX_CELLS:,} simulated "
+                                 "qualities (one per system and item): give fewer", param_hint="--items")
 
 
 def simulation_options(designs=DESIGNS, seed_help: str | None = None):
@@ -151,11 +167,11 @@ def simulation_options(designs=DESIGNS, seed_help: str | None = None):
     ``seed_help`` replaces --random-state's help (and its shown default)."""
     def decorate(f):
         for option in reversed([
-            click.option("--systems", default=12, show_default=True, type=count(2),
+            click.option("--systems", default=12, show_default=True, type=count(2, MAX_SYSTEMS),
                          help="Number of systems (at least 5 for the rankings design)."),
-            click.option("--items", default=500, show_default=True, type=count(1), help="Number of source segments."),
-            click.option("--judges", default=20, show_default=True, type=count(1), help="Number of judges."),
-            click.option("--judgments", default=2000, show_default=True, type=count(1),
+            click.option("--items", default=500, show_default=True, type=count(1, MAX_ITEMS), help="Number of source segments."),
+            click.option("--judges", default=20, show_default=True, type=count(1, MAX_JUDGES), help="Number of judges."),
+            click.option("--judgments", default=2000, show_default=True, type=JUDGMENTS_COUNT,
                          help="Comparisons (pairs, baseline designs) or rankings (rankings design)."),
             click.option("--design", type=click.Choice(designs), default="rankings", show_default=True),
             click.option("--random-judges", default=0.1, show_default=True, type=PROPORTION,
@@ -171,7 +187,7 @@ def simulation_options(designs=DESIGNS, seed_help: str | None = None):
 @click.command()
 @click.argument("output", type=OutputPath(tuple(dict.fromkeys(TABLE_SUFFIXES + BATTLE_SUFFIXES))))
 @simulation_options(DESIGNS + ("battles",), "Seed.  [default: 0; 18 with --design battles: the README's battles.json]")
-@click.option("--battles", "n_battles", default=4000, show_default=True, type=count(1),
+@click.option("--battles", "n_battles", default=4000, show_default=True, type=JUDGMENTS_COUNT,
               help="Battles to write (--design battles).")
 @click.option("--truth", type=OutputPath((".csv",)), help="Also write the true abilities (CSV).")
 @common_options
@@ -205,7 +221,7 @@ def simulate(output, systems, items, judges, judgments, design, random_judges, r
         elif not quiet:
             out.print(f"wrote {n_battles:,} arena battles (FastChat's clean_battle layout, seed {seed}) to {output}")
         return
-    check_simulation(design, systems)
+    check_simulation(design, systems, items=items, judgments=judgments)
     sim = simulate_competition(n_systems=systems, n_items=items, n_judges=judges, n_judgments=judgments,
                                design=design, random_judges=random_judges, random_state=random_state)
     write(pairwise_frame(sim.comparisons), output)
@@ -256,7 +272,7 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
     needs(ctx, {"report_file": "--report", "jobs": "--jobs", "backend": "--backend", "scheduler": "--scheduler"},
           not no_report, "with --no-report")
     if not file:
-        check_simulation(design, systems)
+        check_simulation(design, systems, items=items, judgments=judgments)
     if not no_report:
         check_output(report_file, REPORT_SUFFIXES, "--report")
     truth, source = None, file

@@ -169,8 +169,10 @@ def simulation_options(designs=DESIGNS, seed_help: str | None = None):
         for option in reversed([
             click.option("--systems", default=12, show_default=True, type=count(2, MAX_SYSTEMS),
                          help="Number of systems (at least 5 for the rankings design)."),
-            click.option("--items", default=500, show_default=True, type=count(1, MAX_ITEMS), help="Number of source segments."),
-            click.option("--judges", default=20, show_default=True, type=count(1, MAX_JUDGES), help="Number of judges."),
+            click.option("--items", default=500, show_default=True, type=count(1, MAX_ITEMS),
+                         help="Number of source segments."),
+            click.option("--judges", default=20, show_default=True, type=count(1, MAX_JUDGES),
+                         help="Number of judges."),
             click.option("--judgments", default=2000, show_default=True, type=JUDGMENTS_COUNT,
                          help="Comparisons (pairs, baseline designs) or rankings (rankings design)."),
             click.option("--design", type=click.Choice(designs), default="rankings", show_default=True),

@@ -43,12 +43,14 @@ from humeval.data.export import write
 @click.command("plan")
 @click.argument("file", type=click.Path())
 @read_options
-@click.option("--budget", "budgets", default="500,1000,2000,4000,8000", show_default=True, type=Numbers(JUDGMENTS_COUNT),
+@click.option("--budget", "budgets", default="500,1000,2000,4000,8000", show_default=True,
+              type=Numbers(JUDGMENTS_COUNT),
               help="Budgets to plan for: comparisons (pairs design) or rankings (rankings design).")
 @click.option("--model", "-m", "model_name", default="bt", show_default=True, help="The model the campaign will be ranked with.")
 @click.option("--design", type=click.Choice(["pairs", "rankings"]), default="pairs", show_default=True,
               help="Random pairs, or WMT's random 5-way rankings.")
-@click.option("--simulations", default=200, show_default=True, type=count(1, MAX_SIMULATIONS), help="Simulated campaigns per budget.")
+@click.option("--simulations", default=200, show_default=True, type=count(1, MAX_SIMULATIONS),
+              help="Simulated campaigns per budget.")
 @click.option("--clusters/--no-clusters", default=True, show_default=True,
               help="Count WMT clusters (100 bootstrap resamples per simulated campaign; the costliest column).")
 @click.option("--plot", type=TRACK_FIGURES_OUT, help="Draw each quantity against the budget.")
@@ -135,7 +137,8 @@ def check_active_options(ctx, file, design, budget, batch, checkpoint):
 @click.option("--checkpoint", default=None, type=count(1), help="Measure every this many judgments (default budget/16).")
 @click.option("--trials", default=20, show_default=True, type=TRIALS, help="Campaigns per strategy.")
 @click.option("--clusters", is_flag=True, help="Also count WMT clusters at each checkpoint (100 resamples).")
-@click.option("--systems", default=20, show_default=True, type=count(2, MAX_SYSTEMS), help="Simulated systems (without FILE).")
+@click.option("--systems", default=20, show_default=True, type=count(2, MAX_SYSTEMS),
+              help="Simulated systems (without FILE).")
 @click.option("--spread", default=1.0, show_default=True, type=Real(0, 100, min_open=True),
               help="SD of the simulated abilities (log-odds).")
 @click.option("--ties", default=0.15, show_default=True, type=Real(0, 1, max_open=True),

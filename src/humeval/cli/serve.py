@@ -9,7 +9,7 @@ import click
 
 from humeval.cli.common import DEFAULT_GC_THRESHOLDS, OutputPath, UserError, common_options, err, out
 
-DEMO_FILES = ("campaign.toml", "source.txt", "reference.txt")  # what write_demo puts in --demo's folder
+DEMO_FILES = ("campaign.toml", "source.txt", "reference.txt", "truth.csv")  # what write_demo puts in --demo's folder
 
 
 @click.command("serve")
@@ -20,7 +20,8 @@ DEMO_FILES = ("campaign.toml", "source.txt", "reference.txt")  # what write_demo
 @click.option("--db", "database",
               help="SQLite database file, or a postgresql:// URL (default: the campaign's `database`, beside the "
                    "campaign file).")
-@click.option("--demo", "demo_dir", type=OutputPath(folder=True, beside=lambda path, params: [path / name for name in DEMO_FILES]),
+@click.option("--demo", "demo_dir",
+              type=OutputPath(folder=True, beside=lambda path, params: [path / name for name in DEMO_FILES]),
               help="Write a demo campaign (simulated systems, 3 annotators, an organiser) into this folder and exit.")
 @click.option("--hash-password", is_flag=True, help="Read a password (prompted) and print its scrypt hash for the "
                                                     "campaign file's password_hash.")

@@ -273,6 +273,9 @@ def resolve(example: str, directory: Path) -> list[str]:
             args += matches or [word]
         else:
             args.append(word)
+    for name in written:  # made as a by-product of generating an input (ad-latest.csv brings failed.txt)
+        if (directory / name).is_file():
+            (directory / name).unlink()
     return args
 
 

@@ -821,8 +821,9 @@ def check_sizes(sizes, data, path):
         return
     too_big = [n for n in sizes if n > len(data)]
     if too_big:
-        raise UserError(f"--sizes {','.join(f'{n:,}' for n in too_big)}: {shown(path)} holds {len(data):,} comparisons "
-                        "(and the training split fewer, after the test set is set aside): give smaller sizes")
+        where = " in the tracks chosen with --track" if ctx is not None and ctx.params.get("tracks") else ""
+        raise UserError(f"--sizes {','.join(f'{n:,}' for n in too_big)}: {shown(path)} holds {len(data):,} comparisons"
+                        f"{where} (the training split fewer, after the test set is set aside): give smaller sizes")
 
 
 def capped_sizes(curve) -> str:

@@ -812,20 +812,6 @@ def refuse_encoding(path):
                                  "(CSV, TSV, JSON); drop it", param_hint="--encoding")
 
 
-def check_sizes(sizes, data, path):
-    """``compare-models --sizes``: a training size above the number of comparisons the data
-    holds would label a column with a size no subset has (a subset takes all there is); refuse it
-    when the user gave it (the default sizes get ``capped_sizes``' note instead)."""
-    ctx = click.get_current_context(silent=True)
-    if ctx is not None and not explicit(ctx, "sizes"):
-        return
-    too_big = [n for n in sizes if n > len(data)]
-    if too_big:
-        where = " in the tracks chosen with --track" if ctx is not None and ctx.params.get("tracks") else ""
-        raise UserError(f"--sizes {','.join(f'{n:,}' for n in too_big)}: {shown(path)} holds {len(data):,} comparisons"
-                        f"{where} (the training split fewer, after the test set is set aside): give smaller sizes")
-
-
 def capped_sizes(curve) -> str:
     """A note naming the training sizes some track could not fill (its training split is
     smaller, so its subsets took all of it: column 'train' of the curve), or ""."""

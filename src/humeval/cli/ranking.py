@@ -15,7 +15,6 @@ from humeval.cli.common import (
     MAX_CHAINS,
     TRIALS,
     capped_sizes,
-    check_sizes,
     progress_bar,
     CONFIDENCE,
     FIGURE_OUT,
@@ -621,7 +620,6 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
         raise InputError(file, None, "--sample ranking draws whole rankings, and no comparison here belongs to one "
                          "(pairwise judgments, or a ranking id not mapped)",
                          "use --sample comparison, or map the ranking id with --columns group=COL")
-    check_sizes(size_list, data, file)
     if tune_on or grid:
         data, models, tuning = _tuned(data, models, tune_on, grid, min_test, random_state, jobs, file,
                                       quiet or as_json)

@@ -200,3 +200,26 @@ def test_an_output_that_is_not_a_regular_file_is_refused(make, problem, tmp_path
     result = run("rank", PAIRS, "--out", target, "--force")
     assert result.exit_code == 2 and problem in result.output, result.output
     assert "bug in humeval" not in result.output
+
+
+def test_a_file_of_an_input_folder_or_glob_is_an_input(tmp_path, monkeypatch):
+    """A directory or glob read as one dataset: its files are inputs too."""
+    monkeypatch.chdir(tmp_path)
+    Path("parts").mkdir()
+    for name in ("a.csv", "b.csv"):
+        Path("parts", name).write_bytes(CONTENT)
+    for given, which in (("parts", "a file of the input folder parts (FILE)"), ("parts/*.csv", "the input (FILE)")):
+        result = run("rank", given, "--out", "parts/b.csv", "--force")
+        assert result.exit_code == 2 and f"parts/b.csv is {which}" in result.output, result.output
+        assert Path("parts", "b.csv").read_bytes() == CONTENT
+
+
+def test_a_file_named_in_a_text_option_is_an_input(tmp_path, monkeypatch):
+    """metric tune --data NAME=HYP,REF,HUMAN names its files inside one text value."""
+    monkeypatch.chdir(tmp_path)
+    fixtures = ROOT / "tests/fixtures"
+    Path("human.tsv").write_bytes((fixtures / "mlqe_pe_small.hter").read_bytes())
+    result = run("metric", "tune", "--data", f"x={fixtures / 'mlqe_pe_small.mt'},{fixtures / 'mlqe_pe_small.pe'},"
+                 "human.tsv", "--out", "human.tsv", "--force")
+    assert result.exit_code == 2 and "human.tsv is the input (--data)" in result.output, result.output
+    assert Path("human.tsv").read_bytes() == (fixtures / "mlqe_pe_small.hter").read_bytes()

@@ -384,12 +384,14 @@ def _stat(path: str, what: str):
         raise UserError(f"{what}: cannot read {path}: {error.strerror}") from None
 
 
-def input_files(command: click.Command, params: dict) -> list[tuple[str, str, os.stat_result | None]]:
+def input_files(command: click.Command, params: dict,
+                expand: bool = True) -> list[tuple[str, str, os.stat_result | None]]:
     """(option, path, stat) of every input a command was given: the values of its path parameters
     that are not outputs (FILE, FILES, --drop-judges, --expert, --human, …), the files a glob
     matches, and the existing files named in its text options (``metric tune --data
     NAME=HYP,REF,HUMAN``). A FIFO, a device, a socket or a symbolic-link loop is a ``UserError``
-    here, before anything reads it (a FIFO with no writer would wait forever)."""
+    here, before anything reads it (a FIFO with no writer would wait forever). ``expand=False``
+    (a command that writes nothing) skips globbing, which only the output check needs."""
     import glob
     import re
     found = []
@@ -400,7 +402,7 @@ def input_files(command: click.Command, params: dict) -> list[tuple[str, str, os
         if isinstance(param.type, click.Path):
             for value in _values(params[param.name]):
                 st = _stat(value, what)
-                if st is None and glob.has_magic(value):
+                if st is None and glob.has_magic(value) and expand:
                     found += [(what, match, os.stat(match)) for match in glob.glob(value, recursive=True)
                               if os.path.isfile(match)]
                     continue
@@ -462,9 +464,10 @@ def check_outputs(command: click.Command, params: dict, force: bool = False):
     an existing output that is not a regular file; an output that cannot be created (tried:
     created and removed at once). Each is a ``UserError`` naming the option, the file and the fix."""
     import fnmatch
-    inputs = input_files(command, params)
+    outputs = output_files(command, params)
+    inputs = input_files(command, params, expand=bool(outputs))
     seen = {}
-    for what, path, kind in output_files(command, params):
+    for what, path, kind in outputs:
         if kind == "pattern":
             for source, name, _ in inputs:
                 if fnmatch.fnmatch(os.path.realpath(name), os.path.realpath(path)):
@@ -475,7 +478,9 @@ def check_outputs(command: click.Command, params: dict, force: bool = False):
         for source, name, name_stat in inputs:
             if _same(path, st, name, name_stat) or (name_stat is not None and _kind(name_stat.st_mode) == "a directory"
                                                     and st is not None and _inside(path, name)):
-                which = "the input" if path == name else f"the same file as the input {name}"
+                folder = name_stat is not None and _kind(name_stat.st_mode) == "a directory"
+                which = (f"a file of the input folder {name}" if folder else "the input" if path == name
+                         else f"the same file as the input {name}")
                 raise UserError(f"{what}: {path} is {which} ({source}): humeval never writes over an input, "
                                 "with or without --force; name another output file")
         key = (st.st_dev, st.st_ino) if st is not None else os.path.realpath(path)

@@ -241,17 +241,32 @@ def shared(relative: str) -> Path:
     return path
 
 
+def written_names(words: list[str]) -> set[str]:
+    """The file names the example writes (its output options' values): not generated first, since
+    no command writes over an existing file without --force."""
+    command, rest = cli, list(words)
+    while isinstance(command, click.Group) and rest and rest[0] in command.commands:
+        command = command.commands[rest.pop(0)]
+    if isinstance(command, click.Group):
+        return set()
+    from humeval.cli.common import OutputPath
+    ctx = command.make_context("humeval", rest, resilient_parsing=True)
+    return {str(ctx.params.get(p.name)) for p in command.params
+            if isinstance(p.type, OutputPath) and ctx.params.get(p.name) is not None}
+
+
 def resolve(example: str, directory: Path) -> list[str]:
     """The example's arguments with its file names mapped to real or generated files (skips
     when a real file is absent)."""
     args = []
+    written = written_names(shlex.split(example)[1:])
     for word in shlex.split(example)[1:]:
         def real(match):
             name = match.group(0)
             for key, target in SHARED_NAMES.items():
                 if name == key or (key.endswith("/") and name.startswith(key)):
                     return str(shared(target + name[len(key):] if key.endswith("/") else target))
-            if name in GENERATED and not (directory / name).exists():
+            if name in GENERATED and name not in written and not (directory / name).exists():
                 GENERATED[name](directory)
             return name
         word = re.sub(r"[\w.~/*+-]+", real, word)
@@ -260,6 +275,9 @@ def resolve(example: str, directory: Path) -> list[str]:
             args += matches or [word]
         else:
             args.append(word)
+    for name in written:  # made as a by-product of generating an input (ad-latest.csv brings failed.txt)
+        if (directory / name).is_file():
+            (directory / name).unlink()
     return args
 
 

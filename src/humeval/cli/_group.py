@@ -105,7 +105,8 @@ class Group(click.Group):
         if name not in COMMANDS:
             return None
         module, attribute, _ = COMMANDS[name]
-        command = getattr(importlib.import_module(f"humeval.cli.{module}"), attribute)
+        from humeval.cli.common import guard_outputs  # every output option checked, --force added (once)
+        command = guard_outputs(getattr(importlib.import_module(f"humeval.cli.{module}"), attribute))
         if self.freeze_imports:
             gc.freeze()  # what the command's imports built lives until exit (``humeval.cli.main``)
         return command

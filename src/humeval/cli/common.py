@@ -64,9 +64,26 @@ def fit_shown(model, data, label: str, quiet: bool = False, **kwargs):
 
 # -- option types: nonsense is refused while the command line is parsed, before any work --------
 
-def count(minimum: int = 1) -> click.IntRange:
-    """A whole number ≥ ``minimum`` (click names the option and the range when it is not)."""
-    return click.IntRange(min=minimum)
+def count(minimum: int = 1, maximum: int | None = None) -> click.IntRange:
+    """A whole number ≥ ``minimum`` and ≤ ``maximum`` (click names the option and the range when
+    it is not); the ``MAX_*`` bounds below keep a typo from running out of memory or for days."""
+    return click.IntRange(min=minimum, max=maximum)
+
+
+# Upper bounds on sizes: far above any campaign, far below what exhausts a machine.
+MAX_RESAMPLES = 100_000  # bootstrap resamples/permutations: at 100,000 the Monte Carlo error of a 95 % bound
+#                          (sqrt(.025 × .975 / B) = 0.0005 in probability) is below any reported digit
+MAX_JUDGMENTS = 5_000_000  # simulated comparisons (1,000,000 take ~300 MB and 5 s; simulate --design pairs)
+MAX_RANKINGS = 500_000  # simulated 5-way rankings: 10 comparisons each, so the same 5,000,000 comparisons
+MAX_SYSTEMS = 10_000
+MAX_ITEMS = 10_000_000
+MAX_JUDGES = 1_000_000
+MAX_CELLS = 50_000_000  # systems × items of a simulated quality matrix (400 MB of float64)
+MAX_SIMULATIONS = 10_000  # simulated campaigns per budget (plan): a share's Monte Carlo error < 0.5 points
+MAX_TRIALS = 1_000  # random subsets/campaigns per size or strategy
+MAX_CHAINS = 64
+JUDGMENTS_COUNT = count(1, MAX_JUDGMENTS)
+TRIALS = count(1, MAX_TRIALS)
 
 
 class Real(click.FloatRange):
@@ -103,6 +120,9 @@ class Resamples(click.ParamType):
         if n < 2:
             self.fail(f"{n} is not {'0 (off) or ' if self.off else ''}at least 2: one resample has no spread, so it "
                       "gives no interval, rank range or cluster", param, ctx)
+        if n > MAX_RESAMPLES:
+            self.fail(f"{n:,} is more than {MAX_RESAMPLES:,}: beyond that the Monte Carlo error of a 95 % bound "
+                      "(< 0.0005) no longer changes a reported digit, while time and memory grow with N", param, ctx)
         return n
 
 
@@ -242,7 +262,8 @@ REPORT_SUFFIXES = (".html", ".htm", ".md", ".json")
 def check_output(path, suffixes=None, what: str = "output") -> Path:
     """Refuse an output path that cannot be written: its directory missing or not a directory, the
     path a directory, or (when ``suffixes`` are given) an ending the writer does not know.
-    Raises ``click.BadParameter`` (exit 2) so it fails while the command line is parsed."""
+    Raises ``click.BadParameter`` (exit 2) so it fails while the command line is parsed. Whether
+    the path is an input or an existing file is ``check_outputs``' part, once every option is read."""
     path = Path(path)
     if path.is_dir():
         raise click.BadParameter(f"{path} is a directory: name a file in it", param_hint=what)
@@ -261,15 +282,24 @@ def check_output(path, suffixes=None, what: str = "output") -> Path:
 
 class OutputPath(click.Path):
     """A file to write: its directory exists and its ending is one of ``suffixes`` (any when None).
-    The value stays a string, as click.Path gives it."""
+    The value stays a string, as click.Path gives it.
 
-    def __init__(self, suffixes=None):
-        super().__init__(dir_okay=False)
-        self.suffixes = suffixes
+    ``beside(path, params)`` lists the other files the command may write next to it (convert's
+    NAME.ratings.EXT, demo's REPORT.judgments.csv); ``per_track`` says one file per track may be
+    written as NAME.TRACK.EXT. With ``folder``, the value is a directory the command writes the
+    files ``beside`` names into (``serve --demo``). Every command with such an option gets
+    ``--force`` and ``check_outputs`` (``guard_outputs``), which refuses, before any work, to
+    write over an input or an existing file; ``used(params)`` is false when the command will not
+    write it (demo's default report with --no-report)."""
+
+    def __init__(self, suffixes=None, beside=None, per_track: bool = False, folder: bool = False, used=None):
+        super().__init__(dir_okay=folder, file_okay=not folder)
+        self.suffixes, self.beside, self.per_track, self.folder = suffixes, beside, per_track, folder
+        self.used = used
 
     def convert(self, value, param, ctx):
         value = super().convert(value, param, ctx)
-        if param is not None and param.default is not None and value == param.default:
+        if self.folder or (param is not None and param.default is not None and value == param.default):
             return value  # a default (demo's report) is checked by the command, when it is used
         try:
             check_output(value, self.suffixes)
@@ -278,8 +308,203 @@ class OutputPath(click.Path):
         return value
 
 
+# -- no command writes over its input or an existing file -------------------------------------
+
+FORCE_HELP = "Overwrite output files that exist (never an input: that is refused with or without --force)."
+
+
+def _option_name(param: click.Parameter) -> str:
+    return max(param.opts, key=len) if isinstance(param, click.Option) else param.human_readable_name
+
+
+def _values(value) -> list[str]:
+    if value is None or value is False or value is True:
+        return []
+    if isinstance(value, (tuple, list)):
+        return [str(v) for v in value if v is not None]
+    return [str(value)]
+
+
+def _kind(mode: int) -> str | None:
+    """What a non-regular file is, for the messages ("a FIFO"), or None for a regular file."""
+    import stat
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return None
+
+
+def _stat(path: str, what: str):
+    """``os.stat(path)``, None when nothing is there; a symbolic-link loop or an unreachable path
+    is a ``UserError`` naming the option."""
+    import errno
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise UserError(f"{what}: {path} is a loop of symbolic links: point it at a real file") from None
+        if error.errno in (errno.ENOTDIR, errno.ENAMETOOLONG):
+            return None
+        raise UserError(f"{what}: cannot read {path}: {error.strerror}") from None
+
+
+def input_files(command: click.Command, params: dict,
+                expand: bool = True) -> list[tuple[str, str, os.stat_result | None]]:
+    """(option, path, stat) of every input a command was given: the values of its path parameters
+    that are not outputs (FILE, FILES, --drop-judges, --expert, --human, …), the files a glob
+    matches, and the existing files named in its text options (``metric tune --data
+    NAME=HYP,REF,HUMAN``). A FIFO, a device, a socket or a symbolic-link loop is a ``UserError``
+    here, before anything reads it (a FIFO with no writer would wait forever). ``expand=False``
+    (a command that writes nothing) skips globbing, which only the output check needs."""
+    import glob
+    import re
+    found = []
+    for param in command.params:
+        if param.name not in params or isinstance(param.type, OutputPath):
+            continue
+        what = _option_name(param)
+        if isinstance(param.type, click.Path):
+            for value in _values(params[param.name]):
+                st = _stat(value, what)
+                if st is None and glob.has_magic(value) and expand:
+                    found += [(what, match, os.stat(match)) for match in glob.glob(value, recursive=True)
+                              if os.path.isfile(match)]
+                    continue
+                if st is not None:
+                    kind = _kind(st.st_mode)
+                    if kind and kind != "a directory":
+                        raise UserError(f"{what}: {value} is {kind}, not a file: humeval reads regular files "
+                                        "(save the data to a file and name that)")
+                    if kind is None and not os.access(value, os.R_OK):
+                        raise UserError(f"{what}: {value} is not readable: check its permissions")
+                found.append((what, value, st))
+        elif isinstance(param.type, click.types.StringParamType):
+            for value in _values(params[param.name]):
+                for part in re.split(r"[,=]", value):
+                    if part and os.path.isfile(part):
+                        found.append((what, part, os.stat(part)))
+    return found
+
+
+def _same(a: str, a_stat, b: str, b_stat) -> bool:
+    """Whether two paths name one file: through symbolic links and spellings (``./in.csv``, an
+    absolute path) or as hard links (the same device and inode)."""
+    if a_stat is not None and b_stat is not None:
+        return (a_stat.st_dev, a_stat.st_ino) == (b_stat.st_dev, b_stat.st_ino)
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _inside(path: str, folder: str) -> bool:
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return path != folder and path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def output_files(command: click.Command, params: dict) -> list[tuple[str, str, str]]:
+    """(option, path, kind) of every file a command may write: each output option's value and
+    the files its type's ``beside`` names; kind is "file", or "pattern" for the glob of per-track
+    files (NAME.*.EXT), which are checked against the inputs only (the tracks are not known yet)."""
+    found = []
+    for param in command.params:
+        if not isinstance(param.type, OutputPath) or param.name not in params:
+            continue
+        what, kind = _option_name(param), param.type
+        if kind.used is not None and not kind.used(params):
+            continue
+        for value in _values(params[param.name]):
+            if not kind.folder:
+                found.append((what, value, "file"))
+            if kind.beside is not None:
+                found += [(f"{what} (beside {value})", str(side), "file") for side in kind.beside(Path(value), params)]
+            if kind.per_track:
+                path = Path(value)
+                found.append((what, str(path.with_name(f"{path.stem}.*{path.suffix}")), "pattern"))
+    return found
+
+
+def check_outputs(command: click.Command, params: dict, force: bool = False):
+    """Refuse, before any work, what would lose data: an output that is one of the inputs (the same
+    file through a symbolic link, another spelling or a hard link; a side file included), inside
+    an input folder's files, written twice by one command, or an existing file without ``force``;
+    an existing output that is not a regular file; an output that cannot be created (tried:
+    created and removed at once). Each is a ``UserError`` naming the option, the file and the fix."""
+    import fnmatch
+    outputs = output_files(command, params)
+    inputs = input_files(command, params, expand=bool(outputs))
+    seen = {}
+    for what, path, kind in outputs:
+        if kind == "pattern":
+            for source, name, _ in inputs:
+                if fnmatch.fnmatch(os.path.realpath(name), os.path.realpath(path)):
+                    raise UserError(f"{what}: with several tracks this writes {path} (one file per track), and "
+                                    f"{name} is an input ({source}): name the output differently")
+            continue
+        st = _stat(path, what)
+        for source, name, name_stat in inputs:
+            if _same(path, st, name, name_stat) or (name_stat is not None and _kind(name_stat.st_mode) == "a directory"
+                                                    and st is not None and _inside(path, name)):
+                folder = name_stat is not None and _kind(name_stat.st_mode) == "a directory"
+                which = (f"a file of the input folder {name}" if folder else "the input" if path == name
+                         else f"the same file as the input {name}")
+                raise UserError(f"{what}: {path} is {which} ({source}): humeval never writes over an input, "
+                                "with or without --force; name another output file")
+        key = (st.st_dev, st.st_ino) if st is not None else os.path.realpath(path)
+        if key in seen:
+            raise UserError(f"{what}: {path} is also written by {seen[key]}: name different files")
+        seen[key] = what
+        if os.path.islink(path) and st is None:
+            raise UserError(f"{what}: {path} is a symbolic link to a missing file: name another output file")
+        if st is not None:
+            kind_name = _kind(st.st_mode)
+            if kind_name:
+                raise UserError(f"{what}: {path} is {kind_name}, not a file: name a regular file to write")
+            if not force:
+                raise UserError(f"{what}: {path} exists: pass --force to overwrite it, or name another file")
+            if not os.access(path, os.W_OK):
+                raise UserError(f"{what}: cannot write {path}: it is not writable")
+            continue
+        if not os.path.isdir(os.path.dirname(path) or "."):
+            continue  # a side file of a folder output not yet made (serve --demo DIR creates DIR)
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+            os.unlink(path)
+        except OSError as error:
+            raise UserError(f"{what}: cannot create {path} ({error.strerror}): name a file in a writable "
+                            "directory") from None
+
+
+def guard_outputs(command: click.Command) -> click.Command:
+    """Give ``command`` (and every command under a group) that has an output option ``--force``
+    and run ``check_outputs`` after the command line is parsed, before the command's own code;
+    commands without outputs still get their inputs checked (FIFOs, devices, link loops)."""
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            guard_outputs(sub)
+        return command
+    if getattr(command, "_outputs_guarded", False) or command.callback is None:
+        return command
+    writes = any(isinstance(p.type, OutputPath) for p in command.params)
+    if writes and not any(p.name == "force" for p in command.params):
+        command.params.append(click.Option(["--force"], is_flag=True, help=FORCE_HELP))
+    callback = command.callback
+
+    @functools.wraps(callback)
+    def guarded(*args, **kwargs):
+        force = kwargs.pop("force", False) if writes else False
+        check_outputs(command, kwargs, force)
+        return callback(*args, **kwargs)
+
+    command.callback = guarded
+    command._outputs_guarded = True
+    return command
+
+
 TABLE_OUT = OutputPath(TABLE_SUFFIXES)
 FIGURE_OUT = OutputPath(FIGURE_SUFFIXES)
+TRACK_FIGURES_OUT = OutputPath(FIGURE_SUFFIXES, per_track=True)  # NAME.TRACK.EXT per track when several
 REPORT_OUT = OutputPath(REPORT_SUFFIXES)
 TEXT_OUT = OutputPath()
 
@@ -443,8 +668,23 @@ def pseudonym_salt(anon: bool, salt: str | None) -> str | None:
     return salt
 
 
+class InputFile(click.Path):
+    """An existing file to read: a symbolic-link loop is named as one (click says "does not
+    exist"); FIFOs and devices are refused by ``check_outputs``' input pass."""
+
+    def __init__(self):
+        super().__init__(exists=True, dir_okay=False)
+
+    def convert(self, value, param, ctx):
+        try:
+            _stat(str(value), _option_name(param) if param is not None else "FILE")
+        except UserError as error:
+            self.fail(error.message.split(": ", 1)[1], param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def drop_option(f):
-    return click.option("--drop-judges", "drop_file", type=click.Path(exists=True, dir_okay=False),
+    return click.option("--drop-judges", "drop_file", type=InputFile(),
                         help="Leave out the judges listed in this file (one per line, e.g. from "
                              "`humeval judges --drop-list`) before anything is fitted.")(f)
 
@@ -582,6 +822,7 @@ def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), 
         if keep:
             options["keep"] = tuple(sorted(keep))
     if encoding:
+        refuse_encoding(path)
         options["encoding"] = encoding
     if columns:
         options["columns"] = columns_mapping(columns)
@@ -603,6 +844,37 @@ def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), 
     if ctx is not None and ctx.info_name in ROW_COMMANDS:
         result = single_comparisons(result, ctx.info_name, quiet)
     return result
+
+
+def refuse_encoding(path):
+    """--encoding with a Parquet file (or a directory or glob of them) would be ignored: Parquet
+    stores its text as UTF-8, so say so instead (exit 2)."""
+    from humeval.data.readers._arrow import kind_of
+    text = str(path)
+    parquet = text.lower().rstrip("/").endswith((".parquet", ".pq")) or (
+        os.path.isfile(text) and kind_of(text) == "parquet")
+    if not parquet and os.path.isdir(text):
+        from itertools import islice
+        names = list(islice((n for _, _, files in os.walk(text) for n in files if not n.startswith((".", "_"))), 1000))
+        parquet = bool(names) and all(n.lower().endswith((".parquet", ".pq")) for n in names)
+    if parquet:
+        raise click.BadParameter(f"{text} is Parquet, whose text is always UTF-8: --encoding applies to text files "
+                                 "(CSV, TSV, JSON); drop it", param_hint="--encoding")
+
+
+def capped_sizes(curve) -> str:
+    """A note naming the training sizes some track could not fill (its training split is
+    smaller, so its subsets took all of it: column 'train' of the curve), or ""."""
+    if curve is None or not len(curve) or not {"size", "train"} <= set(curve.columns):
+        return ""
+    short = curve[curve["train"] < curve["size"]]
+    if not len(short):
+        return ""
+    where = short.groupby("track")["train"].max() if "track" in short.columns else short["train"].agg(["max"])
+    sizes = sorted(int(n) for n in short["size"].unique())
+    return (f"note: --sizes {', '.join(f'{n:,}' for n in sizes)}: the training split holds fewer comparisons ("
+            + ", ".join(f"{t}: {int(n):,}" for t, n in where.items())
+            + "), so those columns are trained on all of it, not on the size they name")
 
 
 # commands that draw single comparisons (training subsets, held-out splits, simulated campaigns)

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from humeval.cli.common import (
+    TRIALS,
     FIGURE_OUT,
     SEED,
     SHARE,
@@ -32,7 +33,7 @@ from humeval.data.export import write
 @click.option("--criterion", help="Which criterion to complete when the file has several.")
 @click.option("--holdout", default=0.1, show_default=True, type=SHARE,
               help="Share of known ratings hidden to measure errors.")
-@click.option("--trials", default=3, show_default=True, type=count(1))
+@click.option("--trials", default=3, show_default=True, type=TRIALS)
 @click.option("--out", "out_file", type=TABLE_OUT,
               help="Write the completed judge × (item | system) matrix (soft-impute; .csv/.parquet/.jsonl).")
 @click.option("--decisions", is_flag=True, help="Run the decision study (one rating, + completion, all ratings).")

@@ -8,12 +8,17 @@ from pathlib import Path
 import click
 
 from humeval.cli.common import (
+    JUDGMENTS_COUNT,
+    MAX_CELLS,
+    MAX_ITEMS,
+    MAX_JUDGES,
+    MAX_JUDGMENTS,
+    MAX_RANKINGS,
+    MAX_SYSTEMS,
     JOBS,
     PROPORTION,
-    REPORT_OUT,
     REPORT_SUFFIXES,
     SEED,
-    TABLE_OUT,
     TABLE_SUFFIXES,
     OutputPath,
     anonymize_options,
@@ -72,9 +77,21 @@ def info(files, fmt, encoding, columns, outcomes, tracks, quiet, as_json):
         click.echo(json.dumps(results if len(results) > 1 else results[0], indent=2))
 
 
+def side_table(output, name: str) -> Path:
+    """Where convert writes the ratings or post-edits of a file beside OUTPUT: NAME.ratings.EXT."""
+    output = Path(output)
+    return output.with_name(f"{output.stem}.{name}{output.suffix}")
+
+
+def judgments_beside(report_file) -> Path:
+    """Where demo writes the simulated judgments beside its report: REPORT.judgments.csv."""
+    return Path(report_file).with_suffix(".judgments.csv")
+
+
 @click.command()
 @click.argument("file", type=click.Path())
-@click.argument("output", type=TABLE_OUT)
+@click.argument("output", type=OutputPath(TABLE_SUFFIXES, beside=lambda path, params: [
+    side_table(path, "ratings"), side_table(path, "post_edits")]))
 @read_options
 @arena_options
 @anonymize_options
@@ -95,8 +112,6 @@ def convert(file, output, fmt, encoding, columns, outcomes, tracks, covariates, 
       humeval convert battles.json styled.parquet --style-control --category language
     """
     salt = pseudonym_salt(anon, salt)
-    if Path(output).resolve() == Path(file).resolve():
-        raise click.BadParameter("is FILE itself: write the conversion to another file", param_hint="OUTPUT")
     reader = arena_reader(covariates, style_control, weight_column, category_column)
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, salt=salt, reader=reader)
     notes = []
@@ -112,7 +127,7 @@ def convert(file, output, fmt, encoding, columns, outcomes, tracks, covariates, 
         table = getattr(judgments, name)
         if table is None:
             continue
-        target = output if not written else output.with_name(f"{output.stem}.{name}{output.suffix}")
+        target = output if not written else side_table(output, name)
         written[name] = {"path": str(write(frame(table), target)), "rows": len(table)}
     if judgments.comparisons is not None and judgments.comparisons.covariate_names:
         written["comparisons"]["covariates"] = list(judgments.comparisons.covariate_names)
@@ -132,10 +147,19 @@ def convert(file, output, fmt, encoding, columns, outcomes, tracks, covariates, 
                 out.print(f"  {note}")
 
 
-def check_simulation(design: str, systems: int, k: int = 5):
+def check_simulation(design: str, systems: int, k: int = 5, items: int = 0, judgments: int = 0):
+    """Refuse a simulated campaign the design cannot show, or one too big for memory: more than
+    ``MAX_RANKINGS`` rankings (each is k(k−1)/2 comparisons) or ``MAX_CELLS`` systems × items."""
     if design == "rankings" and systems < k:
         raise click.BadParameter(f"{systems} systems: the rankings design shows {k} at a time; give at least {k} "
                                  "or --design pairs", param_hint="--systems")
+    if design == "rankings" and judgments > MAX_RANKINGS:
+        raise click.BadParameter(f"{judgments:,} rankings of {k} systems are {judgments * k * (k - 1) // 2:,} "
+                                 f"comparisons: give at most {MAX_RANKINGS:,} (or --design pairs, up to "
+                                 f"{MAX_JUDGMENTS:,})", param_hint="--judgments")
+    if systems * items > MAX_CELLS:
+        raise click.BadParameter(f"{systems:,} systems × {items:,} items is more than {MAX_CELLS:,} simulated "
+                                 "qualities (one per system and item): give fewer", param_hint="--items")
 
 
 def simulation_options(designs=DESIGNS, seed_help: str | None = None):
@@ -143,11 +167,13 @@ def simulation_options(designs=DESIGNS, seed_help: str | None = None):
     ``seed_help`` replaces --random-state's help (and its shown default)."""
     def decorate(f):
         for option in reversed([
-            click.option("--systems", default=12, show_default=True, type=count(2),
+            click.option("--systems", default=12, show_default=True, type=count(2, MAX_SYSTEMS),
                          help="Number of systems (at least 5 for the rankings design)."),
-            click.option("--items", default=500, show_default=True, type=count(1), help="Number of source segments."),
-            click.option("--judges", default=20, show_default=True, type=count(1), help="Number of judges."),
-            click.option("--judgments", default=2000, show_default=True, type=count(1),
+            click.option("--items", default=500, show_default=True, type=count(1, MAX_ITEMS),
+                         help="Number of source segments."),
+            click.option("--judges", default=20, show_default=True, type=count(1, MAX_JUDGES),
+                         help="Number of judges."),
+            click.option("--judgments", default=2000, show_default=True, type=JUDGMENTS_COUNT,
                          help="Comparisons (pairs, baseline designs) or rankings (rankings design)."),
             click.option("--design", type=click.Choice(designs), default="rankings", show_default=True),
             click.option("--random-judges", default=0.1, show_default=True, type=PROPORTION,
@@ -163,7 +189,7 @@ def simulation_options(designs=DESIGNS, seed_help: str | None = None):
 @click.command()
 @click.argument("output", type=OutputPath(tuple(dict.fromkeys(TABLE_SUFFIXES + BATTLE_SUFFIXES))))
 @simulation_options(DESIGNS + ("battles",), "Seed.  [default: 0; 18 with --design battles: the README's battles.json]")
-@click.option("--battles", "n_battles", default=4000, show_default=True, type=count(1),
+@click.option("--battles", "n_battles", default=4000, show_default=True, type=JUDGMENTS_COUNT,
               help="Battles to write (--design battles).")
 @click.option("--truth", type=OutputPath((".csv",)), help="Also write the true abilities (CSV).")
 @common_options
@@ -197,7 +223,7 @@ def simulate(output, systems, items, judges, judgments, design, random_judges, r
         elif not quiet:
             out.print(f"wrote {n_battles:,} arena battles (FastChat's clean_battle layout, seed {seed}) to {output}")
         return
-    check_simulation(design, systems)
+    check_simulation(design, systems, items=items, judgments=judgments)
     sim = simulate_competition(n_systems=systems, n_items=items, n_judges=judges, n_judgments=judgments,
                                design=design, random_judges=random_judges, random_state=random_state)
     write(pairwise_frame(sim.comparisons), output)
@@ -217,7 +243,9 @@ def simulate(output, systems, items, judges, judgments, design, random_judges, r
 @read_options
 @simulation_options()
 @click.option("--report", "report_file", default="humeval-report.html", show_default=True,
-              type=REPORT_OUT, help="Where to write the campaign report (.html, .md or .json).")
+              type=OutputPath(REPORT_SUFFIXES, used=lambda params: not params.get("no_report"),
+                              beside=lambda path, params: [] if params.get("file") else [judgments_beside(path)]),
+              help="Where to write the campaign report (.html, .md or .json).")
 @click.option("--no-report", is_flag=True, help="Print the tables only.")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
               help="Processes for the report's refits (0 = all cores).")
@@ -246,7 +274,7 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
     needs(ctx, {"report_file": "--report", "jobs": "--jobs", "backend": "--backend", "scheduler": "--scheduler"},
           not no_report, "with --no-report")
     if not file:
-        check_simulation(design, systems)
+        check_simulation(design, systems, items=items, judgments=judgments)
     if not no_report:
         check_output(report_file, REPORT_SUFFIXES, "--report")
     truth, source = None, file
@@ -262,7 +290,7 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
             data = Judgments(ReadReport("simulated campaign", f"simulation ({design}, seed {random_state})",
                                         rows=judgments), rankings=sim.rankings, comparisons=sim.comparisons)
         else:  # written beside the report and read back, so the report's commands print its numbers
-            source = str(Path(report_file).with_suffix(".judgments.csv"))
+            source = str(judgments_beside(report_file))
             write(pairwise_frame(sim.comparisons), source)
             data = load(source, quiet=True)
         data.report.notes.append(note)

@@ -9,6 +9,9 @@ import numpy as np
 import pandas as pd
 
 from humeval.cli.common import (
+    JUDGMENTS_COUNT,
+    MAX_RESAMPLES,
+    TRIALS,
     progress_bar,
     FIGURE_OUT,
     SEED,
@@ -107,13 +110,13 @@ def grm_fit(file, fmt, encoding, columns, outcomes, tracks, baseline, n_segments
 @click.option("--baselines", default="auto", show_default=True, type=Names(),
               help="Baselines for the GRM: names separated by commas, 'all', or 'auto' (the proposed one, the "
                    "strongest and the weakest).")
-@click.option("--budgets", default="800,1600,3200,6400", show_default=True, type=Numbers(count(1)),
+@click.option("--budgets", default="800,1600,3200,6400", show_default=True, type=Numbers(JUDGMENTS_COUNT),
               help="Training budgets (comparisons).")
-@click.option("--trials", default=3, show_default=True, type=count(1))
+@click.option("--trials", default=3, show_default=True, type=TRIALS)
 @click.option("--noise", default="0.1,0.2,0.3,0.4,0.5", show_default=True,
               type=Numbers(Real(0, 1, max_open=True), empty=True),
               help="Shares of random judges, each in [0, 1) ('' to skip).")
-@click.option("--gold-resamples", default=1000, show_default=True, type=count(1),
+@click.option("--gold-resamples", default=1000, show_default=True, type=count(1, MAX_RESAMPLES),
               help="Bootstrap TrueSkill runs for the gold scores.")
 @click.option("--baseline-by-metric", "metric_file", type=click.Path(exists=True, dir_okay=False),
               help="System-level automatic-metric scores (a WMT .sys.score file, or a CSV with columns system, "

@@ -10,11 +10,16 @@ import numpy as np
 import pandas as pd
 
 from humeval.cli.common import (
+    JUDGMENTS_COUNT,
+    MAX_SIMULATIONS,
+    MAX_SYSTEMS,
+    TRIALS,
     progress_bar,
     FIGURE_OUT,
     JOBS,
     SEED,
     TABLE_OUT,
+    TRACK_FIGURES_OUT,
     Names,
     Numbers,
     Real,
@@ -38,15 +43,17 @@ from humeval.data.export import write
 @click.command("plan")
 @click.argument("file", type=click.Path())
 @read_options
-@click.option("--budget", "budgets", default="500,1000,2000,4000,8000", show_default=True, type=Numbers(count(1)),
+@click.option("--budget", "budgets", default="500,1000,2000,4000,8000", show_default=True,
+              type=Numbers(JUDGMENTS_COUNT),
               help="Budgets to plan for: comparisons (pairs design) or rankings (rankings design).")
 @click.option("--model", "-m", "model_name", default="bt", show_default=True, help="The model the campaign will be ranked with.")
 @click.option("--design", type=click.Choice(["pairs", "rankings"]), default="pairs", show_default=True,
               help="Random pairs, or WMT's random 5-way rankings.")
-@click.option("--simulations", default=200, show_default=True, type=count(1), help="Simulated campaigns per budget.")
+@click.option("--simulations", default=200, show_default=True, type=count(1, MAX_SIMULATIONS),
+              help="Simulated campaigns per budget.")
 @click.option("--clusters/--no-clusters", default=True, show_default=True,
               help="Count WMT clusters (100 bootstrap resamples per simulated campaign; the costliest column).")
-@click.option("--plot", type=FIGURE_OUT, help="Draw each quantity against the budget.")
+@click.option("--plot", type=TRACK_FIGURES_OUT, help="Draw each quantity against the budget.")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write every simulated campaign's row.")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS, help="Processes (0 = all cores).")
 @execution_options
@@ -124,13 +131,14 @@ def check_active_options(ctx, file, design, budget, batch, checkpoint):
               help="Strategies to compare; the first is the baseline of the savings. With --design baseline: "
                    "random, information, 'uncertainty (online)', 'uncertainty (refit)', 'random (online)' "
                    "(default the first three).")
-@click.option("--budget", default=4000, show_default=True, type=count(1),
+@click.option("--budget", default=4000, show_default=True, type=JUDGMENTS_COUNT,
               help="Judgments (pairwise comparisons) per campaign.")
 @click.option("--batch", default=100, show_default=True, type=count(1), help="Judgments asked for at once.")
 @click.option("--checkpoint", default=None, type=count(1), help="Measure every this many judgments (default budget/16).")
-@click.option("--trials", default=20, show_default=True, type=count(1), help="Campaigns per strategy.")
+@click.option("--trials", default=20, show_default=True, type=TRIALS, help="Campaigns per strategy.")
 @click.option("--clusters", is_flag=True, help="Also count WMT clusters at each checkpoint (100 resamples).")
-@click.option("--systems", default=20, show_default=True, type=count(2), help="Simulated systems (without FILE).")
+@click.option("--systems", default=20, show_default=True, type=count(2, MAX_SYSTEMS),
+              help="Simulated systems (without FILE).")
 @click.option("--spread", default=1.0, show_default=True, type=Real(0, 100, min_open=True),
               help="SD of the simulated abilities (log-odds).")
 @click.option("--ties", default=0.15, show_default=True, type=Real(0, 1, max_open=True),

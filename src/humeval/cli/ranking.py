@@ -11,12 +11,17 @@ import numpy as np
 import pandas as pd
 
 from humeval.cli.common import (
+    JUDGMENTS_COUNT,
+    MAX_CHAINS,
+    TRIALS,
+    capped_sizes,
     progress_bar,
     CONFIDENCE,
     FIGURE_OUT,
     JOBS,
     SEED,
     TABLE_OUT,
+    TRACK_FIGURES_OUT,
     InputError,
     Names,
     Numbers,
@@ -67,13 +72,13 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
               help="Coverage of intervals and rank ranges.")
 @click.option("--clusters", is_flag=True, help="Draw WMT's cluster boundaries in the printed table (needs --bootstrap).")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write the table (.csv/.tsv/.jsonl/.parquet).")
-@click.option("--plot", type=FIGURE_OUT, help="Draw the scores (with intervals when bootstrapping).")
-@click.option("--heatmap", type=FIGURE_OUT, help="Draw the fitted preference model as a heatmap.")
+@click.option("--plot", type=TRACK_FIGURES_OUT, help="Draw the scores (with intervals when bootstrapping).")
+@click.option("--heatmap", type=TRACK_FIGURES_OUT, help="Draw the fitted preference model as a heatmap.")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
               help="Processes for bootstrap refits (0 = all cores).")
 @execution_options
 @click.option("--random-state", default=0, show_default=True, type=SEED, help="Seed for sampled models and resampling.")
-@click.option("--chains", default=1, show_default=True, type=count(1),
+@click.option("--chains", default=1, show_default=True, type=count(1, MAX_CHAINS),
               help="Gibbs chains for irt-gaussian/irt-categorical (spawned seeds, draws pooled); above 1, "
                    "the fit prints max split-R̂ and min bulk ESS.")
 @click.option("--order", type=click.Choice(["data", "random", "active"]), default=None,
@@ -557,9 +562,9 @@ def _cluster_breaks(table: pd.DataFrame) -> tuple[int, ...]:
 @click.option("--model", "-m", "model_names", default="preference", show_default=True, type=Names(),
               help="Preference models to compare: names separated by commas, 'hopkins-may' for the paper's "
                    "eight, or 'preference' for all.")
-@click.option("--sizes", default="100,200,400,800,1600,3200", show_default=True, type=Numbers(count(1)),
+@click.option("--sizes", default="100,200,400,800,1600,3200", show_default=True, type=Numbers(JUDGMENTS_COUNT),
               help="Training sizes.")
-@click.option("--trials", default=5, show_default=True, type=count(1), help="Random training subsets per size.")
+@click.option("--trials", default=5, show_default=True, type=TRIALS, help="Random training subsets per size.")
 @click.option("--sample", type=click.Choice(["comparison", "ranking"]), default="comparison", show_default=True,
               help="Draw training subsets as single comparisons (Hopkins & May) or as whole rankings until they "
                    "hold the size in comparisons (what a model fitted on rankings, plackett-luce, needs).")
@@ -638,6 +643,8 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
                              "leave out --l2 0 (the default prior keeps every score finite)") from None
         except ValueError as error:
             raise InputError(file, None, str(error), "check --expert and --track") from None
+    if capped_sizes(curve) and not (quiet or as_json):
+        err.print(capped_sizes(curve))
     tests = curve.groupby("track")["test"].first()
     table = mean_curve(curve).sort_values(size_list[-1], kind="stable")  # best first, as the report's table
     verdict = None

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from humeval.cli.common import (
+    TRIALS,
     progress_bar,
     JOBS,
     REPORT_SUFFIXES,
@@ -94,7 +95,7 @@ METRIC_RESAMPLES = 200  # permutations for the metrics table's clusters: enough 
               show_default=True, type=Names(), help="Preference models compared by held-out perplexity.")
 @click.option("--bootstrap", "n_boot", default=1000, show_default=True, type=Resamples(off=False),
               help="Bootstrap resamples per track (at least 2).")
-@click.option("--trials", default=2, show_default=True, type=count(1),
+@click.option("--trials", default=2, show_default=True, type=TRIALS,
               help="Random training subsets per size (learning curves).")
 @click.option("--metric-scores", "metric_files", multiple=True, type=click.Path(dir_okay=False),
               help="WMT metric score files to correlate with --human (repeatable).")

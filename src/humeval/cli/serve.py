@@ -7,7 +7,9 @@ import json
 
 import click
 
-from humeval.cli.common import DEFAULT_GC_THRESHOLDS, UserError, common_options, err, out, plural
+from humeval.cli.common import DEFAULT_GC_THRESHOLDS, OutputPath, UserError, common_options, err, out, plural
+
+DEMO_FILES = ("campaign.toml", "source.txt", "reference.txt", "truth.csv")  # what write_demo puts in --demo's folder
 
 
 @click.command("serve")
@@ -18,7 +20,8 @@ from humeval.cli.common import DEFAULT_GC_THRESHOLDS, UserError, common_options,
 @click.option("--db", "database",
               help="SQLite database file, or a postgresql:// URL (default: the campaign's `database`, beside the "
                    "campaign file).")
-@click.option("--demo", "demo_dir", type=click.Path(file_okay=False),
+@click.option("--demo", "demo_dir",
+              type=OutputPath(folder=True, beside=lambda path, params: [path / name for name in DEMO_FILES]),
               help="Write a demo campaign (simulated systems, 3 annotators, an organiser) into this folder and exit.")
 @click.option("--hash-password", is_flag=True, help="Read a password (prompted) and print its scrypt hash for the "
                                                     "campaign file's password_hash.")

@@ -125,7 +125,7 @@ def dataset_files(path: str) -> tuple[list[str], str, str]:
     hidden files and names starting with ``_`` (``_SUCCESS``, ``_metadata``) left out."""
     if os.path.isdir(path):
         base = path
-        found = [str(p) for p in sorted(Path(path).rglob("*")) if p.is_file()]
+        found = _walk(path)
     else:
         base = _glob_base(path)
         found = sorted(p for p in globbing.glob(path, recursive=True) if os.path.isfile(p))
@@ -146,6 +146,30 @@ def dataset_files(path: str) -> tuple[list[str], str, str]:
         raise InputError(compressed[0], None, "gzip-compressed text cannot be streamed by partition",
                          "decompress the files, or convert them to Parquet")
     return found, kinds.pop(), base
+
+
+MAX_DATASET_FILES = 100_000  # files of one directory dataset: more is a mistyped folder (`humeval info /`)
+
+
+def _walk(path: str) -> list[str]:
+    """The files under the directory ``path``, sorted, hidden ones (``.``, ``_``) left out; a
+    directory that cannot be listed (no permission, gone while walking), or more than
+    ``MAX_DATASET_FILES`` files, is an ``InputError``."""
+    problems: list[OSError] = []
+    found = []
+    for root, dirs, files in os.walk(path, onerror=problems.append):
+        if problems:
+            break
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+        found += [f for f in (os.path.join(root, name) for name in files) if os.path.isfile(f)]
+        if len(found) > MAX_DATASET_FILES:
+            raise InputError(path, None, f"the directory holds more than {MAX_DATASET_FILES:,} files",
+                             "name the dataset's own folder, or a glob of its files (e.g. 'battles/**/*.parquet')")
+    if problems:
+        error = problems[0]
+        raise InputError(path, None, f"cannot read the directory {error.filename} ({error.strerror})",
+                         "check its permissions, or name a folder that holds only the dataset")
+    return sorted(found)
 
 
 def _glob_base(pattern: str) -> str:
@@ -510,7 +534,9 @@ def _connect(path: str, sql: str | None, encoding: str):
         if not sql:
             raise InputError(path, None, "the address names no query or table",
                              "add ?query=SELECT … or ?table=NAME, or pass --sql")
-        return _database(duckdb, database), sql, duckdb
+        return _database(duckdb, database), read_only(duckdb, sql, path), duckdb
+    if sql is not None:
+        read_only(duckdb, sql, path)
     if os.path.isfile(path) and kind_of(path) not in ("parquet",) and is_duckdb_file(path):
         if not sql:
             raise InputError(path, None, "a DuckDB database needs a query", "pass sql= (CLI: --sql 'SELECT …')")
@@ -530,6 +556,25 @@ def _connect(path: str, sql: str | None, encoding: str):
     return connection, sql or "SELECT * FROM battles", duckdb
 
 
+def read_only(duckdb, sql: str, path) -> str:
+    """``sql`` when it is one query that only reads (SELECT, WITH … SELECT, FROM …, VALUES,
+    DESCRIBE, SUMMARIZE: DuckDB's parser says SELECT); anything else (COPY … TO, ATTACH, INSTALL,
+    LOAD, CREATE, INSERT, SET, PRAGMA, EXPORT, several statements) is an ``InputError`` before it
+    runs, so reading never writes a file or changes a database."""
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as error:
+        raise InputError(path, None, f"the SQL does not parse: {shown(str(error).splitlines()[0])}",
+                         "check the query") from None
+    kinds = [str(s.type).rsplit(".", 1)[-1] for s in statements]
+    if kinds != ["SELECT"]:
+        what = "no statement" if not kinds else (f"{len(kinds)} statements" if len(kinds) > 1 else kinds[0])
+        raise InputError(path, None, f"--sql reads with one query (SELECT, WITH …, FROM …); this is {what}",
+                         "give one SELECT query: COPY, ATTACH, INSTALL, CREATE and other statements that write "
+                         "or change anything are refused")
+    return sql
+
+
 def is_duckdb_file(path) -> bool:
     """Whether ``path`` is a DuckDB database (its header carries the magic bytes DUCK at 8)."""
     try:
@@ -542,6 +587,7 @@ def is_duckdb_file(path) -> bool:
 def _quiet(connection):
     """No progress bar: DuckDB draws one on stdout for long queries otherwise."""
     connection.execute("SET enable_progress_bar = false")
+    connection.execute("SET autoinstall_known_extensions = false")  # reading never downloads
     return connection
 
 

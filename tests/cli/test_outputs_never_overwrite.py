@@ -223,3 +223,22 @@ def test_a_file_named_in_a_text_option_is_an_input(tmp_path, monkeypatch):
                  "human.tsv", "--out", "human.tsv", "--force")
     assert result.exit_code == 2 and "human.tsv is the input (--data)" in result.output, result.output
     assert Path("human.tsv").read_bytes() == (fixtures / "mlqe_pe_small.hter").read_bytes()
+
+
+def test_a_report_humeval_wrote_is_replaced_by_a_rerun_and_nothing_else_is(tmp_path, monkeypatch):
+    # `humeval demo` run twice in one folder (the README's first command): its own report and the
+    # judgments beside it are replaced; a file humeval did not write is still refused without --force
+    from click.testing import CliRunner
+
+    from humeval.cli import cli
+    monkeypatch.chdir(tmp_path)
+    first = CliRunner().invoke(cli, ["demo", "--quiet"])
+    assert first.exit_code == 0, first.output
+    written = (tmp_path / "humeval-report.judgments.csv").read_bytes()
+    again = CliRunner().invoke(cli, ["demo", "--quiet"])
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "humeval-report.judgments.csv").read_bytes() == written  # same seed, same file
+    (tmp_path / "mine.html").write_text("<html>my notes</html>")
+    refused = CliRunner().invoke(cli, ["demo", "--quiet", "--report", "mine.html"])
+    assert refused.exit_code == 2 and "exists" in refused.output
+    assert (tmp_path / "mine.html").read_text() == "<html>my notes</html>"

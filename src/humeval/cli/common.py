@@ -425,6 +425,24 @@ def output_files(command: click.Command, params: dict) -> list[tuple[str, str, s
     return found
 
 
+def humeval_report(path) -> bool:
+    """Whether ``path`` is an HTML report humeval wrote (its generator mark in the first 4 KiB), or
+    the judgments written beside one (REPORT.judgments.csv beside such a REPORT.html): files of
+    humeval's own that a re-run (``humeval demo`` twice) may replace without --force."""
+    from humeval.report.render import GENERATOR
+    candidates = [Path(path)]
+    if str(path).endswith(".judgments.csv"):
+        candidates = [Path(str(path)[:-len(".judgments.csv")] + suffix) for suffix in (".html", ".htm")]
+    for candidate in candidates:
+        try:
+            with open(candidate, "rb") as handle:
+                if GENERATOR.encode() in handle.read(4096):
+                    return True
+        except OSError:
+            continue
+    return False
+
+
 def check_outputs(command: click.Command, params: dict, force: bool = False):
     """Refuse, before any work, what would lose data: an output that is one of the inputs (the same
     file through a symbolic link, another spelling or a hard link; a side file included), inside
@@ -461,7 +479,7 @@ def check_outputs(command: click.Command, params: dict, force: bool = False):
             kind_name = _kind(st.st_mode)
             if kind_name:
                 raise UserError(f"{what}: {path} is {kind_name}, not a file: name a regular file to write")
-            if not force:
+            if not force and not humeval_report(path):
                 raise UserError(f"{what}: {path} exists: pass --force to overwrite it, or name another file")
             if not os.access(path, os.W_OK):
                 raise UserError(f"{what}: cannot write {path}: it is not writable")

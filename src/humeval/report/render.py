@@ -88,9 +88,12 @@ def _slug(text: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")
 
 
+GENERATOR = "<meta name='generator' content='humeval report'>"  # how the CLI knows a report it may replace
+
+
 def to_html(report: Report) -> str:
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(report.title)}</title>"
-             f"<meta name='viewport' content='width=device-width, initial-scale=1'><style>{CSS}</style></head><body>",
+             f"<meta name='viewport' content='width=device-width, initial-scale=1'>{GENERATOR}<style>{CSS}</style></head><body>",
              f"<h1>{html.escape(report.title)}</h1>"]
     if report.summary:
         parts.append("<div class='summary'><strong>In short</strong><ul>"

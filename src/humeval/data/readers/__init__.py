@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import inspect
 import json
+import os
 import tarfile
 from pathlib import Path
 
@@ -23,7 +24,18 @@ from humeval.data.readers import (
     wmt_legacy,
 )
 from humeval.data.readers._arrow import kind_of
-from humeval.data.readers._io import check_encoding, check_header, encoding_of, first_line, head_text, is_blank, shown
+from humeval.data.readers._io import (
+    check_encoding,
+    check_header,
+    check_json_depth,
+    check_magic,
+    check_path,
+    encoding_of,
+    first_line,
+    head_text,
+    is_blank,
+    shown,
+)
 from humeval.data.readers._sniff import NAMES, sniff
 from humeval.data.readers.appraise import read_appraise
 from humeval.data.readers.esa import read_esa
@@ -67,6 +79,8 @@ def read(path, format: str | None = None, **options) -> Judgments:
     to weighted distinct comparisons (``humeval.data.stream.read_dataset``, its options too).
     """
     from humeval.data.stream import is_dataset, is_duckdb_file, read_dataset
+    if os.path.lexists(path) and not os.path.isdir(path):  # a FIFO or a device: refused before anything opens it
+        check_path(path)
     if is_dataset(path) or is_duckdb_file(path) or {"sql", "engine", "keep"} & set(options):  # streamed to counts
         return read_dataset(path, format, **options)
     guessed = None
@@ -97,8 +111,7 @@ def guess_format(path, encoding: str = "utf-8", columns: dict | None = None) -> 
         return "appraise-xml", "the .xml ending"
     if p.suffix.lstrip(".") in mlqe.PE_PARTS or (not p.exists() and mlqe.looks_like_pe(p)):
         return "mlqe-pe", f"the .{p.suffix.lstrip('.') or 'mt/.pe'} ending"
-    if not p.exists():
-        raise InputError(p, None, "no such file", "check the path")
+    check_path(p)  # before anything opens it: a FIFO or a device would never end
     kind = kind_of(p)
     if kind == "parquet":
         import pyarrow.parquet as pq
@@ -111,6 +124,9 @@ def guess_format(path, encoding: str = "utf-8", columns: dict | None = None) -> 
     line = first_line(head, encoding)
     if is_blank(head):
         raise InputError(p, None, "the file is empty", "check that the export finished")
+    check_magic(head, p)  # a spreadsheet or an archive, not text: say so rather than guess an encoding
+    if kind in ("json", "jsonl") or line.lstrip().startswith(("{", "[")):
+        check_json_depth(head, p)  # a value nested too deep: say so rather than "cannot tell the format"
     if kind == "json":  # one JSON array of records: the keys of the first record
         return _by_columns(p, _first_record_keys(head_text(head, encoding, HEAD_BYTES)), "the JSON keys", columns)
     if appraise.looks_like(head_text(head, encoding).encode()):
@@ -138,7 +154,7 @@ def guess_format(path, encoding: str = "utf-8", columns: dict | None = None) -> 
     if line.lstrip().startswith("{"):
         try:
             cells = list(json.loads(line))
-        except ValueError:
+        except (ValueError, RecursionError):
             cells = []
     else:
         cells = [c.strip().strip('"') for c in line.split("\t" if kind == "tsv" or "\t" in line else ",")]
@@ -165,12 +181,13 @@ def _first_record_keys(text: str) -> list[str]:
     start = text.find("{")
     try:
         record, _ = json.JSONDecoder().raw_decode(text, start) if start >= 0 else ({}, 0)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep (the reader refuses it by name)
         return []
     return list(record) if isinstance(record, dict) else []
 
 
 def _head(path: Path) -> bytes:
+    check_path(path)
     name = path.name.lower()
     try:
         if name.endswith((".tar.gz", ".tgz")):

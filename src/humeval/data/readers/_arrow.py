@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 from pathlib import Path
 
@@ -14,7 +15,16 @@ import pyarrow.csv as pacsv
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
-from humeval.data.readers._io import decode, encoding_of, read_bytes, shown
+from humeval.data.readers._io import (
+    check_json_depth,
+    check_names,
+    check_path,
+    decode,
+    encoding_of,
+    read_bytes,
+    records,
+    shown,
+)
 from humeval.errors import InputError
 
 
@@ -39,6 +49,8 @@ def _starts_with_bracket(path, encoding: str = "utf-8") -> bool:
     """Whether the file's first non-blank character is "[" (False when it cannot be read); a
     byte-order mark (UTF-8, UTF-16, UTF-32) or ``encoding`` says how to decode the first bytes."""
     import gzip
+    if not os.path.isfile(path):  # a FIFO or a device is refused by the reader, never opened here
+        return False
     try:
         opener = gzip.open if str(path).lower().endswith(".gz") else open
         with opener(path, "rb") as handle:
@@ -101,6 +113,7 @@ def user_columns(columns: dict | None, keys, names: list[str], kind: str, fix: s
 def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
     """Read the whole file as an arrow table; text columns stay strings."""
     if kind == "parquet":
+        check_path(path)
         try:
             schema = pq.read_schema(path)
             text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
@@ -113,8 +126,10 @@ def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
                              "check the file, or give a .csv/.jsonl name if it is text") from None
     data = read_bytes(path)
     text = decode(data, path, encoding)  # locates bad bytes; arrow would only say "invalid"
-    if encoding_of(data, encoding) != "utf-8":  # another codec, or a byte-order mark: arrow reads UTF-8
-        data = text.encode("utf-8")
+    if encoding_of(data, encoding) != "utf-8" or "\n" not in text:  # another codec, a byte-order mark or
+        data = text.encode("utf-8")  # CR-only line ends (decode made them LF): arrow reads UTF-8 lines
+    if kind in ("json", "jsonl"):
+        check_json_depth(data, path)  # before arrow's C parser, which a deep value crashes
     if kind == "json":
         return _json_array(text, path)
     buffer = io.BytesIO(data)
@@ -125,6 +140,7 @@ def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
             _raise_json_error(path, text, error)
     delimiter = "\t" if kind == "tsv" else ","
     header = next(csv.reader([text.split("\n", 1)[0].rstrip("\r")], delimiter=delimiter))
+    check_names(header, path)
     try:
         return pacsv.read_csv(
             buffer, parse_options=pacsv.ParseOptions(delimiter=delimiter),
@@ -172,9 +188,9 @@ _SPACE = re.compile(r"[ \t\r\n]*")
 
 
 def _raise_csv_error(path, text, delimiter, width, error):
-    for fields in (reader := csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)):
+    for line, fields in records(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter), path):
         if fields and len(fields) != width:
-            raise InputError(path, reader.line_num, f"{len(fields)} fields, expected {width} as in the header",
+            raise InputError(path, line, f"{len(fields)} fields, expected {width} as in the header",
                              "check the delimiters and quotes in this row")
     raise InputError(path, None, f"cannot be parsed as {'TSV' if delimiter == chr(9) else 'CSV'} ({shown(error)})",
                      "check the delimiters and quotes")

@@ -36,7 +36,7 @@ import math
 import pandas as pd
 
 from humeval.data.judgments import Judgments, ReadReport, nonempty
-from humeval.data.readers._io import decode, finite_number, read_bytes, shown, text_stream
+from humeval.data.readers._io import check_names, decode, finite_number, read_bytes, records, shown, text_stream
 from humeval.data.readers._tracks import track_from_path
 from humeval.data.tables import Ratings
 from humeval.errors import InputError
@@ -93,11 +93,13 @@ def looks_like_header(header: str) -> bool:
 def read_esa(path, encoding: str = "utf-8", controls: bool = False, keep_incomplete: bool = False) -> Judgments:
     """Read an ESA CSV (see the module doc) into ``Ratings`` (criterion ``ESA``, scale 0–100)."""
     reader = csv.reader(text_stream(decode(read_bytes(path), path, encoding)))
-    first = next(reader, None)
+    lines = records(reader, path)
+    first = next(lines, (1, None))[1]
     if not first:
         raise InputError(path, None, "the file is empty", "check that the export finished")
     headerless = len(first) == len(WMT24) and first[3].strip().upper() in KINDS and _number(first[6].strip())
     names = list(WMT24) if headerless else [c.strip().lower() for c in first]
+    check_names(names, path)
     at = _columns(path, names)
     fallback = track_from_path(path)
     report = ReadReport(str(path), FORMAT)
@@ -108,8 +110,7 @@ def read_esa(path, encoding: str = "utf-8", controls: bool = False, keep_incompl
     def rows():
         if headerless:
             yield 1, first
-        for fields in reader:
-            yield reader.line_num, fields
+        yield from lines
 
     for line, fields in rows():
         if not fields or all(not f.strip() for f in fields):

@@ -22,7 +22,7 @@ from humeval.data.readers._arrow import (
     unit,
     user_columns,
 )
-from humeval.data.readers._io import shown
+from humeval.data.readers._io import check_scale, shown
 from humeval.data.tables import Ratings
 from humeval.errors import InputError
 
@@ -92,4 +92,5 @@ def _floats(column: pa.ChunkedArray, path, kind: str, name: str) -> np.ndarray:
         line, row = place(kind, int(np.argmax(infinite)))
         raise InputError(path, line, f"{shown(name)} is {values[infinite][0]}, expected a finite number{row}",
                          "fix the value, or leave it empty to skip the row")
+    check_scale(values, path, name, lambda i: place(kind, i))
     return values

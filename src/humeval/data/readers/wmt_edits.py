@@ -14,7 +14,7 @@ import csv
 import pandas as pd
 
 from humeval.data.judgments import Judgments, ReadReport, nonempty
-from humeval.data.readers._io import read_text, shown, text_stream
+from humeval.data.readers._io import read_text, records, shown, text_stream
 from humeval.data.tables import PostEdits
 from humeval.errors import InputError
 
@@ -31,14 +31,14 @@ def looks_like(header: str) -> bool:
 def read_wmt_edits(path, encoding: str = "utf-8") -> Judgments:
     """Read WMT10 ``data_EDT.tsv`` into ``PostEdits``."""
     reader = csv.reader(text_stream(read_text(path, encoding)), delimiter="\t", quoting=csv.QUOTE_NONE)
-    header = next(reader)
+    rows_ = records(reader, path)
+    header = next(rows_)[1]
     if header != HEADER:
         raise InputError(path, 1, f"not the WMT10 edit header: '{shown(chr(9).join(header))}'", "expected " + " ".join(HEADER) + " (tab-separated)")
     at = {h: i for i, h in enumerate(HEADER)}
     report = ReadReport(str(path), FORMAT)
     rows = []
-    for fields in reader:
-        line = reader.line_num
+    for line, fields in rows_:
         if not fields or fields == [""]:
             continue
         if len(fields) != len(HEADER):

@@ -1,0 +1,272 @@
+"""Regression tests of issue 27's silently wrong reads and fuzz findings: each input either is
+refused with an ``InputError`` naming the line, or read with the loss counted in the report."""
+
+import gzip
+import os
+import tarfile
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import humeval
+from humeval.cli import cli
+from humeval.data.readers import _io
+from test_reader_errors import error_of, write
+
+WMT10_HEADER = ("srclang,trglang,srcIndex,documentId,segmentId,judgeId,system1Number,system1Id,system2Number,"
+                "system2Id,system1rank,system2rank")
+WMT15_HEADER = "srclang,trglang,srcIndex,segmentId,judgeID,system1Id,system1rank,system2Id,system2rank,rankingID"
+WMT09_HEADER = "\t".join(["JUDGEMENT_ID", "TASK", "TYPE", "ITEM_ID", "ANNOTATOR_ID", "ANNOTATOR_TYPE_COUNT", "TIME",
+                          "SYSTEM_0", "SCORE_0_A", "SCORE_0_B", "SYSTEM_1", "SCORE_1_A", "SCORE_1_B", "EXTRA"])
+DA_HEADER = "HITId WorkerId Input.src Input.trg Input.item hit sys_id rid type sid score time"
+MQM_HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\tcomment"
+# one small valid file per CSV-like reader: (name, format, header, one data row)
+READERS = [
+    ("arena.csv", "pairwise", "question_id,model_a,model_b,winner,judge", "q{i},A,B,model_a,u1"),
+    ("ratings.csv", "ratings", "item,system,judge,score", "s{i},A,j1,70"),
+    ("wmt10.csv", "wmt-csv", WMT10_HEADER, "French,English,{i},d,1,j1,1,A,2,B,1,2"),
+    ("wmt09.tsv", "wmt-legacy", WMT09_HEADER, "{i}\tFr-En\tRANK\t{i}\tann\t1\t4\tA\t1\t\tB\t2\t\t"),
+    ("mqm.tsv", "mqm", MQM_HEADER, "A\td\t1\t{i}\tr1\tsrc\ttgt\tFluency/Spelling\tMinor\t"),
+    ("da.tsv", "wmt-da", DA_HEADER, "H\tW1\tcs\ten\tad\t1\tA\t1\tSYSTEM\t{i}\t70\t5"),
+    ("acc.csv", "wmt-acc", "srclang,trglang,srcIndex,documentId,segmentId,judgeId,systemNumber,systemId,editId,"
+                           "judgment", "French,English,{i},d,1,j1,1,A,{i},YES"),
+    ("edits.tsv", "wmt-edits", "editId\tsrclang\ttrglang\tsrcIndex\tdocumentId\tsegmentId\teditorId\tsystem1Number\t"
+                               "system1Id\tsystem1actionVal\tsystem1actionStr\tsystem1edit",
+     "{i}\tSpanish\tEnglish\t{i}\td\t1\tE1\t6\tA\t2\tOK\tFine."),
+    ("esa.csv", "esa", "system,segment_id,score,error_spans,user_id", "A,{i},70,[],u1"),
+]
+
+
+def _file(tmp_path, spec, rows=12, change=None):
+    name, fmt, header, row = spec
+    lines = [header] + [row.format(i=i) for i in range(1, rows + 1)]
+    if change:
+        lines = change(lines)
+    return write(tmp_path, name, "\n".join(lines) + "\n"), fmt
+
+
+@pytest.mark.parametrize("spec", READERS, ids=[r[0] for r in READERS])
+def test_every_reader_reads_the_valid_file(spec, tmp_path):
+    path, fmt = _file(tmp_path, spec)
+    assert humeval.read(path, format=fmt).report.rows == 12
+
+
+# -- a stray quote, a 5 MB line, merged lines ----------------------------------------------------
+
+def test_a_stray_quote_in_line_11_of_an_arena_csv_is_an_error_naming_it(tmp_path):
+    """One `"` in line 11 of an 11,756-row arena CSV read as "10 rows read"."""
+    rows = [f"q{i},m{i % 5},n{i % 7},model_a,u{i % 3}" for i in range(11_756)]
+    rows[9] = rows[9].replace(",", ',"', 1)  # file line 11
+    path = write(tmp_path, "arena.csv", "question_id,model_a,model_b,winner,judge\n" + "\n".join(rows) + "\n")
+    error = error_of(humeval.read, path)
+    assert error.line == 11 and "quote" in error.problem
+
+
+@pytest.mark.parametrize("spec", [r for r in READERS if r[2].count(",") > 1 or r[0] == "mqm.tsv"],
+                         ids=lambda r: r[0])
+def test_an_unbalanced_quote_names_its_line(spec, tmp_path):
+    def quote(lines):
+        lines[4] = lines[4].replace("," if "," in lines[4] else "\t", ',"' if "," in lines[4] else '\t"', 1)
+        return lines
+    path, fmt = _file(tmp_path, spec, change=quote)
+    try:
+        j = humeval.read(path, format=fmt)
+    except humeval.InputError as error:
+        assert error.line == 5, error
+        return
+    # formats read without quoting (MQM) keep the quote as text: every row is still read
+    assert fmt == "mqm" and j.report.rows == 12
+
+
+@pytest.mark.parametrize("spec", READERS, ids=[r[0] for r in READERS])
+@pytest.mark.parametrize("how", ["long line", "unbalanced quote"])
+def test_the_csv_field_limit_is_a_clear_error(spec, how, tmp_path):
+    """Python's csv field limit (131,072) reached by a 5 MB line or a quote that swallows the
+    rest of the file was a "this is a bug" line in every CSV reader."""
+    def damage(lines):
+        if how == "long line":
+            lines[3] = lines[3] + "x" * 200_000
+        else:
+            sep = "," if "," in lines[3] else "\t"
+            lines[3] = lines[3].replace(sep, sep + '"', 1)
+            lines += [lines[1]] * 10_000
+        return lines
+    path, fmt = _file(tmp_path, spec, change=damage)
+    try:
+        j = humeval.read(path, format=fmt)
+    except humeval.InputError as error:
+        assert error.line == 4 and len(str(error)) < 600, error
+        if fmt not in ("pairwise", "ratings"):  # arrow reads any length: the cell itself is refused
+            assert "longer than" in error.problem or "quote" in error.problem or "fields" in error.problem
+        return
+    # arrow's readers, a whitespace-split format (wmt-da) or one read without quoting (a quote is
+    # text there) take the long cell as text
+    assert fmt in ("pairwise", "wmt-da", "mqm", "wmt-legacy", "wmt-edits") and j.report.rows >= 12
+
+
+def test_wmt09_saved_comma_delimited_refuses_the_merged_lines(tmp_path):
+    """WMT09 re-saved with commas: a field opening with a quote merged 63 lines and the report
+    said 1,437 of 1,500 rows read, with no count for the rest."""
+    header = WMT09_HEADER.replace("\t", ",")
+    rows = [f"{i},Fr-En,EDIT,{i},ann,1,4,A,,,B,,,He said no." for i in range(1, 40)]
+    rows[6] = rows[6].replace("He said no.", '"No, he said.')
+    path = write(tmp_path, "wmt09.csv", header + "\n" + "\n".join(rows) + "\n")
+    error = error_of(humeval.read, path)
+    assert error.line == 8 and "quote" in error.problem and "lines" in error.problem
+
+
+def test_a_cr_only_arena_csv_reads_as_its_lf_twin(tmp_path):
+    text = "question_id,model_a,model_b,winner\nq1,A,B,model_a\nq2,B,C,tie\nq3,A,C,model_b\n"
+    lf = humeval.read(write(tmp_path, "lf.csv", text)).comparisons
+    cr = humeval.read(write(tmp_path, "cr.csv", text.replace("\n", "\r"))).comparisons
+    assert cr.outcome.tolist() == lf.outcome.tolist() == [1, 0, 2]
+    result = CliRunner().invoke(cli, ["info", str(tmp_path / "cr.csv")])
+    assert result.exit_code == 0 and "this is a bug" not in result.output
+
+
+# -- duplicated header names ---------------------------------------------------------------------
+
+def test_a_wmt15_header_with_a_duplicated_column_is_refused(tmp_path):
+    """A duplicated column name turned the rankingIDs into 136 bogus tracks."""
+    text = (WMT15_HEADER.replace("segmentId", "srclang") + "\n"
+            "deu,eng,581,581,j1,A,3,B,4,1\ndeu,eng,581,581,j1,A,3,D,2,1\n")
+    error = error_of(humeval.read, write(tmp_path, "wmt15.deu-eng.csv", text))
+    assert error.line == 1 and "srclang" in error.problem and "more than once" in error.problem
+
+
+@pytest.mark.parametrize("spec", READERS, ids=[r[0] for r in READERS])
+def test_every_csv_reader_refuses_a_duplicated_header_name(spec, tmp_path):
+    def duplicate(lines):
+        sep = "\t" if "\t" in lines[0] else "," if "," in lines[0] else " "
+        cells = lines[0].split(sep)
+        cells[-1] = cells[0]
+        lines[0] = sep.join(cells)
+        return lines
+    path, fmt = _file(tmp_path, spec, change=duplicate)
+    error = error_of(humeval.read, path, format=fmt)
+    assert error.line == 1, error
+    assert "more than once" in error.problem or "missing" in error.problem or "header" in error.problem
+
+
+# -- empty names, missing-value spellings, duplicates, absurd values -----------------------------
+
+def test_wmt_da_rows_without_a_system_are_counted(tmp_path):
+    """Empty sys_id was accepted as "0 systems, 1,445 scores"."""
+    rows = [f"H\tW1\tcs\ten\tad\t1\t{'A' if i < 3 else ''}\t1\tSYSTEM\t{i}\t{60 + i}\t5" for i in range(10)]
+    j = humeval.read(write(tmp_path, "da.tsv", DA_HEADER + "\n" + "\n".join(rows) + "\n"), format="wmt-da")
+    assert len(j.ratings) == 3 and j.report.skipped == {"rows without a system name (sys_id empty)": 7}
+    empty = [r.replace("\tA\t", "\t\t") for r in rows]
+    error = error_of(humeval.read, write(tmp_path, "da2.tsv", DA_HEADER + "\n" + "\n".join(empty) + "\n"),
+                     format="wmt-da")
+    assert "no scores read (10 rows skipped)" in error.problem
+
+
+def test_wmt07_nist_scores_dropped_are_counted_by_reason(tmp_path):
+    header = "TASK,TYPE,ITEM_ID,ANNOTATOR_ID,TIME,SYSTEM_0,SCORE_0_A,SCORE_0_B,SYSTEM_1,SCORE_1_A,SCORE_1_B"
+    rows = ["T,NIST,1,j,5,A,4,NA,B,N/A,3", "T,NIST,2,j,5,,4,2,B,-1,", "T,NIST,3,j,5,A,5,4,B,2,1"]
+    j = humeval.read(write(tmp_path, "wmt07.csv", header + "\n" + "\n".join(rows) + "\n"))
+    assert sorted(j.ratings.score.tolist()) == [1, 2, 3, 4, 4, 5]
+    assert j.report.skipped == {"NIST scores missing (written 'NA')": 1, "NIST scores missing (written 'N/A')": 1,
+                                "NIST scores without a system name": 2, "NIST scores missing (written '-1')": 1,
+                                "NIST scores missing (written '')": 1}
+
+
+def test_duplicated_mqm_rows_are_noted(tmp_path):
+    rows = ["A\td\t1\t1\tr1\tsrc\ttgt\tFluency/Spelling\tMinor\t", "A\td\t1\t1\tr1\tsrc\ttgt\tAccuracy/Omission\tMajor\t"]
+    once = humeval.read(write(tmp_path, "once.tsv", MQM_HEADER + "\n" + "\n".join(rows) + "\n"), format="mqm")
+    twice = humeval.read(write(tmp_path, "twice.tsv", MQM_HEADER + "\n" + "\n".join(rows * 2) + "\n"), format="mqm")
+    assert once.ratings.score.tolist() == [-6.0]  # Major 5 + Minor 1 (Freitag et al. 2021)
+    assert twice.ratings.score.tolist() == [-12.0]
+    assert not any("repeat" in n for n in once.report.notes)
+    assert any(n.startswith("2 rows repeat an earlier row exactly") for n in twice.report.notes)
+
+
+@pytest.mark.parametrize("spec", [r for r in READERS if r[1] in ("ratings", "wmt-da", "esa")], ids=lambda r: r[0])
+def test_scores_of_1e308_are_refused(spec, tmp_path):
+    """Scores of 1e308 printed mean inf."""
+    path, fmt = _file(tmp_path, spec, change=lambda lines: [lines[0]] + [x.replace("70", "1e308") for x in lines[1:]])
+    error = error_of(humeval.read, path, format=fmt)
+    assert error.line == 2 and "out of scale" in error.problem
+    result = CliRunner().invoke(cli, ["info", str(path), "--format", fmt])
+    assert result.exit_code == 2 and "inf" not in result.output
+
+
+# -- files that are not text, archives, nesting, paths that are not files ------------------------
+
+@pytest.mark.parametrize("data,what", [
+    (b"PK\x03\x04\x14\x00" + b"\x00" * 24 + b"xl/workbook.xml" + b"\x00" * 64, "Excel workbook (.xlsx)"),
+    (b"PK\x03\x04\x14\x00" + b"\x00" * 64, "zip archive"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 64, "old Excel (.xls)"),
+    (gzip.compress(b"item,system,score\n1,A,3\n"), "gzip-compressed"),
+])
+@pytest.mark.parametrize("name", ["judgments.csv", "judgments.xlsx"])
+def test_a_binary_file_is_named_for_what_it_is(data, what, name, tmp_path):
+    """A real .xlsx file got "UTF-16 without BOM" advice."""
+    path = write(tmp_path, name, data)
+    for call in (lambda: humeval.read(path), lambda: humeval.read(path, format="ratings"),
+                 lambda: humeval.read(path, format="wmt-csv")):
+        error = error_of(call)
+        assert what in error.problem and "UTF-16" not in str(error)
+
+
+def test_deep_json_nesting_is_refused_before_parsing(tmp_path):
+    """A deeply nested value crashed the process (segmentation fault in the C parser)."""
+    deep = "[" * 100_000 + "]" * 100_000
+    for name, text in (("b.json", f'[{{"model_a": "A", "model_b": "B", "winner": "model_a", "x": {deep}}}]'),
+                       ("b.jsonl", f'{{"model_a": "A", "model_b": "B", "winner": "model_a", "x": {deep}}}\n')):
+        path = write(tmp_path, name, text)
+        for fmt in (None, "pairwise"):
+            error = error_of(humeval.read, path, format=fmt)
+            assert f"nested deeper than {_io.JSON_DEPTH}" in error.problem
+    shallow = '{"model_a": "A", "model_b": "B", "winner": "model_a", "x": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[' \
+              '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}\n'
+    assert len(humeval.read(write(tmp_path, "s.jsonl", shallow)).comparisons) == 1  # brackets in strings do not count
+
+
+def test_decompression_is_bounded(tmp_path, monkeypatch):
+    """A 1.5 GB decompressing MQM archive ended in a MemoryError; the limits are module constants
+    (2 GiB, or 50× the compressed size past 100 MB), made small here."""
+    text = MQM_HEADER + "\n" + "A\td\t1\t1\tr1\tsrc\ttgt\tFluency/Spelling\tMinor\t\n" * 20_000
+    path = tmp_path / "mqm.ende.tsv.gz"
+    path.write_bytes(gzip.compress(text.encode()))
+    assert len(humeval.read(path, format="mqm").ratings) == 1
+    monkeypatch.setattr(_io, "RATIO_FLOOR", 100_000)
+    monkeypatch.setattr(_io, "CHUNK", 65_536)
+    error = error_of(humeval.read, path, format="mqm")
+    assert "expands past" in error.problem and "50×" in error.problem
+    monkeypatch.setattr(_io, "MAX_EXPANDED", 10_000)
+    monkeypatch.setattr(_io, "RATIO_FLOOR", 1 << 40)
+    tar = tmp_path / "mqm.tar.gz"
+    with tarfile.open(tar, "w:gz") as archive:
+        archive.add(write(tmp_path, "inner.tsv", text), arcname="inner.tsv")
+    assert "expands past" in error_of(humeval.read, tar, format="mqm").problem
+
+
+@pytest.mark.parametrize("fmt", [None, "pairwise", "wmt-csv", "mqm", "ratings"])
+def test_a_fifo_or_a_device_is_refused_before_it_is_opened(fmt, tmp_path):
+    """An endless wait on a FIFO with no writer."""
+    fifo = tmp_path / "battles.csv"
+    os.mkfifo(fifo)
+    assert "FIFO" in error_of(humeval.read, fifo, format=fmt).problem
+    assert "device" in error_of(humeval.read, "/dev/zero", format=fmt).problem
+
+
+def test_a_folder_that_cannot_be_read_is_reported(tmp_path, monkeypatch):
+    """Tests run as root, where permissions do not bite: the denial is simulated at os.stat."""
+    target = tmp_path / "locked" / "x.csv"
+    real = os.stat
+
+    def stat(path, *args, **kwargs):
+        if str(path).startswith(str(tmp_path / "locked")):
+            raise PermissionError(13, "Permission denied")
+        return real(path, *args, **kwargs)
+    monkeypatch.setattr(_io.os, "stat", stat)
+    error = error_of(_io.read_bytes, target)
+    assert "permission denied" in error.problem
+
+
+def test_unchanged_values_still_read(tmp_path):
+    """The limits leave ordinary values alone: 1e12 is the largest score read."""
+    path = write(tmp_path, "r.csv", "item,system,score\n1,A,1e12\n2,A,-1e12\n3,B,0.5\n")
+    assert np.array_equal(humeval.read(path).ratings.score, [1e12, -1e12, 0.5])

@@ -270,3 +270,55 @@ def test_unchanged_values_still_read(tmp_path):
     """The limits leave ordinary values alone: 1e12 is the largest score read."""
     path = write(tmp_path, "r.csv", "item,system,score\n1,A,1e12\n2,A,-1e12\n3,B,0.5\n")
     assert np.array_equal(humeval.read(path).ratings.score, [1e12, -1e12, 0.5])
+
+
+# -- HTER on WMT10's post-edits -------------------------------------------------------------------
+
+EDT_HEADER = ("editId\tsrclang\ttrglang\tsrcIndex\tdocumentId\tsegmentId\teditorId\tsystem1Number\tsystem1Id\t"
+              "system1actionVal\tsystem1actionStr\tsystem1edit")
+
+
+def test_wmt10_edit_rows_get_their_output_from_ok_and_bad_rows(tmp_path):
+    """`metric hter` on data_EDT.tsv scored only OK rows (output = post-edit): HTER 0.0 for all 47
+    systems. An EDIT row's output is the text of a BAD/OK row of the same segment and system."""
+    rows = ["1\tSpanish\tEnglish\t10\td\t1\tE1\t6\tA\t1\tEDIT\tthe cat sat on a mat",
+            "2\tSpanish\tEnglish\t10\td\t1\tE2\t6\tA\t3\tBAD\tthe cat sat on the mat",
+            "3\tGerman\tEnglish\t10\td\t1\tE1\t6\tA\t1\tEDIT\tone two three four",  # same item and system, other track
+            "4\tGerman\tEnglish\t10\td\t1\tE2\t6\tA\t2\tOK\tone two three five",
+            "5\tGerman\tEnglish\t11\td\t1\tE2\t6\tA\t1\tEDIT\tno output for this one"]
+    path = write(tmp_path, "data_EDT.tsv", EDT_HEADER + "\n" + "\n".join(rows) + "\n")
+    j = humeval.read(path)
+    assert any(n.startswith("2 of 3 EDIT rows given the output") for n in j.report.notes)
+    from humeval.metrics import hter
+    h = hter(j.post_edits)
+    # Spanish: one substitution (the -> a) in 6 words; German: the OK editor's 0 is the minimum
+    assert h["hter"].to_dict() == pytest.approx({("Spanish-English", "10", "A"): 1 / 6,
+                                                 ("German-English", "10", "A"): 0.0})
+    assert h.attrs["skipped"] == 2  # the BAD row (no post-edit) and the EDIT row without an output
+    result = CliRunner().invoke(cli, ["metric", "hter", str(path)])
+    assert result.exit_code == 0 and "Spanish-English: A" in result.output
+    assert "1 post-edits whose output the file does not carry" in result.output
+
+
+def test_metric_hter_refuses_files_it_cannot_score(tmp_path):
+    """A 1-row file and a file with one extra header row reached the "this is a bug" line."""
+    one = write(tmp_path, "one.tsv", EDT_HEADER + "\n1\tSpanish\tEnglish\t10\td\t1\tE1\t6\tA\t1\tEDIT\tedited\n")
+    result = CliRunner().invoke(cli, ["metric", "hter", str(one)])
+    assert result.exit_code == 2 and "none of its 1 post-edit rows has both" in result.output
+    extra = write(tmp_path, "extra.tsv", EDT_HEADER + "\n" + EDT_HEADER
+                  + "\n1\tSpanish\tEnglish\t10\td\t1\tE1\t6\tA\t2\tOK\tfine\n")
+    result = CliRunner().invoke(cli, ["metric", "hter", str(extra)])
+    assert result.exit_code == 2 and "extra.tsv:2: the header line appears again" in result.output
+    for path in (one, extra):
+        assert "this is a bug" not in CliRunner().invoke(cli, ["metric", "hter", str(path)]).output
+
+
+def test_hter_on_wmt10_data_edt():
+    from conftest import shared_file
+    from humeval.metrics import hter
+    edits = humeval.read(shared_file("wmt10-rankings/wmt10/data_EDT.tsv")).post_edits
+    h = hter(edits)
+    # 1,327 OK + 428 EDIT rows whose output an OK/BAD row gives; 7,255 − 97 N/A rows read
+    assert len(edits) == 7_158 and h.attrs["skipped"] == 7_158 - 1_327 - 428
+    edited = h[h["hter"] > 0]
+    assert len(edited) > 100 and 0.1 < edited["hter"].mean() < 0.6  # edits change a fraction of the words

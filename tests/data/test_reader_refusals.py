@@ -322,3 +322,35 @@ def test_hter_on_wmt10_data_edt():
     assert len(edits) == 7_158 and h.attrs["skipped"] == 7_158 - 1_327 - 428
     edited = h[h["hter"] > 0]
     assert len(edited) > 100 and 0.1 < edited["hter"].mean() < 0.6  # edits change a fraction of the words
+
+
+# -- --delimiter and --track ------------------------------------------------------------------------
+
+def test_delimiter_reads_a_semicolon_file(tmp_path):
+    path = write(tmp_path, "r.csv", "item;system;score\n1;A;3\n2;B;4\n1;B;5\n")
+    assert "--delimiter ';'" in error_of(humeval.read, path).fix
+    j = humeval.read(path, delimiter=";")
+    assert sorted(j.ratings.score.tolist()) == [3, 4, 5] and j.ratings.systems == ("A", "B")
+    p = write(tmp_path, "p.txt", "model_a|model_b|winner\nA|B|model_a\nB|C|tie\n")
+    assert humeval.read(p, delimiter="pipe").comparisons.outcome.tolist() == [1, 0]
+    result = CliRunner().invoke(cli, ["info", str(path), "--delimiter", "semicolon"])
+    assert result.exit_code == 0 and "3 rows read as ratings" in result.output
+    assert "does not apply to format wmt-csv" in error_of(humeval.read, path, format="wmt-csv", delimiter=";").problem
+    assert "not one character" in error_of(humeval.read, path, delimiter=";;").problem
+
+
+def test_track_matches_case_insensitively_when_nothing_matches_exactly(tmp_path):
+    path = write(tmp_path, "p.csv", "track,system_a,system_b,outcome\nde-en,A,B,1\nDE-EN,A,B,2\nfr-en,A,B,0\n"
+                                    "cs-en,A,B,1\n")
+    from humeval.cli.common import restrict
+    exact = restrict(humeval.read(path), ["de-en"]).comparisons
+    assert exact.outcome.tolist() == [1] and exact.tracks[exact.track[0]] == "de-en"  # the exact name wins
+    folded = restrict(humeval.read(path), ["Fr-En"]).comparisons
+    assert folded.outcome.tolist() == [0] and folded.tracks[folded.track[0]] == "fr-en"
+    runner = CliRunner()
+    folded = runner.invoke(cli, ["info", str(path), "--track", "FR-EN"])
+    assert folded.exit_code == 0 and "fr-en" in folded.output and "cs-en" not in folded.output
+    ambiguous = runner.invoke(cli, ["info", str(path), "--track", "De-En"])
+    assert ambiguous.exit_code == 2 and "matches DE-EN, de-en but for case" in ambiguous.output
+    unknown = runner.invoke(cli, ["info", str(path), "--track", "xx"])
+    assert unknown.exit_code == 2 and "no track named xx" in unknown.output

@@ -23,7 +23,7 @@ from humeval.data.readers import (
     wmt_edits,
     wmt_legacy,
 )
-from humeval.data.readers._arrow import kind_of
+from humeval.data.readers._arrow import delimiter_of, kind_of
 from humeval.data.readers._io import (
     check_encoding,
     check_header,
@@ -82,11 +82,15 @@ def read(path, format: str | None = None, **options) -> Judgments:
     if os.path.lexists(path) and not os.path.isdir(path):  # a FIFO or a device: refused before anything opens it
         check_path(path)
     if is_dataset(path) or is_duckdb_file(path) or {"sql", "engine", "keep"} & set(options):  # streamed to counts
+        if options.get("delimiter") is not None:
+            raise InputError(path, None, "delimiter= applies to one CSV/TSV file, not to a streamed dataset",
+                             "leave out --delimiter, or read one file")
+        options.pop("delimiter", None)
         return read_dataset(path, format, **options)
     guessed = None
     if format is None:
         format, guessed = guess_format(path, check_encoding(options.get("encoding", "utf-8"), path),
-                                       options.get("columns"))
+                                       options.get("columns"), options.get("delimiter"))
     if format not in READERS:
         raise InputError(path, None, f"unknown format {format!r}", f"use one of {', '.join(FORMATS)}")
     reader = READERS[format]
@@ -102,9 +106,11 @@ def read(path, format: str | None = None, **options) -> Judgments:
     return result
 
 
-def guess_format(path, encoding: str = "utf-8", columns: dict | None = None) -> tuple[str, str]:
+def guess_format(path, encoding: str = "utf-8", columns: dict | None = None,
+                 delimiter: str | None = None) -> tuple[str, str]:
     """(format, what gave it away). Raises ``InputError`` when nothing fits. ``columns`` (a
-    pairwise or ratings mapping) counts when matching a header to those layouts."""
+    pairwise or ratings mapping) counts when matching a header to those layouts; with the
+    user's ``delimiter`` the header is split at it and only those two layouts are tried."""
     p = Path(path)
     name = p.name.lower()
     if name.endswith((".xml", ".xml.gz")):
@@ -125,6 +131,9 @@ def guess_format(path, encoding: str = "utf-8", columns: dict | None = None) -> 
     if is_blank(head):
         raise InputError(p, None, "the file is empty", "check that the export finished")
     check_magic(head, p)  # a spreadsheet or an archive, not text: say so rather than guess an encoding
+    if delimiter is not None and kind in ("csv", "tsv"):
+        cells = [c.strip().strip('"') for c in line.split(delimiter_of(delimiter, kind, p))]
+        return _by_columns(p, cells, f"the header split at {delimiter!r}", columns)
     if kind in ("json", "jsonl") or line.lstrip().startswith(("{", "[")):
         check_json_depth(head, p)  # a value nested too deep: say so rather than "cannot tell the format"
     if kind == "json":  # one JSON array of records: the keys of the first record
@@ -150,7 +159,8 @@ def guess_format(path, encoding: str = "utf-8", columns: dict | None = None) -> 
     if other:
         raise InputError(p, 1, f"cannot tell the format: the header is one column at commas and tabs but "
                          f"{other[1]} at {NAMES[other[0]]}s, so it looks {NAMES[other[0]]}-delimited (a wrong "
-                         "delimiter?)", "save the file comma- or tab-delimited, or pass format= naming its format")
+                         "delimiter?)", f"pass delimiter='{other[0]}' (CLI: --delimiter '{other[0]}') for a pairwise or "
+                         "ratings file, or save the file comma- or tab-delimited")
     if line.lstrip().startswith("{"):
         try:
             cells = list(json.loads(line))

@@ -110,8 +110,27 @@ def user_columns(columns: dict | None, keys, names: list[str], kind: str, fix: s
     return given
 
 
-def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
-    """Read the whole file as an arrow table; text columns stay strings."""
+DELIMITERS = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|", "space": " "}
+
+
+def delimiter_of(delimiter: str | None, kind: str, path) -> str:
+    """The field delimiter: the user's (one character, or a name in ``DELIMITERS``), else a tab
+    for TSV and a comma for CSV; a delimiter given for a JSON or Parquet file is an error."""
+    if delimiter is None:
+        return "\t" if kind == "tsv" else ","
+    if kind not in ("csv", "tsv"):
+        raise InputError(path, None, f"delimiter= does not apply to a {kind} file", "leave out --delimiter")
+    value = DELIMITERS.get(str(delimiter).lower(), delimiter)
+    if len(value) != 1 or value in "\"\r\n":
+        raise InputError(path, None, f"delimiter {shown(delimiter)!r} is not one character",
+                         "pass one character, or tab, comma, semicolon, pipe or space")
+    return value
+
+
+def load_table(path, kind: str, encoding: str = "utf-8", delimiter: str | None = None) -> pa.Table:
+    """Read the whole file as an arrow table; text columns stay strings. ``delimiter``: the
+    field delimiter of a CSV/TSV file (``delimiter_of``)."""
+    delimiter = delimiter_of(delimiter, kind, path)
     if kind == "parquet":
         check_path(path)
         try:
@@ -138,7 +157,6 @@ def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
             return pajson.read_json(buffer)
         except pa.ArrowInvalid as error:
             _raise_json_error(path, text, error)
-    delimiter = "\t" if kind == "tsv" else ","
     header = next(csv.reader([text.split("\n", 1)[0].rstrip("\r")], delimiter=delimiter))
     check_names(header, path)
     try:

@@ -39,12 +39,13 @@ def looks_like(header_cells: list[str], columns: dict | None = None) -> bool:
 
 
 def read_ratings(path, columns: dict[str, str] | None = None, scale: str = "",
-                 higher_is_better: bool = True, encoding: str = "utf-8") -> Judgments:
+                 higher_is_better: bool = True, encoding: str = "utf-8", delimiter: str | None = None) -> Judgments:
     """Read long-form ratings into a ``Ratings`` table.
 
-    ``columns`` may name only some keys; the others keep their default column names."""
+    ``columns`` may name only some keys; the others keep their default column names.
+    ``delimiter``: the field delimiter of a text file (default: comma, tab for .tsv)."""
     kind = kind_of(path)
-    table = load_table(path, kind, encoding)
+    table = load_table(path, kind, encoding, delimiter)
     names = table.column_names
     given = user_columns(columns, tuple(DEFAULT), names, "ratings", COLUMNS_FIX, path)
     mapping = {k: v for k, v in {**DEFAULT, **given}.items() if v in names}

@@ -354,3 +354,43 @@ def test_track_matches_case_insensitively_when_nothing_matches_exactly(tmp_path)
     assert ambiguous.exit_code == 2 and "matches DE-EN, de-en but for case" in ambiguous.output
     unknown = runner.invoke(cli, ["info", str(path), "--track", "xx"])
     assert unknown.exit_code == 2 and "no track named xx" in unknown.output
+
+
+# -- the ordinal held-out model when a level is only in the held-out part -------------------------------
+
+def _esa_with_a_lonely_top_level(tmp_path):
+    rows = ["system,segment_id,score,error_spans,user_id"]
+    rng = np.random.default_rng(0)
+    for judge in range(4):
+        for segment in range(10):
+            for system, base in (("A", 50), ("B", 0)):
+                rows.append(f"{system},{segment},{base if rng.random() < .7 else 50 - base},[],u{judge}")
+    rows.append("A,3,100,[],lonely")  # an annotator with a single rating, the only 100
+    return write(tmp_path, "esa.csv", "\n".join(rows) + "\n")
+
+
+def test_the_ordinal_model_scores_a_level_no_training_rating_has(tmp_path):
+    """An ESA annotator with a single rating (on a level nobody else used) held out: IndexError in
+    `report` and `rank --heldout`, as the fit on the training part had one level fewer."""
+    from humeval.ratings.heldout import coded, discrete_levels, predictive
+    from humeval.ratings.ordinal import fit_ordinal
+    data = coded(humeval.read(_esa_with_a_lonely_top_level(tmp_path)).ratings)
+    levels = discrete_levels(data)
+    assert levels.tolist() == [0, 50, 100]
+    train, test = data.take(np.nonzero(data.score != 100)[0]), data.take(np.nonzero(data.score == 100)[0])
+    logp, mean = predictive("ordinal", train, test, levels)
+    assert logp.shape == (1,) and np.isfinite(logp[0]) and logp[0] < np.log(0.01)  # never seen: improbable
+    assert 0 <= mean[0] <= 100
+    fit = fit_ordinal(train.score, train.system, train.item, train.judge, train.systems, train.items, train.judges,
+                      standard_errors=False, levels=levels)
+    proba = np.exp(fit.log_proba(test.system, test.item, test.judge))
+    assert proba.shape == (1, 3) and proba.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("command", [["rank", "--heldout"], ["report", "-o", "r.html"]])
+def test_rank_heldout_and_report_with_a_single_rating_annotator(command, tmp_path, monkeypatch):
+    path = _esa_with_a_lonely_top_level(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, [command[0], str(path), *command[1:]])
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert "this is a bug" not in result.output

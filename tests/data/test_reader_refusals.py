@@ -63,6 +63,15 @@ def test_a_stray_quote_in_line_11_of_an_arena_csv_is_an_error_naming_it(tmp_path
     assert error.line == 11 and "quote" in error.problem
 
 
+def test_a_quote_left_open_in_the_last_column_is_an_error_not_fewer_rows(tmp_path):
+    """Arrow read a quote opened in a row's last cell to the end of the file: "2 rows read" of 6."""
+    text = "item,system,judge,score,criterion\ns1,A,j1,70,DA\ns1,B,j1,55,\"DA\ns1,A,j2,80,DA\ns2,A,j1,60,DA\n"
+    error = error_of(humeval.read, write(tmp_path, "r.csv", text))
+    assert error.line == 3 and "unbalanced quote" in error.problem
+    closed = "item,system,judge,score,note\ns1,A,j1,70,\"two\nlines\"\ns1,B,j1,55,x\n"  # a quoted line break is text
+    assert humeval.read(write(tmp_path, "ok.csv", closed)).ratings.score.tolist() == [70, 55]
+
+
 @pytest.mark.parametrize("spec", [r for r in READERS if r[2].count(",") > 1 or r[0] == "mqm.tsv"],
                          ids=lambda r: r[0])
 def test_an_unbalanced_quote_names_its_line(spec, tmp_path):

@@ -160,12 +160,24 @@ def load_table(path, kind: str, encoding: str = "utf-8", delimiter: str | None =
     header = next(csv.reader([text.split("\n", 1)[0].rstrip("\r")], delimiter=delimiter))
     check_names(header, path)
     try:
-        return pacsv.read_csv(
+        table = pacsv.read_csv(
             buffer, parse_options=pacsv.ParseOptions(delimiter=delimiter),
             convert_options=pacsv.ConvertOptions(column_types={h: pa.string() for h in header},
                                                  strings_can_be_null=True))
     except pa.ArrowInvalid as error:
         _raise_csv_error(path, text, delimiter, len(header), error)
+    if table.num_rows + 1 < data.count(b"\n"):  # fewer rows than lines: blank lines, quoted line breaks,
+        _check_quotes(path, text, delimiter)  # or a quote left open that swallowed the rest of the file
+    return table
+
+
+def _check_quotes(path, text: str, delimiter: str) -> None:
+    """An ``InputError`` at the line where a quoted field starts that never closes (Python's csv
+    in strict mode stops there) or that passes the csv field limit; line breaks inside closed
+    quotes are text."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    for _ in records(reader, path, multiline=True):
+        pass
 
 
 def _json_array(text: str, path) -> pa.Table:

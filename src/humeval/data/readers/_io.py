@@ -218,7 +218,7 @@ def records(reader, path, multiline: bool = False):
             raise InputError(path, start, f"line {start} is longer than {FIELD_LIMIT:,} characters or has an "
                              f"unbalanced quote (the csv module stopped at line {reader.line_num}: {shown(error)})",
                              "close the quote (write a quote inside a field as \"\"), or shorten the line") from None
-        if not multiline and reader.line_num > start and any("\n" in f or "\r" in f for f in fields):
+        if not multiline and any("\n" in f or "\r" in f for f in fields):  # also a quote open at the end
             raise InputError(path, start, f"a quoted field runs from line {start} over {reader.line_num - start + 1:,} "
                              "lines (this format's fields hold no line breaks): an unbalanced quote, or a "
                              "tab-separated file saved with commas", "close the quote (write a quote inside a field "

@@ -423,3 +423,19 @@ def test_figures_cut_long_names_and_cap_their_size():
     fig = plot_significance_heatmap(p)
     assert max(fig.get_size_inches()) <= MAX_INCHES
     assert max(len(t.get_text()) for t in fig.axes[0].get_xticklabels()) <= 41
+
+
+def test_a_dataset_folder_that_cannot_be_listed_is_reported(tmp_path, monkeypatch):
+    """`info /` ended in a "bug" line (a /proc entry gone while walking; folders root cannot list)."""
+    from humeval.data import stream
+    (tmp_path / "part=1").mkdir()
+    write(tmp_path / "part=1", "a.csv", "system_a,system_b,outcome\nA,B,1\n")
+    assert stream.dataset_files(str(tmp_path))[0] == [str(tmp_path / "part=1" / "a.csv")]
+    real = os.walk
+
+    def walk(top, onerror=None, **kwargs):
+        onerror(PermissionError(13, "Permission denied", str(tmp_path / "locked")))
+        yield from real(top, onerror=onerror, **kwargs)
+    monkeypatch.setattr(stream.os, "walk", walk)
+    error = error_of(humeval.read, tmp_path)
+    assert error.path == str(tmp_path / "locked") and "cannot be read (Permission denied)" in error.problem

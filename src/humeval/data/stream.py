@@ -125,7 +125,7 @@ def dataset_files(path: str) -> tuple[list[str], str, str]:
     hidden files and names starting with ``_`` (``_SUCCESS``, ``_metadata``) left out."""
     if os.path.isdir(path):
         base = path
-        found = [str(p) for p in sorted(Path(path).rglob("*")) if p.is_file()]
+        found = _walk(path)
     else:
         base = _glob_base(path)
         found = sorted(p for p in globbing.glob(path, recursive=True) if os.path.isfile(p))
@@ -146,6 +146,21 @@ def dataset_files(path: str) -> tuple[list[str], str, str]:
         raise InputError(compressed[0], None, "gzip-compressed text cannot be streamed by partition",
                          "decompress the files, or convert them to Parquet")
     return found, kinds.pop(), base
+
+
+def _walk(path: str) -> list[str]:
+    """The regular files under ``path``, sorted; a folder that cannot be listed (permission
+    denied, or gone while walking, as in /proc) is an ``InputError`` naming it, not a traceback."""
+    found, unreadable = [], []
+    for root, dirs, files in os.walk(path, onerror=unreadable.append):
+        dirs.sort()
+        found += [f for f in (os.path.join(root, name) for name in files) if os.path.isfile(f)]
+    if unreadable:
+        error = unreadable[0]
+        raise InputError(error.filename or path, None, f"a folder of the dataset cannot be read "
+                         f"({shown(error.strerror or error)})", "check its permissions, or name the data "
+                         "folder itself (not a system folder such as / or /proc)")
+    return sorted(found)
 
 
 def _glob_base(pattern: str) -> str:

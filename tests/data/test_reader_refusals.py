@@ -275,6 +275,16 @@ def test_a_folder_that_cannot_be_read_is_reported(tmp_path, monkeypatch):
     assert "permission denied" in error.problem
 
 
+def test_mqm_averages_and_hter_of_1e308_are_refused(tmp_path):
+    path = write(tmp_path, "avg.tsv", "system mqm_avg_score seg_id\nA 1e308 1\nB 2.5 1\n")
+    error = error_of(humeval.read, path, format="mqm-avg")
+    assert error.line == 2 and "out of scale" in error.problem
+    for part, text in (("mt", "a b\n"), ("pe", "a c\n"), ("hter", "1e308\n")):
+        write(tmp_path, f"x.{part}", text)
+    error = error_of(humeval.read, tmp_path / "x.mt")
+    assert error.line == 1 and "HTER is 1e+308" in error.problem
+
+
 def test_unchanged_values_still_read(tmp_path):
     """The limits leave ordinary values alone: 1e12 is the largest score read."""
     path = write(tmp_path, "r.csv", "item,system,score\n1,A,1e12\n2,A,-1e12\n3,B,0.5\n")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from humeval.data.judgments import Judgments, ReadReport, nonempty
-from humeval.data.readers._io import check_names, read_text, records, shown, text_stream
+from humeval.data.readers._io import SCALE_LIMIT, check_names, out_of_scale, read_text, records, shown, text_stream
 from humeval.data.readers._tracks import track_from_path
 from humeval.data.tables import PostEdits, Ratings
 from humeval.errors import InputError
@@ -116,6 +116,8 @@ def read_mlqe_pe(path, system: str = "mlqe-nmt", encoding: str = "utf-8") -> Jud
         if not 0 <= hter[i] < float("inf"):  # NaN fails this too
             raise InputError(files["hter"], i + 1, f"HTER '{shown(value)}' is not a finite number ≥ 0",
                              "fix the HTER value")
+        if hter[i] > SCALE_LIMIT:
+            raise InputError(files["hter"], i + 1, out_of_scale("HTER", hter[i]), "fix the HTER value")
     df = pd.DataFrame({"item": [str(i) for i in range(n)], "hypothesis": texts["mt"], "post_edit": texts["pe"],
                        "source": texts.get("src"), "hter": hter})
     df["system"], df["track"], df["action"] = system, track_from_path(prefix), "EDIT"

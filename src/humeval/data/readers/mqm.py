@@ -22,7 +22,16 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from humeval.data.judgments import Judgments, ReadReport, nonempty
-from humeval.data.readers._io import check_names, decode, read_bytes, records, shown, text_stream
+from humeval.data.readers._io import (
+    SCALE_LIMIT,
+    check_names,
+    decode,
+    out_of_scale,
+    read_bytes,
+    records,
+    shown,
+    text_stream,
+)
 from humeval.data.readers._tracks import track_from_path
 from humeval.data.tables import Ratings
 from humeval.errors import InputError
@@ -136,6 +145,8 @@ def read_mqm_avg(path, encoding: str = "utf-8") -> Judgments:
         if score is None or not math.isfinite(score):
             raise InputError(path, number, f"score '{shown(fields[1])}' is not a finite number",
                              "fix the score, or write None for a segment not rated")
+        if abs(score) > SCALE_LIMIT:
+            raise InputError(path, number, out_of_scale("score", score), "fix the score")
         rows.append((fields[0], fields[2], score))
     if not rows:
         nonempty(Judgments(report))

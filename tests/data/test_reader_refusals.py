@@ -233,6 +233,18 @@ def test_deep_json_nesting_is_refused_before_parsing(tmp_path):
     assert len(humeval.read(write(tmp_path, "s.jsonl", shallow)).comparisons) == 1  # brackets in strings do not count
 
 
+def test_deep_json_inside_a_cell_is_refused_or_counted(tmp_path):
+    """A JSON cell nested deeper than Python's recursion limit (DA score lists, ESA error spans)."""
+    deep = "[" * 20_000 + "]" * 20_000  # within the csv field limit
+    da = write(tmp_path, "x.eten.df.short.tsv", "index\toriginal\ttranslation\tscores\tmean\tz_scores\tz_mean\t"
+               f"model_scores\n0\ts\tt\t{deep}\t1\t[0]\t0\t0\n")
+    error = error_of(humeval.read, da)
+    assert error.line == 2 and "expected a list of numbers" in error.problem
+    esa = write(tmp_path, "esa.csv", f"system,segment_id,score,error_spans,user_id\nA,1,70,{deep},u1\nB,1,50,[],u1\n")
+    j = humeval.read(esa)
+    assert len(j.ratings) == 2 and any("not a JSON list" in n for n in j.report.notes)
+
+
 def test_decompression_is_bounded(tmp_path, monkeypatch):
     """A 1.5 GB decompressing MQM archive ended in a MemoryError; the limits are module constants
     (2 GiB, or 50× the compressed size past 100 MB), made small here."""

@@ -211,7 +211,7 @@ def _count_spans(text: str, severities: dict[str, int]) -> bool:
         return True
     try:
         spans = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep, counted as not a JSON list
         return False
     if not isinstance(spans, list):
         return False

@@ -71,7 +71,7 @@ def _scores(text: str, path, line: int) -> list[float]:
     """A DA score list: a JSON list of numbers from 0 to 100."""
     try:
         scores = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep, not a list of numbers either
         scores = None
     if not isinstance(scores, list) or not all(isinstance(s, (int, float)) and not isinstance(s, bool)
                                                for s in scores):

@@ -418,15 +418,6 @@ def test_the_ordinal_model_scores_a_level_no_training_rating_has(tmp_path):
     assert proba.shape == (1, 3) and proba.sum() == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("command", [["rank", "--heldout"], ["report", "-o", "r.html"]])
-def test_rank_heldout_and_report_with_a_single_rating_annotator(command, tmp_path, monkeypatch):
-    path = _esa_with_a_lonely_top_level(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(cli, [command[0], str(path), *command[1:]])
-    assert result.exit_code == 0, (result.output, result.exception)
-    assert "this is a bug" not in result.output
-
-
 # -- report: figures bounded by the number of systems and the length of their names ------------------
 
 def test_figures_cut_long_names_and_cap_their_size():

@@ -248,19 +248,24 @@ _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 def check_json_depth(data: bytes, path, limit: int = JSON_DEPTH) -> None:
     """Refuse JSON nested deeper than ``limit`` arrays and objects before a parser sees it (a
     deeply nested value crashes a C parser, or exhausts Python's recursion). The brackets
-    outside strings are counted, vectorised."""
+    outside strings are counted, vectorised, a block of ``CHUNK`` bytes at a time."""
     if data.count(b"[") + data.count(b"{") <= limit:
         return
     bare = np.frombuffer(_JSON_STRING.sub(b'""', data), dtype=np.uint8)
     step = np.zeros(256, dtype=np.int8)
     step[[ord("["), ord("{")]] = 1
     step[[ord("]"), ord("}")]] = -1
-    depth = np.cumsum(step[bare], dtype=np.int64)
-    if len(depth) and depth.max() > limit:
-        at = int(np.argmax(depth > limit))
-        line = int(np.count_nonzero(bare[:at] == 10)) + 1
-        raise InputError(path, line, f"JSON nested deeper than {limit} arrays or objects",
-                         "flatten the value (a judgments record needs a few levels at most)")
+    depth = 0
+    for start in range(0, len(bare), CHUNK):
+        steps = step[bare[start:start + CHUNK]]
+        where = np.flatnonzero(steps)
+        running = depth + np.cumsum(steps[where], dtype=np.int64)
+        if len(running) and running.max() > limit:
+            at = start + int(where[np.argmax(running > limit)])
+            line = int(np.count_nonzero(bare[:at] == 10)) + 1
+            raise InputError(path, line, f"JSON nested deeper than {limit} arrays or objects",
+                             "flatten the value (a judgments record needs a few levels at most)")
+        depth = int(running[-1]) if len(running) else depth
 
 
 def read_text(path, encoding: str = "utf-8") -> str:

@@ -102,7 +102,7 @@ def test_wmt08_short_rows_and_dashes(tmp_path, header):
     # item 12: uedin > cu-bojar, cu-bojar > pct, uedin > pct; item 13: cu-bojar unset (3 pairs
     # skipped), uedin = pct, uedin > cu-tectomt, pct > cu-tectomt
     assert len(j.comparisons) == 6 and int((j.comparisons.outcome == 0).sum()) == 1
-    assert j.report.skipped == {"pairs with an unset rank": 3}
+    assert j.report.skipped == {"pairs with an unset rank": 3, "NIST scores missing (written '-')": 1}
     wins = j.comparisons.tally()["wins"]
     assert wins.to_dict() == {"cu-bojar": 1, "cu-tectomt": 0, "pct": 1, "uedin": 3}
     assert sorted(j.ratings.score.tolist()) == [2.0, 3.0, 4.0]  # the "-" score is missing

@@ -601,7 +601,11 @@ def read_options(f):
                           f"(keys: {', '.join(COLUMN_KEYS)}); unnamed keys keep the default columns."),
         click.option("--outcomes", default=None, metavar="LABEL=N,…", callback=_parsed(outcome_labels),
                      help="Outcome labels of a pairwise file: 0 tie, 1 a wins, 2 b wins."),
-        click.option("--track", "tracks", multiple=True, help="Keep only this track (repeatable)."),
+        click.option("--delimiter", default=None, metavar="CHAR", expose_value=False, callback=_stash,
+                     help="Field delimiter of a pairwise or ratings text file (one character, or tab, comma, "
+                          "semicolon, pipe; default: comma for .csv, tab for .tsv)."),
+        click.option("--track", "tracks", multiple=True,
+                     help="Keep only this track (repeatable; case-insensitive when no track matches exactly)."),
         click.option("--sql", default=None, metavar="QUERY", expose_value=False, callback=_stash,
                      help="Read the rows a DuckDB query returns: FILE is a DuckDB database, or Parquet/CSV files "
                           "the query sees as the view 'battles'; streamed to counts (needs duckdb)."),
@@ -842,6 +846,8 @@ def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), 
     if encoding:
         refuse_encoding(path)
         options["encoding"] = encoding
+    if meta.get("humeval.read.delimiter") is not None:
+        options["delimiter"] = meta["humeval.read.delimiter"]
     if columns:
         options["columns"] = columns_mapping(columns)
     if outcomes:
@@ -987,17 +993,24 @@ def drop_listed(judgments, path, quiet=False, everyone=None, tracks=()):
 
 
 def restrict(judgments, tracks):
-    """Keep only the named tracks in every table; an unknown track is an error naming the known ones."""
-    known = set()
-    for name, table in judgments.tables().items():
-        parts = table.by_track()
-        known |= set(parts)
-        kept = [parts[t] for t in tracks if t in parts]
-        setattr(judgments, name, type(table).concat(kept) if kept else None)
-    unknown = [t for t in tracks if t not in known]
+    """Keep only the named tracks in every table; a name without an exact match takes the one
+    track equal to it but for case; an unknown track is an error naming the known ones."""
+    parts = {name: table.by_track() for name, table in judgments.tables().items()}
+    known = set().union(*parts.values())
+    wanted = []
+    for track in tracks:
+        folded = [k for k in sorted(known) if k.casefold() == track.casefold()]
+        if track not in known and len(folded) > 1:
+            raise InputError(judgments.report.path, None, f"track {track} matches {', '.join(folded)} but for case",
+                             "name the track exactly")
+        wanted.append(track if track in known or not folded else folded[0])
+    unknown = [t for t in wanted if t not in known]
     if unknown:
         raise InputError(judgments.report.path, None, f"no track named {', '.join(unknown)}",
                          f"the tracks are: {', '.join(sorted(known))}")
+    for name, table in judgments.tables().items():
+        kept = [parts[name][t] for t in wanted if t in parts[name]]
+        setattr(judgments, name, type(table).concat(kept) if kept else None)
     return judgments
 
 

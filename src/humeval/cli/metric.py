@@ -194,16 +194,27 @@ def metric_hter(file, fmt, encoding, columns, outcomes, tracks, out_file, quiet,
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
     if judgments.post_edits is None:
         raise InputError(file, None, "holds no post-edits", "hter needs outputs and their post-edits")
-    result = hter(judgments.post_edits)
+    edits = judgments.post_edits
+    if not any(h is not None and p is not None for h, p in zip(edits.hypothesis, edits.post_edit)):
+        raise InputError(file, None, f"none of its {len(edits):,} post-edit rows has both the MT output and its "
+                         "post-edit (a WMT10 EDIT row carries only the edit; BAD rows no post-edit)",
+                         "hter needs outputs and their post-edits, e.g. an MLQE-PE .mt/.pe pair or a WMT10 "
+                         "data_EDT.tsv with OK/BAD rows of the edited segments")
+    result = hter(edits)
     if out_file:
         write(result.reset_index(), out_file)
-    per_system = result.groupby("system", dropna=False)["hter"].agg(["count", "mean"])
+    tracks = result.index.get_level_values("track").nunique() > 1  # systems of several tracks: one row each
+    per_system = result.groupby(["track", "system"] if tracks else "system", dropna=False)["hter"].agg(["count", "mean"])
+    if tracks:
+        per_system.index = [f"{track}: {system}" for track, system in per_system.index]
+    unedited = sum(p is not None and h is None for h, p in zip(edits.hypothesis, edits.post_edit))
     if as_json:
         click.echo(json.dumps({"systems": jsonable(per_system), "skipped": result.attrs["skipped"],
                                "signature": result.attrs["signature"]}, indent=2))
     elif not quiet:
-        out.print(render(per_system, f"{file}: mean HTER per system", "system"))
-        out.print(f"  {result.attrs['signature']}; {result.attrs['skipped']:,} rows without an output or a post-edit left out")
+        out.print(render(per_system, f"{file}: mean HTER per system", "track: system" if tracks else "system"))
+        out.print(f"  {result.attrs['signature']}; {result.attrs['skipped']:,} rows without an output or a post-edit "
+                  "left out" + (f" ({unedited:,} post-edits whose output the file does not carry)" if unedited else ""))
 
 
 AVERAGE_BY = ("none", "item", "system")

@@ -70,22 +70,28 @@ def ter(hypotheses, references, **options) -> MetricScores:
 
 
 def hter(post_edits: PostEdits, **options) -> pd.DataFrame:
-    """HTER per (item, system): TER of the hypothesis against its post-edit, the minimum over
-    post-editors (Denkowski & Lavie 2010, §3.3). Rows without a hypothesis or a post-edit (e.g.
-    WMT10's BAD rows, or EDIT rows whose original output the file does not carry) are left out and
-    counted in the ``skipped`` attribute of the result."""
+    """HTER per (track, item, system): TER of the hypothesis against its post-edit, the minimum
+    over post-editors (Denkowski & Lavie 2010, §3.3). Rows without a hypothesis or a post-edit
+    (e.g. WMT10's BAD rows, or EDIT rows whose original output the file does not carry) are left
+    out and counted in the ``skipped`` attribute of the result; the ``track`` level is "" when
+    the post-edits have no track. A ``ValueError`` when no row has both."""
     from sacrebleu.metrics import TER
     metric = TER(**options)
     usable = np.array([h is not None and p is not None for h, p in zip(post_edits.hypothesis, post_edits.post_edit)],
                       dtype=bool)
+    if not usable.any():
+        raise ValueError(f"none of the {len(usable):,} post-edit rows has both the output and its post-edit")
+
+    def label(codes, names, i):
+        return names[codes[i]] if codes[i] >= 0 else None
     rows = []
     for i in np.nonzero(usable)[0]:
         h, p = post_edits.hypothesis[i], post_edits.post_edit[i]
-        rows.append((post_edits.items[post_edits.item[i]] if post_edits.item[i] >= 0 else None,
-                     post_edits.systems[post_edits.system[i]] if post_edits.system[i] >= 0 else None,
+        rows.append((label(post_edits.track, post_edits.tracks, i) or "",
+                     label(post_edits.item, post_edits.items, i), label(post_edits.system, post_edits.systems, i),
                      metric.sentence_score(h, [p]).score / 100))
-    df = pd.DataFrame(rows, columns=["item", "system", "hter"])
-    result = df.groupby(["item", "system"], dropna=False)["hter"].min().to_frame()
+    df = pd.DataFrame(rows, columns=["track", "item", "system", "hter"])
+    result = df.groupby(["track", "item", "system"], dropna=False)["hter"].min().to_frame()
     result.attrs["skipped"] = int((~usable).sum())
     result.attrs["signature"] = str(metric.get_signature())
     return result

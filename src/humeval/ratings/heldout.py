@@ -78,9 +78,9 @@ def predictive(model: str, train: Coded, test: Coded, levels: np.ndarray | None)
     if model == "ordinal":
         if levels is None:
             raise ValueError(f"the ordinal model is for Likert scales (at most {MAX_LEVELS} levels)")
+        # the levels of all ratings: a level no training rating has still gets its threshold
         fit = fit_ordinal(train.score, train.system, train.item, train.judge, train.systems, train.items,
-                          train.judges, scale=train.scale, standard_errors=False)
-        fit.levels = levels
+                          train.judges, scale=train.scale, standard_errors=False, levels=levels)
         lp = fit.log_proba(test.system, test.item, test.judge)
         return lp[np.arange(len(test)), fit.level_index(test.score)], np.exp(lp) @ levels
     if model == "raw":

@@ -133,10 +133,12 @@ def ordinal_levels(score, scale: str = "") -> np.ndarray:
 
 def fit_ordinal(score, system, item, judge, systems=None, items=None, judges=None, scale: str = "",
                 judge_sd: float | None = 1.0, segment_sd: float | None = 1.0, standard_errors: bool = True,
-                max_iter: int = 5000) -> OrdinalFit:
+                max_iter: int = 5000, levels=None) -> OrdinalFit:
     """Fit the model of the module docstring (codes 0..k−1; judge −1 = unknown, no shift).
 
-    ``judge_sd`` / ``segment_sd`` None: no annotator / segment terms (a plain cumulative logit)."""
+    ``judge_sd`` / ``segment_sd`` None: no annotator / segment terms (a plain cumulative logit).
+    ``levels``: the K levels when some are not among these scores (a training subset of ratings
+    whose held-out part has them); default ``ordinal_levels(score, scale)``."""
     from scipy import optimize
     score = np.asarray(score, dtype=np.float64)
     system, item, judge = (np.asarray(a, dtype=np.int64) for a in (system, item, judge))
@@ -144,7 +146,9 @@ def fit_ordinal(score, system, item, judge, systems=None, items=None, judges=Non
         raise ValueError("every rating needs a finite score, a system and a segment")
     if (judge_sd is not None and judge_sd <= 0) or (segment_sd is not None and segment_sd <= 0):
         raise ValueError("judge_sd and segment_sd are prior standard deviations, > 0")
-    levels = ordinal_levels(score, scale)
+    levels = ordinal_levels(score, scale) if levels is None else np.asarray(levels, dtype=np.float64)
+    if not np.isin(score, levels).all():
+        raise ValueError("a score is not one of the levels")
     y = np.searchsorted(levels, score)
     n_sys = len(systems) if systems is not None else int(system.max()) + 1
     n_items = len(items) if items is not None else int(item.max()) + 1

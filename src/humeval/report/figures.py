@@ -12,6 +12,29 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 
+LABEL_CHARS = 40  # a figure's tick labels are cut to this many characters (a 5,000-character name took 4 GB)
+
+
+def short(label, limit: int = LABEL_CHARS) -> str:
+    """A system name as a figure shows it: control characters escaped, cut to ``limit``
+    characters with "…" (the tables keep the full name)."""
+    from humeval.data.readers._io import shown
+    return shown(label, limit - 1) if len(str(label)) > limit else shown(label)
+
+
+MAX_INCHES = 30.0  # a figure grows with the systems up to this side (3,600 px at 120 dpi): 400 systems took 10 GB
+
+
+def inches(n: int, per: float, extra: float) -> float:
+    """A figure side of ``per`` inches per system plus ``extra``, at most ``MAX_INCHES``."""
+    return min(per * n + extra, MAX_INCHES)
+
+
+def tick_font(n: int, per: float, size: float) -> float:
+    """The tick label size ``size`` shrunk in proportion when ``inches`` caps the side."""
+    return size * min(1.0, (MAX_INCHES - 2.5) / max(per * n, 1e-9))
+
+
 def _save(fig, path):
     """Write the figure when a path is given and release it from pyplot (the returned figure
     stays usable): a command drawing one figure per track must not pile them up."""
@@ -51,10 +74,10 @@ def plot_abilities(table: pd.DataFrame, path=None, title: str = "Abilities"):
     has columns ``mean`` and ``std`` (``ability_trials``) or ``score`` and ``std`` (``ranking()``)."""
     value = table["mean"] if "mean" in table else table["score"]
     order = value.sort_values().index
-    fig, ax = plt.subplots(figsize=(6, 0.3 * len(order) + 1.2))
+    fig, ax = plt.subplots(figsize=(6, inches(len(order), 0.3, 1.2)))
     err = table["std"].reindex(order) if "std" in table else None
     ax.errorbar(value.reindex(order), np.arange(len(order)), xerr=err, fmt="o", capsize=3)
-    ax.set_yticks(np.arange(len(order)), [str(s) for s in order])
+    ax.set_yticks(np.arange(len(order)), [short(s) for s in order], fontsize=tick_font(len(order), 0.3, 10))
     ax.set_xlabel("ability")
     ax.set_title(title)
     ax.grid(axis="x", alpha=0.3)
@@ -76,13 +99,14 @@ def plot_preference_heatmap(model, path=None, title: str = "Preference model", v
     p = model.proba_matrix()[np.ix_(order, order)]
     margin = np.ma.masked_array(p[:, :, 1] - p[:, :, 2], mask=np.eye(len(order), dtype=bool))
     names = [model.systems_[i] for i in order]
-    fig, ax = plt.subplots(figsize=(0.45 * len(names) + 2.5, 0.45 * len(names) + 2))
+    fig, ax = plt.subplots(figsize=(inches(len(names), 0.45, 2.5), inches(len(names), 0.45, 2)))
     cmap = plt.get_cmap("RdBu").with_extremes(bad="0.85")
     image = ax.imshow(margin, cmap=cmap, vmin=-1, vmax=1)
     if len(names) <= values_up_to:
         _cell_values(ax, margin, signed=True)
-    ax.set_xticks(np.arange(len(names)), names, rotation=90, fontsize=7)
-    ax.set_yticks(np.arange(len(names)), names, fontsize=7)
+    font = tick_font(len(names), 0.45, 7)
+    ax.set_xticks(np.arange(len(names)), [short(s) for s in names], rotation=90, fontsize=font)
+    ax.set_yticks(np.arange(len(names)), [short(s) for s in names], fontsize=font)
     ax.set_xlabel("column system s2")
     ax.set_ylabel("row system s1")
     ties = float(np.mean(p[:, :, 0][~np.eye(len(order), dtype=bool)])) if len(order) > 1 else 0.0
@@ -132,11 +156,11 @@ def plot_bootstrap(table: pd.DataFrame, path=None, title: str = "Bootstrap", sca
     ``BootstrapResult.table()``."""
     df = table.iloc[::-1]
     y = np.arange(len(df))
-    fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(df) + 1.4))
+    fig, ax = plt.subplots(figsize=(7.5, inches(len(df), 0.32, 1.4)))
     centre = df["mean"].to_numpy()
     err = np.vstack([centre - df["lower"].to_numpy(), df["upper"].to_numpy() - centre])
     ax.errorbar(centre, y, xerr=np.clip(np.nan_to_num(err), 0, None), fmt="o", capsize=3, color="tab:blue")
-    ax.set_yticks(y, [str(s) for s in df.index], fontsize=8)
+    ax.set_yticks(y, [short(s) for s in df.index], fontsize=tick_font(len(df), 0.32, 8))
     right = np.nanmax(df["upper"].to_numpy())
     for yi, (lo, hi) in zip(y, zip(df["rank_lo"], df["rank_hi"])):
         if not np.isnan(lo):
@@ -212,7 +236,7 @@ def plot_decision_study(study: pd.DataFrame, path=None, title: str = "Decisions"
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for name, row in study.iterrows():
         ax.scatter(row["ratings"], row["agreement"], s=60)
-        ax.annotate(str(name), (row["ratings"], row["agreement"]), xytext=(6, 4), textcoords="offset points", fontsize=8)
+        ax.annotate(short(name), (row["ratings"], row["agreement"]), xytext=(6, 4), textcoords="offset points", fontsize=8)
     ax.set_xlabel("ratings used")
     ax.set_ylabel("share of system pairs decided as the reference judges do")
     ax.set_title(title, fontsize=10)

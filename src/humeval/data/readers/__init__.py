@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import inspect
 import json
+import os
 import tarfile
 from pathlib import Path
 
@@ -25,8 +26,19 @@ from humeval.data.readers import (
     wmt_edits,
     wmt_legacy,
 )
-from humeval.data.readers._arrow import kind_of
-from humeval.data.readers._io import check_encoding, check_header, encoding_of, first_line, head_text, is_blank, shown
+from humeval.data.readers._arrow import delimiter_of, kind_of
+from humeval.data.readers._io import (
+    check_encoding,
+    check_header,
+    check_json_depth,
+    check_magic,
+    check_path,
+    encoding_of,
+    first_line,
+    head_text,
+    is_blank,
+    shown,
+)
 from humeval.data.readers._sniff import NAMES, sniff
 from humeval.data.readers.appraise import read_appraise
 from humeval.data.readers.appraise_csv import read_appraise_csv
@@ -76,12 +88,18 @@ def read(path, format: str | None = None, **options) -> Judgments:
     to weighted distinct comparisons (``humeval.data.stream.read_dataset``, its options too).
     """
     from humeval.data.stream import is_dataset, is_duckdb_file, read_dataset
+    if os.path.lexists(path) and not os.path.isdir(path):  # a FIFO or a device: refused before anything opens it
+        check_path(path)
     if is_dataset(path) or is_duckdb_file(path) or {"sql", "engine", "keep"} & set(options):  # streamed to counts
+        if options.get("delimiter") is not None:
+            raise InputError(path, None, "delimiter= applies to one CSV/TSV file, not to a streamed dataset",
+                             "leave out --delimiter, or read one file")
+        options.pop("delimiter", None)
         return read_dataset(path, format, **options)
     guessed = None
     if format is None:
         format, guessed = guess_format(path, check_encoding(options.get("encoding", "utf-8"), path),
-                                       options.get("columns"))
+                                       options.get("columns"), options.get("delimiter"))
     if format not in READERS:
         raise InputError(path, None, f"unknown format {format!r}", f"use one of {', '.join(FORMATS)}")
     reader = READERS[format]
@@ -97,17 +115,18 @@ def read(path, format: str | None = None, **options) -> Judgments:
     return result
 
 
-def guess_format(path, encoding: str = "utf-8", columns: dict | None = None) -> tuple[str, str]:
+def guess_format(path, encoding: str = "utf-8", columns: dict | None = None,
+                 delimiter: str | None = None) -> tuple[str, str]:
     """(format, what gave it away). Raises ``InputError`` when nothing fits. ``columns`` (a
-    pairwise or ratings mapping) counts when matching a header to those layouts."""
+    pairwise or ratings mapping) counts when matching a header to those layouts; with the
+    user's ``delimiter`` the header is split at it and only those two layouts are tried."""
     p = Path(path)
     name = p.name.lower()
     if name.endswith((".xml", ".xml.gz")):
         return "appraise-xml", "the .xml ending"
     if p.suffix.lstrip(".") in mlqe.PE_PARTS or (not p.exists() and mlqe.looks_like_pe(p)):
         return "mlqe-pe", f"the .{p.suffix.lstrip('.') or 'mt/.pe'} ending"
-    if not p.exists():
-        raise InputError(p, None, "no such file", "check the path")
+    check_path(p)  # before anything opens it: a FIFO or a device would never end
     kind = kind_of(p)
     if kind == "parquet":
         import pyarrow.parquet as pq
@@ -120,6 +139,12 @@ def guess_format(path, encoding: str = "utf-8", columns: dict | None = None) -> 
     line = first_line(head, encoding)
     if is_blank(head):
         raise InputError(p, None, "the file is empty", "check that the export finished")
+    check_magic(head, p)  # a spreadsheet or an archive, not text: say so rather than guess an encoding
+    if delimiter is not None and kind in ("csv", "tsv"):
+        cells = [c.strip().strip('"') for c in line.split(delimiter_of(delimiter, kind, p))]
+        return _by_columns(p, cells, f"the header split at {delimiter!r}", columns)
+    if kind in ("json", "jsonl") or line.lstrip().startswith(("{", "[")):
+        check_json_depth(head, p)  # a value nested too deep: say so rather than "cannot tell the format"
     if kind == "json":  # one JSON array of records: the keys of the first record
         return _by_columns(p, _first_record_keys(head_text(head, encoding, HEAD_BYTES)), "the JSON keys", columns)
     if appraise.looks_like(head_text(head, encoding).encode()):
@@ -151,11 +176,12 @@ def guess_format(path, encoding: str = "utf-8", columns: dict | None = None) -> 
     if other:
         raise InputError(p, 1, f"cannot tell the format: the header is one column at commas and tabs but "
                          f"{other[1]} at {NAMES[other[0]]}s, so it looks {NAMES[other[0]]}-delimited (a wrong "
-                         "delimiter?)", "save the file comma- or tab-delimited, or pass format= naming its format")
+                         "delimiter?)", f"pass delimiter='{other[0]}' (CLI: --delimiter '{other[0]}') for a pairwise or "
+                         "ratings file, or save the file comma- or tab-delimited")
     if line.lstrip().startswith("{"):
         try:
             cells = list(json.loads(line))
-        except ValueError:
+        except (ValueError, RecursionError):
             cells = []
     else:
         cells = [c.strip().strip('"') for c in line.split("\t" if kind == "tsv" or "\t" in line else ",")]
@@ -182,12 +208,13 @@ def _first_record_keys(text: str) -> list[str]:
     start = text.find("{")
     try:
         record, _ = json.JSONDecoder().raw_decode(text, start) if start >= 0 else ({}, 0)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep (the reader refuses it by name)
         return []
     return list(record) if isinstance(record, dict) else []
 
 
 def _head(path: Path) -> bytes:
+    check_path(path)
     name = path.name.lower()
     try:
         if name.endswith((".tar.gz", ".tgz")):

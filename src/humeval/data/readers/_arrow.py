@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 from pathlib import Path
 
@@ -14,7 +15,16 @@ import pyarrow.csv as pacsv
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
-from humeval.data.readers._io import decode, encoding_of, read_bytes, shown
+from humeval.data.readers._io import (
+    check_json_depth,
+    check_names,
+    check_path,
+    decode,
+    encoding_of,
+    read_bytes,
+    records,
+    shown,
+)
 from humeval.errors import InputError
 
 
@@ -39,6 +49,8 @@ def _starts_with_bracket(path, encoding: str = "utf-8") -> bool:
     """Whether the file's first non-blank character is "[" (False when it cannot be read); a
     byte-order mark (UTF-8, UTF-16, UTF-32) or ``encoding`` says how to decode the first bytes."""
     import gzip
+    if not os.path.isfile(path):  # a FIFO or a device is refused by the reader, never opened here
+        return False
     try:
         opener = gzip.open if str(path).lower().endswith(".gz") else open
         with opener(path, "rb") as handle:
@@ -98,9 +110,29 @@ def user_columns(columns: dict | None, keys, names: list[str], kind: str, fix: s
     return given
 
 
-def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
-    """Read the whole file as an arrow table; text columns stay strings."""
+DELIMITERS = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|", "space": " "}
+
+
+def delimiter_of(delimiter: str | None, kind: str, path) -> str:
+    """The field delimiter: the user's (one character, or a name in ``DELIMITERS``), else a tab
+    for TSV and a comma for CSV; a delimiter given for a JSON or Parquet file is an error."""
+    if delimiter is None:
+        return "\t" if kind == "tsv" else ","
+    if kind not in ("csv", "tsv"):
+        raise InputError(path, None, f"delimiter= does not apply to a {kind} file", "leave out --delimiter")
+    value = DELIMITERS.get(str(delimiter).lower(), delimiter)
+    if len(value) != 1 or value in "\"\r\n":
+        raise InputError(path, None, f"delimiter {shown(delimiter)!r} is not one character",
+                         "pass one character, or tab, comma, semicolon, pipe or space")
+    return value
+
+
+def load_table(path, kind: str, encoding: str = "utf-8", delimiter: str | None = None) -> pa.Table:
+    """Read the whole file as an arrow table; text columns stay strings. ``delimiter``: the
+    field delimiter of a CSV/TSV file (``delimiter_of``)."""
+    delimiter = delimiter_of(delimiter, kind, path)
     if kind == "parquet":
+        check_path(path)
         try:
             schema = pq.read_schema(path)
             text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
@@ -113,8 +145,10 @@ def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
                              "check the file, or give a .csv/.jsonl name if it is text") from None
     data = read_bytes(path)
     text = decode(data, path, encoding)  # locates bad bytes; arrow would only say "invalid"
-    if encoding_of(data, encoding) != "utf-8":  # another codec, or a byte-order mark: arrow reads UTF-8
-        data = text.encode("utf-8")
+    if encoding_of(data, encoding) != "utf-8" or "\n" not in text:  # another codec, a byte-order mark or
+        data = text.encode("utf-8")  # CR-only line ends (decode made them LF): arrow reads UTF-8 lines
+    if kind in ("json", "jsonl"):
+        check_json_depth(data, path)  # before arrow's C parser, which a deep value crashes
     if kind == "json":
         return _json_array(text, path)
     buffer = io.BytesIO(data)
@@ -123,15 +157,27 @@ def load_table(path, kind: str, encoding: str = "utf-8") -> pa.Table:
             return pajson.read_json(buffer)
         except pa.ArrowInvalid as error:
             _raise_json_error(path, text, error)
-    delimiter = "\t" if kind == "tsv" else ","
     header = next(csv.reader([text.split("\n", 1)[0].rstrip("\r")], delimiter=delimiter))
+    check_names(header, path)
     try:
-        return pacsv.read_csv(
+        table = pacsv.read_csv(
             buffer, parse_options=pacsv.ParseOptions(delimiter=delimiter),
             convert_options=pacsv.ConvertOptions(column_types={h: pa.string() for h in header},
                                                  strings_can_be_null=True))
     except pa.ArrowInvalid as error:
         _raise_csv_error(path, text, delimiter, len(header), error)
+    if table.num_rows + 1 < data.count(b"\n"):  # fewer rows than lines: blank lines, quoted line breaks,
+        _check_quotes(path, text, delimiter)  # or a quote left open that swallowed the rest of the file
+    return table
+
+
+def _check_quotes(path, text: str, delimiter: str) -> None:
+    """An ``InputError`` at the line where a quoted field starts that never closes (Python's csv
+    in strict mode stops there) or that passes the csv field limit; line breaks inside closed
+    quotes are text."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    for _ in records(reader, path, multiline=True):
+        pass
 
 
 def _json_array(text: str, path) -> pa.Table:
@@ -172,9 +218,9 @@ _SPACE = re.compile(r"[ \t\r\n]*")
 
 
 def _raise_csv_error(path, text, delimiter, width, error):
-    for fields in (reader := csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)):
+    for line, fields in records(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter), path):
         if fields and len(fields) != width:
-            raise InputError(path, reader.line_num, f"{len(fields)} fields, expected {width} as in the header",
+            raise InputError(path, line, f"{len(fields)} fields, expected {width} as in the header",
                              "check the delimiters and quotes in this row")
     raise InputError(path, None, f"cannot be parsed as {'TSV' if delimiter == chr(9) else 'CSV'} ({shown(error)})",
                      "check the delimiters and quotes")

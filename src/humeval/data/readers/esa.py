@@ -54,7 +54,7 @@ import re
 import pandas as pd
 
 from humeval.data.judgments import Judgments, ReadReport, nonempty
-from humeval.data.readers._io import decode, finite_number, read_bytes, shown, text_stream
+from humeval.data.readers._io import check_names, decode, finite_number, read_bytes, records, shown, text_stream
 from humeval.data.readers._tracks import track_from_path
 from humeval.data.tables import Ratings
 from humeval.errors import InputError
@@ -135,11 +135,13 @@ def read_esa(path, encoding: str = "utf-8", controls: bool = False, keep_incompl
     """
     person = _person_of(annotators, path)
     reader = csv.reader(text_stream(decode(read_bytes(path), path, encoding)))
-    first = next(reader, None)
+    lines = records(reader, path)
+    first = next(lines, (1, None))[1]
     if not first:
         raise InputError(path, None, "the file is empty", "check that the export finished")
     headerless = _headerless([c.strip() for c in first])
     names = list(WMT24 + BATCH_INFO)[:len(first)] if headerless else [c.strip().lower() for c in first]
+    check_names(names, path)
     at = _columns(path, names)
     fallback = track_from_path(path)
     report = ReadReport(str(path), FORMAT)
@@ -152,8 +154,7 @@ def read_esa(path, encoding: str = "utf-8", controls: bool = False, keep_incompl
     def rows():
         if headerless:
             yield 1, first
-        for fields in reader:
-            yield reader.line_num, fields
+        yield from lines
 
     for line, fields in rows():
         if not fields or all(not f.strip() for f in fields):
@@ -299,7 +300,7 @@ def _count_spans(text: str, severities: dict[str, int], gaps: dict[str, int] | N
         return True
     try:
         spans = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep, counted as not a JSON list
         return False
     if not isinstance(spans, list):
         return False

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from humeval.data.judgments import Judgments, ReadReport, nonempty
-from humeval.data.readers._io import read_text, shown, text_stream
+from humeval.data.readers._io import SCALE_LIMIT, check_names, out_of_scale, read_text, records, shown, text_stream
 from humeval.data.readers._tracks import track_from_path
 from humeval.data.tables import PostEdits, Ratings
 from humeval.errors import InputError
@@ -40,14 +40,15 @@ def read_mlqe_da(path, system: str = "mlqe-nmt", encoding: str = "utf-8") -> Jud
     """One ``Ratings`` row per raw DA score (criterion ``DA``, scale 0-100)."""
     report = ReadReport(str(path), DA_FORMAT)
     reader = csv.reader(text_stream(read_text(path, encoding)), delimiter="\t", quoting=csv.QUOTE_NONE)
-    header = next(reader)
+    lines = records(reader, path)
+    header = next(lines)[1]
+    check_names(header, path)
     if header[:4] != DA_HEADER[:4] or "scores" not in header:
         raise InputError(path, 1, f"not an MLQE-PE DA header: {shown(header[:4])}",
                          "expected index, original, translation, scores, … separated by tabs")
     at_index, at_scores = header.index("index"), header.index("scores")
     rows = []
-    for fields in reader:
-        line = reader.line_num
+    for line, fields in lines:
         if not fields or fields == [""]:
             continue
         if len(fields) != len(header):
@@ -70,7 +71,7 @@ def _scores(text: str, path, line: int) -> list[float]:
     """A DA score list: a JSON list of numbers from 0 to 100."""
     try:
         scores = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep, not a list of numbers either
         scores = None
     if not isinstance(scores, list) or not all(isinstance(s, (int, float)) and not isinstance(s, bool)
                                                for s in scores):
@@ -115,6 +116,8 @@ def read_mlqe_pe(path, system: str = "mlqe-nmt", encoding: str = "utf-8") -> Jud
         if not 0 <= hter[i] < float("inf"):  # NaN fails this too
             raise InputError(files["hter"], i + 1, f"HTER '{shown(value)}' is not a finite number ≥ 0",
                              "fix the HTER value")
+        if hter[i] > SCALE_LIMIT:
+            raise InputError(files["hter"], i + 1, out_of_scale("HTER", hter[i]), "fix the HTER value")
     df = pd.DataFrame({"item": [str(i) for i in range(n)], "hypothesis": texts["mt"], "post_edit": texts["pe"],
                        "source": texts.get("src"), "hter": hter})
     df["system"], df["track"], df["action"] = system, track_from_path(prefix), "EDIT"

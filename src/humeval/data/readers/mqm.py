@@ -22,7 +22,16 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from humeval.data.judgments import Judgments, ReadReport, nonempty
-from humeval.data.readers._io import decode, read_bytes, shown, text_stream
+from humeval.data.readers._io import (
+    SCALE_LIMIT,
+    check_names,
+    decode,
+    out_of_scale,
+    read_bytes,
+    records,
+    shown,
+    text_stream,
+)
 from humeval.data.readers._tracks import track_from_path
 from humeval.data.tables import Ratings
 from humeval.errors import InputError
@@ -65,7 +74,9 @@ def read_mqm(path, weights: MQMWeights | dict | None = None, encoding: str = "ut
     weights = replace(MQMWeights(), **weights) if isinstance(weights, dict) else (weights or MQMWeights())
     reader = csv.reader(text_stream(decode(read_bytes(path), path, encoding)), delimiter="\t",
                         quoting=csv.QUOTE_NONE)
-    header = next(reader)
+    lines = records(reader, path)
+    header = next(lines)[1]
+    check_names(header, path)
     segment = "seg_id" if "seg_id" in header else "globalSegId"
     need = ["system", segment, "rater", "category", "severity"]
     missing = [c for c in need if c not in header]
@@ -75,14 +86,17 @@ def read_mqm(path, weights: MQMWeights | dict | None = None, encoding: str = "ut
     at = {c: header.index(c) for c in need}
     report = ReadReport(str(path), FORMAT)
     penalty: dict[tuple[str, str, str], float] = {}
-    for fields in reader:
-        line = reader.line_num
+    seen, repeated = set(), 0
+    for line, fields in lines:
         if not fields or fields == [""]:
             continue
         if len(fields) < len(need) or max(at.values()) >= len(fields):
             raise InputError(path, line, f"{len(fields)} fields, too few for the header's {len(header)}",
                              "check for a line break inside a field")
         report.rows += 1
+        row = hash(tuple(fields))  # a hash, not the row: memory stays one integer per row
+        repeated += row in seen
+        seen.add(row)
         severity, category = fields[at["severity"]], fields[at["category"]]
         weight = weights.of(severity, category)
         if weight is None:
@@ -99,6 +113,9 @@ def read_mqm(path, weights: MQMWeights | dict | None = None, encoding: str = "ut
     df["score"] = [-p for p in penalty.values()]
     df["track"], df["criterion"] = track_from_path(path), "MQM"
     report.notes.append(f"weights: {weights}")
+    if repeated:  # kept: two identical error rows may be two errors; a file written twice doubles every penalty
+        report.notes.append(f"{repeated:,} rows repeat an earlier row exactly (all counted: each adds its "
+                            "penalty again; check that the file was not concatenated twice)")
     return Judgments(report, ratings=Ratings.from_pandas(df, scale=SCALE))
 
 
@@ -128,6 +145,8 @@ def read_mqm_avg(path, encoding: str = "utf-8") -> Judgments:
         if score is None or not math.isfinite(score):
             raise InputError(path, number, f"score '{shown(fields[1])}' is not a finite number",
                              "fix the score, or write None for a segment not rated")
+        if abs(score) > SCALE_LIMIT:
+            raise InputError(path, number, out_of_scale("score", score), "fix the score")
         rows.append((fields[0], fields[2], score))
     if not rows:
         nonempty(Judgments(report))

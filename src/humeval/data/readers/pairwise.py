@@ -92,7 +92,7 @@ def near_miss(header_cells: list[str], columns: dict | None = None, path=None) -
 
 def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | None = None,
                   encoding: str = "utf-8", kind: str | None = None, covariates=None, style: bool | str = False,
-                  weight: str | None = None, category: str | None = None) -> Judgments:
+                  weight: str | None = None, category: str | None = None, delimiter: str | None = None) -> Judgments:
     """Read one comparison per row into ``Comparisons``.
 
     ``columns`` may name only some keys: the others keep the layout the file's header fits.
@@ -104,11 +104,12 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
     lists, bold) from ``conv_metadata`` (True: the ratios; "fastchat": standardised as FastChat
     does); ``weight`` — a column of non-negative battle weights;
     ``category`` — a label column (prompt category, language, …) for per-category boards.
+    ``delimiter``: the field delimiter of a text file (default: comma, tab for .tsv).
     ``covariates=False`` reads no covariates, not even the ``cov:NAME`` columns of humeval's layout.
     Missing values in these columns are counted skips; text in a numeric column, a negative or
     infinite weight are errors naming the row."""
     kind = kind or kind_of(path, encoding)
-    table = load_table(path, kind, encoding)
+    table = load_table(path, kind, encoding, delimiter)
     mapping = _mapping(table.column_names, columns, path)
     check_columns(table, mapping.values(), path)
     labels = _outcome_table(outcomes, path)

@@ -22,7 +22,7 @@ from humeval.data.readers._arrow import (
     unit,
     user_columns,
 )
-from humeval.data.readers._io import shown
+from humeval.data.readers._io import check_scale, shown
 from humeval.data.tables import Ratings
 from humeval.errors import InputError
 
@@ -39,12 +39,13 @@ def looks_like(header_cells: list[str], columns: dict | None = None) -> bool:
 
 
 def read_ratings(path, columns: dict[str, str] | None = None, scale: str = "",
-                 higher_is_better: bool = True, encoding: str = "utf-8") -> Judgments:
+                 higher_is_better: bool = True, encoding: str = "utf-8", delimiter: str | None = None) -> Judgments:
     """Read long-form ratings into a ``Ratings`` table.
 
-    ``columns`` may name only some keys; the others keep their default column names."""
+    ``columns`` may name only some keys; the others keep their default column names.
+    ``delimiter``: the field delimiter of a text file (default: comma, tab for .tsv)."""
     kind = kind_of(path)
-    table = load_table(path, kind, encoding)
+    table = load_table(path, kind, encoding, delimiter)
     names = table.column_names
     given = user_columns(columns, tuple(DEFAULT), names, "ratings", COLUMNS_FIX, path)
     mapping = {k: v for k, v in {**DEFAULT, **given}.items() if v in names}
@@ -92,4 +93,5 @@ def _floats(column: pa.ChunkedArray, path, kind: str, name: str) -> np.ndarray:
         line, row = place(kind, int(np.argmax(infinite)))
         raise InputError(path, line, f"{shown(name)} is {values[infinite][0]}, expected a finite number{row}",
                          "fix the value, or leave it empty to skip the row")
+    check_scale(values, path, name, lambda i: place(kind, i))
     return values

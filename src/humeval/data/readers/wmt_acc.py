@@ -17,7 +17,7 @@ import csv
 import pandas as pd
 
 from humeval.data.judgments import Judgments, ReadReport, nonempty
-from humeval.data.readers._io import csv_rows, read_text, shown, text_stream
+from humeval.data.readers._io import check_names, csv_rows, read_text, records, shown, text_stream
 from humeval.data.tables import Ratings
 from humeval.errors import InputError
 
@@ -35,7 +35,8 @@ def looks_like(header: str) -> bool:
 def read_wmt_acc(path, encoding: str = "utf-8") -> Judgments:
     """Read WMT10 ``data_ACC.csv`` into ``Ratings`` (YES = 1, NO = 0; UNK counted and skipped)."""
     reader = csv.reader(text_stream(read_text(path, encoding)))
-    header = [h.strip().lower() for h in next(reader)]
+    header = [h.strip().lower() for h in next(records(reader, path))[1]]
+    check_names(header, path)
     missing = [h for h in HEADER if h not in header]
     if missing:
         raise InputError(path, 1, f"not the WMT10 acceptability header: missing {', '.join(missing)}",

@@ -25,7 +25,7 @@ import numpy as np
 
 from humeval.data.builders import RankingRows, parse_rank
 from humeval.data.judgments import Judgments, ReadReport
-from humeval.data.readers._io import csv_rows, decode, first_line, read_bytes, text_stream
+from humeval.data.readers._io import check_names, csv_rows, decode, first_line, read_bytes, records, text_stream
 from humeval.data.readers._sniff import check_delimiter, one_line_end
 from humeval.data.tables import Rankings
 from humeval.errors import InputError
@@ -52,7 +52,8 @@ def read_wmt_csv(path, encoding: str = "utf-8", keep_shared_outputs: bool = Fals
     check_delimiter(path, first_line(data), ",", needed=len(BASE))
     text = one_line_end(decode(data, path, encoding))
     reader = csv.reader(text_stream(text))
-    header = [h.strip().lower() for h in next(reader)]
+    header = [h.strip().lower() for h in next(records(reader, path))[1]]
+    check_names(header, path)
     where = {name: i for i, name in enumerate(header)}
     slots = sorted(int(m.group(1)) for m in (re.fullmatch(r"system(\d+)id", h) for h in header) if m)
     missing = [c for c in BASE if c not in where] + \

@@ -29,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from humeval.data.judgments import Judgments, ReadReport
-from humeval.data.readers._io import decode, finite_number, first_line, read_bytes
+from humeval.data.readers._io import check_names, decode, finite_number, first_line, read_bytes
 from humeval.data.readers._sniff import check_delimiter, one_line_end
 from humeval.data.readers._tracks import track_from_path
 from humeval.data.tables import Ratings
@@ -57,6 +57,7 @@ def _rows(path, encoding, needed: int):
     check_delimiter(path, first_line(data), " ", needed=needed)
     lines = one_line_end(decode(data, path, encoding)).splitlines()
     header = [c.strip('"').lower() for c in lines[0].split()]
+    check_names(header, path)
     return header, ((n, line) for n, line in enumerate(lines[1:], 2))
 
 
@@ -129,6 +130,9 @@ def read_wmt_da(path, encoding: str = "utf-8", controls: bool = False) -> Judgme
         if what != "SYSTEM" and not controls:
             report.skip(f"quality-control rows of type {what} (controls=True keeps them)", lines=[number])
             continue
+        if not cells[system]:
+            report.skip(f"rows without a system name ({header[system]} empty)", lines=[number])
+            continue
         track = f"{cells[src]}-{cells[trg]}" if src is not None and trg is not None else fallback
         key = (track, cells[judge], cells[item], cells[system], what)
         seen[key] = seen.get(key, 0) + 1
@@ -159,6 +163,9 @@ def read_wmt_da_seg(path, encoding: str = "utf-8", score_column: str | None = No
     for number, cells, value in _scored(rows, len(header), path, where[-1], column.upper(), report):
         track = cells[where[0]] if graham else fallback
         systems = [s for s in cells[where[-3]].split("+") if s]
+        if not systems:
+            report.skip("rows without a system name", lines=[number])
+            continue
         shared += len(systems) > 1
         for system in systems:
             key = (track, system, cells[data] if data is not None else "", cells[where[-2]])

@@ -25,7 +25,16 @@ import pandas as pd
 
 from humeval.data.builders import RankingRows, parse_rank
 from humeval.data.judgments import Judgments, ReadReport
-from humeval.data.readers._io import decode, finite_number, first_line, read_bytes, text_stream
+from humeval.data.readers._io import (
+    check_names,
+    decode,
+    finite_number,
+    first_line,
+    read_bytes,
+    records,
+    shown,
+    text_stream,
+)
 from humeval.data.readers._sniff import check_delimiter, one_line_end
 from humeval.data.tables import PostEdits, Ratings
 from humeval.errors import InputError
@@ -58,7 +67,9 @@ def read_wmt_legacy(path, encoding: str = "utf-8", score_names=("SCORE_A", "SCOR
     text = one_line_end(decode(data, path, encoding))
     reader = csv.reader(text_stream(text), delimiter="\t" if tabbed else ",",
                         quoting=csv.QUOTE_NONE if tabbed else csv.QUOTE_MINIMAL)
-    header = list(IMPLICIT) if _headerless(first) else [h.strip() for h in next(reader)]
+    rows = records(reader, path)
+    header = list(IMPLICIT) if _headerless(first) else [h.strip() for h in next(rows)[1]]
+    check_names(header, path)
     where = {h: i for i, h in enumerate(header)}
     missing = [c for c in BASE if c not in where]
     slots = sorted(int(m.group(1)) for m in (re.fullmatch(r"SYSTEM_(\d+)", h) for h in header) if m)
@@ -71,8 +82,7 @@ def read_wmt_legacy(path, encoding: str = "utf-8", score_names=("SCORE_A", "SCOR
     if _headerless(first):
         report.notes.append("no header line: read with the WMT07/08 columns " + ",".join(IMPLICIT[:8]) + ",…")
     rankings, ratings, edits = RankingRows(), [], []
-    for fields in reader:
-        line = reader.line_num
+    for line, fields in rows:
         if not fields or fields == [""]:
             report.skip("blank lines", lines=[line])
             continue
@@ -87,8 +97,15 @@ def read_wmt_legacy(path, encoding: str = "utf-8", score_names=("SCORE_A", "SCOR
         elif kind == "NIST":
             for k, system in zip(slots, systems):
                 for letter, name in zip("AB", score_names):
-                    value = _score(fields[where[f"SCORE_{k}_{letter}"]], path, line, f"SCORE_{k}_{letter}")
-                    if system is not None and value is not None:
+                    cell = fields[where[f"SCORE_{k}_{letter}"]]
+                    value = _score(cell, path, line, f"SCORE_{k}_{letter}")
+                    if value is None and system is None:
+                        continue  # an unused slot of a row judging fewer systems
+                    if system is None:
+                        report.skip("NIST scores without a system name", lines=[line])
+                    elif value is None:
+                        report.skip(f"NIST scores missing (written '{shown(cell.strip(), 10)}')", lines=[line])
+                    else:
                         ratings.append((task, item, system, judge, name, value))
         elif kind == "EDIT":
             text_ = fields[extra] if extra is not None else ""

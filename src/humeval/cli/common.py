@@ -70,10 +70,10 @@ def fit_shown(model, data, label: str, quiet: bool = False, **kwargs):
     import warnings
 
 
-    from humeval.ranking.base import MaterialisedWarning
+    from humeval.ranking.base import FitWarning, MaterialisedWarning
     from humeval.ranking.progress import ReportsProgress
-    with warnings.catch_warnings(record=True) as caught:  # weighted rows repeated: say how big, once
-        warnings.simplefilter("always", MaterialisedWarning)
+    with warnings.catch_warnings(record=True) as caught:  # weighted rows repeated, separation: say so, once
+        warnings.simplefilter("always", FitWarning)
         if quiet or not isinstance(model, ReportsProgress):
             fitted = model.fit(data, **kwargs)
         else:
@@ -82,9 +82,9 @@ def fit_shown(model, data, label: str, quiet: bool = False, **kwargs):
                 fitted = model.fit(data, progress=lambda done, total: bar.update(task, completed=done, total=total),
                                    **kwargs)
     for warning in caught:
-        if not issubclass(warning.category, MaterialisedWarning):
+        if not issubclass(warning.category, FitWarning):
             warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
-        elif not quiet:
+        elif not quiet or not issubclass(warning.category, MaterialisedWarning):  # what is wrong is said always
             err.print(f"[yellow]warning:[/] {escape(str(warning.message))}")
     return fitted
 

@@ -127,6 +127,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     """
 
     from humeval.experiments import bootstrap, wmt_view
+    from humeval.experiments.bootstrap import judgment_count, too_few_note
     from humeval.ranking.boards import ANCHOR, drop_system, set_anchor_aside
     from humeval.ratings import MODELS as RATINGS_MODELS
     from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
@@ -217,7 +218,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                                "resamples them whole)" if result.resampled != by else "")
                             + f"; {confidence:.0%} intervals; rank range = WMT's trimmed "
                             "range, simultaneous = valid for all systems at once"]
-            notes[track] += [f"{v:,} {k}" for k, v in result.failed.items()]
+            notes[track] += [f"{v:,} {k}" for k, v in result.failed.items()] + [result.too_few_note()]
             if plot:
                 plot_bootstrap(table, suffix(plot), title=f"{track}: {first!r}, {n_boot} bootstrap resamples",
                                scale=result.scale)
@@ -228,6 +229,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             if analytic:
                 notes[track].append(analytic_note(analytic, confidence, cluster))
                 notes[track].append(cluster_note(part, cluster) if cluster else "")
+                few = too_few_note(judgment_count(part), confidence)
+                notes[track].append(few + "; one cluster" if few else "")
             if plot:
                 plot_abilities(table, suffix(plot), title=f"{track}: {first!r}")
         else:

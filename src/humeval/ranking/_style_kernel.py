@@ -5,7 +5,7 @@ counts k_i times (k = how often its unit was drawn). The fit is the chord-Newton
 (θ, φ) ← (θ, φ) + H₀⁻¹ g(θ, φ) from the full-data estimate, H₀ the full-data negative Hessian of
 the log posterior (gauge-fixed, inverted once), g the gradient of the resample's log posterior:
 
-    g_θ = Σ_i k_i ℓ'_i (e_a − e_b) − λ(θ − θ̄),   g_φ = Σ_i k_i ℓ'_i F_i,   g_τ = Σ_i k_i ∂ℓ_i/∂τ,
+    g_θ = Σ_i k_i ℓ'_i (e_a − e_b) − λ(θ − θ̄),   g_φ = Σ_i k_i ℓ'_i F_i − Λ_φ φ,   g_τ = Σ_i k_i ∂ℓ_i/∂τ,
 
 x_i = θ_a − θ_b + F_i φ, ℓ'_i = ∂ℓ_i/∂x the row's score under Bradley–Terry (ties half a win;
 for BT ℓ' = y − n σ(x)), Davidson or Rao–Kupper, τ the log tie parameter. Each
@@ -65,7 +65,7 @@ def _row_scores(link, x, t, w, l, tau):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _chord_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, times, units, l2, tol, bound,
+def _chord_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, times, units, l2, phi_prec, tol, bound,
                 max_iter):  # pragma: no cover - compiled
     m, k = len(theta0), len(phi0)
     size = m + k + (0 if link == 0 else 1)
@@ -77,6 +77,8 @@ def _chord_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, times, units,
             g[i] = -l2 * (theta[i] - mean)
         for j in range(m, size):
             g[j] = 0.0
+        for j in range(k):
+            g[m + j] = -phi_prec[j] * phi[j]
         for r in range(len(la)):
             c = times[units[r]]
             if c == 0:
@@ -111,7 +113,7 @@ def _chord_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, times, units,
 
 
 @numba.njit(cache=True, parallel=True)
-def bootstrap_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, units, n_units, seeds, l2, tol, bound,
+def bootstrap_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, units, n_units, seeds, l2, phi_prec, tol, bound,
                    max_iter):  # pragma: no cover - compiled
     runs = len(seeds)
     theta_out = np.empty((runs, len(theta0)))
@@ -121,7 +123,7 @@ def bootstrap_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, units, n_u
     for r in numba.prange(runs):
         times = unit_counts(n_units, seeds[r])
         theta, phi, tau, converged = _chord_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, times, units,
-                                                 l2, tol, bound, max_iter)
+                                                 l2, phi_prec, tol, bound, max_iter)
         theta_out[r] = theta
         phi_out[r] = phi
         tau_out[r] = tau

@@ -234,7 +234,7 @@ def analytic_clusters(model, kind: str, covariance: pd.DataFrame, confidence: fl
     seeded; trimmed rank ranges as in the bootstrap). Systems in ``leave_out`` (a both-bad
     anchor) are drawn but not ranked: the clusters count the others only. What ``humeval rank
     --intervals`` and the report's analytic tables print."""
-    from humeval.experiments.bootstrap import BootstrapResult
+    from humeval.experiments.bootstrap import BootstrapResult, judgment_count
     n = len(model.systems_)
     cov = np.nan_to_num(covariance.to_numpy()[:n, :n])
     score = model.scores_.to_numpy()
@@ -244,5 +244,6 @@ def analytic_clusters(model, kind: str, covariance: pd.DataFrame, confidence: fl
     draws[:, np.isnan(score)] = np.nan
     keep = np.array([s not in leave_out for s in model.systems_])
     systems = tuple(s for s, k in zip(model.systems_, keep) if k)
-    table = BootstrapResult(systems, model.scores_[list(keep)], draws[:, keep], kind, confidence).table()
+    table = BootstrapResult(systems, model.scores_[list(keep)], draws[:, keep], kind, confidence,
+                            units=judgment_count(model._train)).table()  # too few judgments: one cluster
     return table["cluster"]

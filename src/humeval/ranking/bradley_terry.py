@@ -38,7 +38,13 @@ Scores are log-odds (natural units), mean zero over the rated systems, or zero a
 
 Style control (covariates): with per-comparison feature differences z (``Comparisons.covariates``,
 a − b) the models use x = θ_a − θ_b (+ h) + βᵀz, β fitted jointly with θ by the same Newton
-iteration (no prior on β); the scores and ``predict_proba`` hold z at zero. This is FastChat's
+iteration. β and h have no prior (``coef_l2=None``) unless the data separate them: when the
+covariates (or the first position) predict the outcomes perfectly the maximum-likelihood
+coefficients are infinite (Albert & Anderson 1984), which shows as an estimate beyond
+``SEPARATED`` = 10 logits per RMS unit of the covariate; the fit then puts the prior
+N(0, 1/``COEF_L2``) per RMS unit on every fixed effect (the θ prior's one logit, on the
+covariate's typical size), refits, and warns (``SeparationWarning``) naming the covariates that
+ran away (``separated_``). A number for ``coef_l2`` puts that prior on them always; the scores and ``predict_proba`` hold z at zero. This is FastChat's
 style control (its logistic regression on model indicators and z-scored style features) and
 arena-rank's contextual Bradley–Terry, fitted exactly rather than by L-BFGS. ``coef_`` and
 ``coef_std_`` report β. Weights: every comparison counts by its ``weight`` (``pair_cells``), in
@@ -59,11 +65,18 @@ from scipy.special import expit, log_expit
 
 from humeval.data.tables import Comparisons
 from humeval.errors import DisconnectedError
-from humeval.ranking.base import PreferenceModel, integral, pair_cells
+from humeval.ranking.base import FitWarning, PreferenceModel, integral, pair_cells
 
 ELO_PER_LOGIT = 400.0 / np.log(10.0)
 L2 = 1.0  # the default prior precision (see the module doc)
 TIE_BOUND = 10.0  # |log ν|, |log η| at most this
+SEPARATED = 10.0  # a fixed effect beyond 10 logits per RMS unit (odds e^10 ≈ 22,000) is separation, not an estimate
+COEF_L2 = 1.0  # the prior precision per RMS unit put on the fixed effects of separated data
+
+
+class SeparationWarning(FitWarning):
+    """The covariates (or the position effect) separate the outcomes: their maximum-likelihood
+    coefficients are infinite, so the fit put a N(0, 1) prior per RMS unit on them."""
 
 
 # -- per-cell log-likelihoods as functions of x: value, first and second derivative ---------------
@@ -148,7 +161,7 @@ class _PairModel(PreferenceModel):
 
     def __init__(self, l2: float = L2, position_effect: bool = False, anchor: str | None = None,
                  scale: str = "logit", max_iter: int = 100, tol: float = 1e-10, covariates=True,
-                 standardize: bool = False):
+                 standardize: bool = False, coef_l2: float | None = None):
         self.l2 = l2
         self.position_effect = position_effect
         self.anchor = anchor
@@ -157,6 +170,7 @@ class _PairModel(PreferenceModel):
         self.tol = tol
         self.covariates = covariates
         self.standardize = standardize
+        self.coef_l2 = coef_l2
 
     # -- fitting -----------------------------------------------------------------------------
     def _fit(self, c: Comparisons) -> None:
@@ -164,6 +178,8 @@ class _PairModel(PreferenceModel):
             raise ValueError(f"scale must be 'logit' or 'elo', not {self.scale!r}")
         if not self.l2 >= 0:
             raise ValueError(f"l2 is a prior precision, 0 or more, not {self.l2!r}")
+        if self.coef_l2 is not None and not self.coef_l2 >= 0:
+            raise ValueError(f"coef_l2 is a prior precision, 0 or more (or None), not {self.coef_l2!r}")
         if c.weighted and not (np.all(np.isfinite(c.weight)) and np.all(c.weight >= 0)):
             raise ValueError("comparison weights must be finite and 0 or more")
         n = len(self.systems_)
@@ -181,7 +197,23 @@ class _PairModel(PreferenceModel):
         self.rated_ = rated
         self.tie_rate_ = (float(np.sum(c.weight * (c.outcome == 0)) / np.sum(c.weight)) if c.weighted
                           else float(np.mean(c.outcome == 0)))
+        # per RMS unit of each fixed effect (h: one logit), as the solver sees it: rms / scale per column
+        unit = np.concatenate([np.ones(self._extra_h), (self._rms / self._covariate_scale)[self._live]])
+        self._phi_prec = (0.0 if self.coef_l2 is None else float(self.coef_l2)) * unit ** 2
         theta, phi, tie = self._solve_full(a, b, counts, X, n, rated, None)
+        self.separated_ = self._runaway(phi, unit)
+        if self.separated_ and self.coef_l2 is None:
+            import warnings
+            self._phi_prec = COEF_L2 * unit ** 2
+            theta, phi, tie = self._solve_full(a, b, counts, X, n, rated, None)
+            covs = [repr(n) for n in self.separated_ if n != "position effect"]
+            what = ([f"covariate{'s' if len(covs) > 1 else ''} {', '.join(covs)}"] if covs else []) + (
+                ["the position effect"] if "position effect" in self.separated_ else [])
+            warnings.warn(f"{' and '.join(what)} separate{'s' if len(self.separated_) == 1 else ''} the outcomes: "
+                          f"the maximum-likelihood coefficient{'s are' if len(self.separated_) > 1 else ' is'} "
+                          f"infinite, so the fit puts a N(0, 1) prior per RMS unit on the coefficients; too few "
+                          f"judgments to estimate them: read their signs, not their sizes", SeparationWarning,
+                          stacklevel=3)
         self._set(theta, phi, tie)
         from humeval.ranking.analytic import covariance
         cov = covariance(self, "fisher", _data=(a, b, counts, X))
@@ -191,6 +223,12 @@ class _PairModel(PreferenceModel):
             coef_std = np.full(len(names), np.nan)
             coef_std[self._live] = std[n + self._extra_h:n + self._extra_h + int(self._live.sum())]
             self.coef_std_ = pd.Series(coef_std, index=pd.Index(names, name="covariate"), name="std")
+
+    def _runaway(self, phi, unit) -> tuple[str, ...]:
+        """Names of the fixed effects whose estimate is beyond ``SEPARATED`` logits per RMS unit."""
+        names = (["position effect"] if self.position_effect else []) + [
+            n for n, live in zip(self.covariate_names_, self._live) if live]
+        return tuple(n for n, v in zip(names, np.abs(phi) * unit) if not v <= SEPARATED)
 
     @property
     def _extra_h(self) -> int:
@@ -205,7 +243,7 @@ class _PairModel(PreferenceModel):
         deviation. A column that is zero everywhere carries no information: its coefficient is
         NaN and it is left out of the fit."""
         available = tuple(c.covariate_names)
-        self._live = np.zeros(0, dtype=bool)
+        self._live, self._rms = np.zeros(0, dtype=bool), np.ones(0)
         if self.covariates is None or self.covariates is False or not available and self.covariates is True:
             return (), None, np.ones(0)
         wanted = available if self.covariates is True else (
@@ -224,7 +262,7 @@ class _PairModel(PreferenceModel):
         w = c.weight
         rms = np.sqrt(np.sum(w[:, None] * Z ** 2, axis=0) / max(np.sum(w), 1e-300))
         scale = np.where(rms > 0, rms, 1.0) if self.standardize else np.ones(len(wanted))
-        self._live = rms > 0
+        self._live, self._rms = rms > 0, np.where(rms > 0, rms, 1.0)
         return wanted, Z / scale, scale
 
     def _fit_data(self, c: Comparisons, design, cells=None):
@@ -270,7 +308,8 @@ class _PairModel(PreferenceModel):
 
     def _objective(self, la, lb, counts, F, theta, phi, tie):
         value, _, _ = self._link(self._x(la, lb, F, theta, phi), counts, tie)
-        return value.sum() - self.l2 / 2 * np.sum((theta - theta.mean()) ** 2)
+        return (value.sum() - self.l2 / 2 * np.sum((theta - theta.mean()) ** 2)
+                - np.sum(self._phi_prec * phi ** 2) / 2)
 
     def _tie_terms(self, x, counts, tie):
         """Per cell: dℓ/d tie, −d²ℓ/d tie² and −d²ℓ/dx d tie: in closed form for Davidson and
@@ -315,7 +354,7 @@ class _PairModel(PreferenceModel):
         g = np.zeros(m + k + (1 if self._tie_name else 0))
         g[:m] = np.bincount(la, d1, m) - np.bincount(lb, d1, m) - self.l2 * (theta - theta.mean())
         if k:
-            g[m:m + k] = F.T @ d1
+            g[m:m + k] = F.T @ d1 - self._phi_prec * phi
         cross = tt = None
         if self._tie_name:
             gt, tt, cross = self._tie_terms(x, counts, tie)
@@ -323,6 +362,8 @@ class _PairModel(PreferenceModel):
         H = self._outer(la, lb, F, -d2, cross, tt, m)
         H[:m, :m] += self.l2 * (np.eye(m) - 1.0 / m)  # the prior λ(I − 11ᵀ/m): a common shift stays free
         H[:m, :m] += 1.0 / m  # fix the common shift: the step keeps Σθ unchanged
+        if k:
+            H[m:m + k, m:m + k] += np.diag(self._phi_prec)
         return g, H
 
     def _solve(self, a, b, counts, n, rated, start):
@@ -489,7 +530,7 @@ class _PairModel(PreferenceModel):
         theta, _, _, ok = _style_kernel.bootstrap_rows(
             link, theta0, self._phi, float(self._tie), np.linalg.inv(H), la.astype(np.int64), lb.astype(np.int64),
             np.zeros((len(la), 0)) if F is None else np.ascontiguousarray(F), np.ascontiguousarray(counts[keep]),
-            units[keep].astype(np.int64), n_units, seeds, float(self.l2), 1e-7, TIE_BOUND, 60)  # 1e-7: ≪ any std
+            units[keep].astype(np.int64), n_units, seeds, float(self.l2), self._phi_prec, 1e-7, TIE_BOUND, 60)  # 1e-7: ≪ any std
         theta -= theta.mean(axis=1, keepdims=True)
         out = np.full((n, size), np.nan)
         out[:, idx] = theta

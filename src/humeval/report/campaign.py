@@ -29,6 +29,11 @@ FALLBACK_MODEL = "bt"  # ranks with intervals when none of the compared models h
 DEFAULT_MODELS = ("bt", "davidson", "rao-kupper", "trueskill", "irt-gaussian", "independent-students:geometric",
                   "independent-pairs")
 HEURISTIC_RANKERS = ("expected-wins", "bojar")
+CURVE_SIZES = (400, 1600, 3200)  # the learning curves' training sizes (fewer when the data have fewer)
+# Fewest held-out comparisons to choose a model by: the models' perplexities differ by 0.01–0.3
+# (README, WMT10), and the per-comparison log-loss differences have a standard deviation of about
+# 0.5 bits, so a difference of 0.1 needs (2 · 0.5 / 0.1)² = 100 comparisons to show at two standard errors.
+MIN_TO_CHOOSE = 100
 REFERENCES = {
     "Hopkins & May 2013": "M. Hopkins, J. May. Models of Translation Competitions. ACL 2013.",
     "Koehn 2012": "P. Koehn. Simulating Human Judgment in Machine Translation Evaluation Campaigns. IWSLT 2012.",
@@ -103,9 +108,18 @@ def _png(fig, dpi: int = 100) -> bytes:
 
 def report_settings(comparisons) -> dict:
     """Learning-curve settings that fit the data: Hopkins & May's test set of at least 2,000
-    comparisons per track when every track has twice that, else a third of the smallest track."""
+    comparisons per track when every track has twice that, else a third of the smallest track;
+    training sizes 400, 1,600 and 3,200 where every track's training part has that many, the
+    smallest training part in place of those it does not have (a curve never shows a size the
+    data lack)."""
+    from humeval.experiments.perplexity import hopkins_may_split
     smallest = min(len(p) for p in comparisons.by_track().values())
-    return {"min_test": MIN_TEST if smallest >= 2 * MIN_TEST else max(1, smallest // 3), "sizes": (400, 1600, 3200)}
+    min_test = MIN_TEST if smallest >= 2 * MIN_TEST else max(1, smallest // 3)
+    train = min(len(split.train) for split in hopkins_may_split(comparisons, min_test).values())
+    sizes = tuple(s for s in CURVE_SIZES if s <= train)
+    if len(sizes) < len(CURVE_SIZES) and train > 0:
+        sizes += (train,)
+    return {"min_test": min_test, "sizes": sizes or CURVE_SIZES[:1]}
 
 
 def command(*words, read_args=(), tracks=()) -> str:
@@ -299,7 +313,15 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
     section.figures.append(Figure("Learning curves", _png(plot_learning_curve(curve, title="Held-out perplexity")),
                                   "held-out perplexity against training size, one line per model"))
     reason = perplexity_verdict(perplexity_gaps(curve, sizes[-1]))
-    if chosen != best:
+    held_out = int(curve.drop_duplicates("track")["test"].sum())
+    if held_out < MIN_TO_CHOOSE:
+        chosen = FALLBACK_MODEL
+        reason = (f"too few judgments to choose a model: the held-out test sets hold {held_out:,} comparison"
+                  f"{'s' if held_out != 1 else ''} (fewer than {MIN_TO_CHOOSE}), so their perplexities do not tell "
+                  f"the models apart; the ranking below uses {chosen}, not as a recommendation")
+        section.notes.append(reason)
+        summary.append(f"No model recommended — {reason}.")
+    elif chosen != best:
         how = command("rank", path, "--model", best, "--bootstrap", n_boot, *prior, read_args=read_args, tracks=tracks)
         if chosen in table.index:
             reason += (f"; {best}'s bootstrap is slow, so the ranking below uses {chosen} "
@@ -308,8 +330,9 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         else:
             reason += (f"; none of the compared models has a quick bootstrap, so the ranking below uses {chosen} "
                        f"(not compared; {how} gives {best}'s intervals)")
-    section.notes.append(reason)
-    summary.append(f"Recommended model: {chosen} — {reason}.")
+    if held_out >= MIN_TO_CHOOSE:
+        section.notes.append(reason)
+        summary.append(f"Recommended model: {chosen} — {reason}.")
     sections = [section]
     methods.append("Models: Bradley–Terry (Bradley & Terry 1952) and its tie extensions (Davidson 1970; Rao–Kupper), "
                    "TrueSkill as in WMT14–16 (Sakaguchi et al. 2014), Hopkins & May's IRT and Independent-Students "
@@ -335,6 +358,8 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                               "overlap.",
                               command("rank", path, "--model", chosen, "--bootstrap", n_boot, *prior, "--random-state",
                                       random_state, read_args=read_args, tracks=[track]), "system"))
+        if result.too_few:
+            s.notes.append(result.too_few_note())
         clusters = int(full["cluster"].max()) if len(full) else 0
         ranks[track] = f"{track}: {full.index[0]} first of {len(full)}, {clusters} cluster{'s' if clusters != 1 else ''}"
         if hasattr(model, "intervals"):  # the Bradley–Terry family: analytic intervals beside the bootstrap

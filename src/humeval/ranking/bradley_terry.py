@@ -155,6 +155,7 @@ class _PairModel(PreferenceModel):
     _link = staticmethod(_bt)
     _tie_name: str | None = None  # name of the tie parameter, fitted on the log scale
     _tie_start = 0.0
+    _phi_prec = 0.0  # the prior precision of the fixed effects (set per fit; none for a solver used alone)
 
     fast_bootstrap = True  # Newton on resampled pair counts, warm-started: no row is copied
     weighted = True  # fits on weighted sufficient statistics: a comparison counts by its ``weight``
@@ -419,6 +420,8 @@ class _PairModel(PreferenceModel):
 
     def _set(self, theta, phi, tie):
         self.theta_, self._phi, self._tie = theta, np.asarray(phi, dtype=float), tie
+        self.log_tie_ = float(tie) if self._tie_name else None  # log ν or log η (public: the CLI's bound note)
+        self.tie_name_ = self._tie_name
         self.position_effect_ = float(self._phi[0]) if self.position_effect else 0.0
         if self._tie_name:
             setattr(self, f"{self._tie_name}_", float(np.exp(tie)))

@@ -21,13 +21,13 @@ import numpy as np
 import pandas as pd
 
 from humeval.experiments.perplexity import MIN_TEST
+from humeval.ranking.registry import GROUPS, tags
 from humeval.report.render import number
 
 JUDGES_SHOWN = 25  # rows of the judge-quality table, as ``humeval judges`` prints without --all
 CONFIDENCE = 0.95  # the bootstrap's (``humeval.experiments.bootstrap``'s default)
 FALLBACK_MODEL = "bt"  # ranks with intervals when none of the compared models has a quick bootstrap
-DEFAULT_MODELS = ("bt", "davidson", "rao-kupper", "trueskill", "irt-gaussian", "independent-students:geometric",
-                  "independent-pairs")
+DEFAULT_MODELS = GROUPS["default"].names  # the registry's default group (tag ``default``)
 HEURISTIC_RANKERS = ("expected-wins", "bojar")
 CURVE_SIZES = (400, 1600, 3200)  # the learning curves' training sizes (fewer when the data have fewer)
 # Fewest held-out comparisons to choose a model by: the models' perplexities differ by 0.01–0.3
@@ -280,8 +280,7 @@ def quick_bootstrap(name: str) -> bool:
     closed form, Newton on counts, or compiled). The report's ranking with intervals comes from
     the best such model by held-out perplexity: IRT (Gibbs) and Crowd-BT (EM) refits cost
     seconds each, too slow for 1,000 resamples per track."""
-    from humeval.ranking import make_model
-    return bool(make_model(name).fast_bootstrap)
+    return tags(name).quick_bootstrap
 
 
 def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, jobs, step, summary, methods,
@@ -362,7 +361,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
             s.notes.append(result.too_few_note())
         clusters = int(full["cluster"].max()) if len(full) else 0
         ranks[track] = f"{track}: {full.index[0]} first of {len(full)}, {clusters} cluster{'s' if clusters != 1 else ''}"
-        if hasattr(model, "intervals"):  # the Bradley–Terry family: analytic intervals beside the bootstrap
+        if tags(model).analytic:  # the Bradley–Terry family: analytic intervals beside the bootstrap
             analytic, unit = _analytic_table(model, part, full, result.confidence, chosen, track, path, prior,
                                              random_state, read_args, s.notes)
             s.tables.append(analytic)
@@ -384,7 +383,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         s.figures.append(Figure(f"{track}: scores with intervals",
                                 _png(plot_bootstrap(full, title=f"{track}: {chosen}", scale=result.scale)),
                                 "scores with bootstrap intervals, one row per system"))
-        if hasattr(model, "predict_proba"):
+        if tags(model).preference:
             s.figures.append(Figure(f"{track}: preference heatmap: P(row system preferred to column system) under "
                                     f"{chosen}; the rest of each cell's probability is ties and losses",
                                     _png(plot_preference_heatmap(model, title=f"{track}: {chosen}")),

@@ -10,6 +10,7 @@ from humeval.ranking import BradleyTerry, Davidson, RaoKupper
 from humeval.ranking import _style_kernel
 from humeval.ranking.bradley_terry import _davidson, _davidson_tie, _rao_kupper, _rao_kupper_tie
 from humeval.simulate import simulate_battles
+from helpers import assert_covariate_bootstrap_is_newton
 
 THETA = np.linspace(1.0, -1.0, 8)
 VERBOSE = np.array([5.5, 5.5, 6.5, 6.5, 5.5, 7.0, 5.5, 7.0])  # sys03, sys04, sys06, sys08 write long answers
@@ -178,16 +179,8 @@ def test_compiled_covariate_bootstrap_equals_newton_on_the_same_resample(model, 
     sim = battles(n_battles=5_000, position=0.3, eta=0.3, random_state=7)
     c = sim.comparisons
     model = model(position_effect=True).fit(c)
-    rng = np.random.default_rng(11)
-    seeds = np.random.default_rng(11).integers(0, 2 ** 31 - 1, 3)
     unit = c.judge.astype(np.int64) if by_judge else None
-    samples = model.bootstrap_scores(c, unit, 3, rng)
-    a, b, counts, X, _, units, n_units = model._row_units(c, unit)
-    start = (model.theta_, model._phi, model._tie)
-    for i, seed in enumerate(seeds):
-        times = _style_kernel.unit_counts(n_units, seed)[units].astype(float)
-        expected = model._refit_rows(a, b, counts * times[:, None], X, start)
-        np.testing.assert_allclose(samples[i], expected, atol=1e-7)
+    samples = assert_covariate_bootstrap_is_newton(model, c, unit)
     assert np.std(samples[:, 0]) > 0
 
 
@@ -229,13 +222,7 @@ def test_separating_covariate_gets_the_prior_named_and_matches_the_map():
     assert model.coef_["len"] == pytest.approx(v[2], abs=1e-5)
     np.testing.assert_allclose(model.scores_.to_numpy(), v[:2] - v[:2].mean(), atol=1e-5)
     # the compiled bootstrap carries the same prior: each resample equals Newton on it
-    seeds = np.random.default_rng(5).integers(0, 2 ** 31 - 1, 4)
-    samples = model.bootstrap_scores(c, None, 4, np.random.default_rng(5))
-    a, b, counts, X, _, units, n_units = model._row_units(c, None)
-    for i, seed in enumerate(seeds):
-        times = _style_kernel.unit_counts(n_units, seed)[units].astype(float)
-        expected = model._refit_rows(a, b, counts * times[:, None], X, (model.theta_, model._phi, model._tie))
-        np.testing.assert_allclose(samples[i], expected, atol=1e-6)
+    samples = assert_covariate_bootstrap_is_newton(model, c, n=4, seed=5, atol=1e-6)
     assert np.all(np.isfinite(samples))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -48,6 +49,7 @@ from humeval.cli.common import (
 from humeval.cli.ratings import NOT_YET, rank_ratings_command, ratings_options
 from humeval.data.export import write
 from humeval.errors import DisconnectedError
+from humeval.ranking.base import FitWarning
 from humeval.ranking.registry import REGISTRY, model_help, tags
 
 INTERVALS = ("bootstrap", "fisher", "sandwich")
@@ -208,8 +210,11 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             # not on a terminal, a transient bar would leave a blank line behind (rich ends a live display with one)
             with progress_bar(quiet or as_json) as bar:
                 task = bar.add_task(f"{track}: {n_boot} resamples", total=n_boot)
-                result = bootstrap(first, part, n=n_boot, by=by, confidence=confidence, random_state=random_state,
-                                   jobs=jobs, progress=lambda done, total: bar.update(task, completed=done))
+                with warnings.catch_warnings():  # the fit's warnings were printed above (fit_shown)
+                    warnings.simplefilter("ignore", FitWarning)
+                    result = bootstrap(first, part, n=n_boot, by=by, confidence=confidence,
+                                       random_state=random_state, jobs=jobs,
+                                       progress=lambda done, total: bar.update(task, completed=done))
             table = drop_system(result, ANCHOR).table()
             for column in ("component", "note"):
                 if column in flags:
@@ -402,6 +407,7 @@ def coefficient_table(model, analytic, confidence, cluster) -> pd.DataFrame:
     kind = analytic or "fisher"
     table = model.coefficients(kind, confidence, cluster if kind == "sandwich" else None)
     table.attrs["standardized"] = bool(model.standardize and model.covariate_names_)
+    table.attrs["scale"] = tags(model).scale  # log-odds, probit units: the link's
     return table
 
 
@@ -425,7 +431,7 @@ def print_coefficients(table: pd.DataFrame, track: str):
     if table.empty:
         return
     unit = "per RMS unit: covariates standardised" if table.attrs.get("standardized") else "per unit, covariates as read"
-    out.print(render(table, f"{track}: covariate coefficients (log-odds {unit})"))
+    out.print(render(table, f"{track}: covariate coefficients ({table.attrs.get('scale', 'log-odds')} {unit})"))
     out.print("  the scores above hold the covariates at zero (no difference in style); a positive coefficient "
               "means judges favour the side with more of it")
     out.print()

@@ -9,6 +9,7 @@ from humeval.ranking.heuristics import Bojar, ExpectedWins, MonteCarloPlayoffs, 
 from humeval.ranking.irt import IRTCategorical, IRTGaussian
 from humeval.ranking.plackett_luce import PlackettLuce
 from humeval.ranking.preference import AdjustedUniform, IndependentPairs, IndependentStudents, Uniform
+from humeval.ranking.thurstone import Thurstone
 from humeval.ranking.trueskill import Elo, TrueSkill
 from humeval.ranking.two_stage import TwoStage
 
@@ -27,4 +28,4 @@ __all__ = ["DEFAULT_MODELS", "GROUPS", "HEURISTICS", "HOPKINS_MAY", "MODELS", "P
            "TrueSkill", "clone", "spawn_seeds",
            "IRTCategorical", "IRTGaussian", "IndependentPairs", "IndependentStudents", "MinimumFeedbackArc",
            "MonteCarloPlayoffs", "MostProbableRanking",
-           "OrigWMT", "PlackettLuce", "PreferenceModel", "Ranker", "TwoStage", "Uniform"]
+           "OrigWMT", "PlackettLuce", "PreferenceModel", "Ranker", "Thurstone", "TwoStage", "Uniform"]

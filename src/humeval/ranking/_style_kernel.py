@@ -45,11 +45,22 @@ def unit_counts(n_units, seed):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
+def _mills(x):  # pragma: no cover - compiled
+    """The inverse Mills ratio φ(x)/Φ(x); below x = −20 (Φ < 3e-89) its asymptotic series."""
+    if x < -20.0:
+        return -x - 1.0 / x + 2.0 / x ** 3
+    return math.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi) / (0.5 * math.erfc(-x / math.sqrt(2.0)))
+
+
+@numba.njit(cache=True)
 def _row_scores(link, x, t, w, l, tau):  # pragma: no cover - compiled
-    """dℓ/dx and dℓ/dτ of one row with counts (t, w, l): 0 = BT (ties half a win), 1 = Davidson
-    (τ = log ν), 2 = Rao–Kupper (τ = log η); the formulas of ``bradley_terry``'s link functions."""
+    """dℓ/dx and dℓ/dτ of one row with counts (t, w, l), by the link's code in ``ranking.links``:
+    0 = BT (ties half a win), 1 = Davidson (τ = log ν), 2 = Rao–Kupper (τ = log η), 3 = probit
+    (Thurstone–Mosteller, ties half a win); the formulas of ``links``' per-cell functions."""
     if link == 0:
         return (w + 0.5 * t) - (w + t + l) / (1.0 + math.exp(-x)), 0.0
+    if link == 3:
+        return (w + 0.5 * t) * _mills(x) - (l + 0.5 * t) * _mills(-x), 0.0
     n = t + w + l
     if link == 1:
         u = 0.5 * x
@@ -68,7 +79,7 @@ def _row_scores(link, x, t, w, l, tau):  # pragma: no cover - compiled
 def _chord_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, times, units, l2, phi_prec, tol, bound,
                 max_iter):  # pragma: no cover - compiled
     m, k = len(theta0), len(phi0)
-    size = m + k + (0 if link == 0 else 1)
+    size = m + k + (0 if link == 0 or link == 3 else 1)
     theta, phi, tau = theta0.copy(), phi0.copy(), tau0
     g = np.empty(size)
     for _ in range(max_iter):
@@ -91,7 +102,7 @@ def _chord_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, times, units,
             g[lb[r]] -= c * d
             for j in range(k):
                 g[m + j] += c * d * F[r, j]
-            if link != 0:
+            if link == 1 or link == 2:
                 g[size - 1] += c * dt
         largest = 0.0
         for i in range(size):

@@ -34,7 +34,7 @@ import numpy as np
 
 from humeval.ranking._bt_kernel import _multinomial, chord_step
 
-DAVIDSON, RAO_KUPPER = 0, 1
+DAVIDSON, RAO_KUPPER = 1, 2  # the codes of ranking.links.LINKS
 
 
 @numba.njit(cache=True)

@@ -61,11 +61,12 @@ import numpy as np
 import pandas as pd
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
-from scipy.special import expit, log_expit
+from scipy.special import expit
 
 from humeval.data.tables import Comparisons
 from humeval.errors import DisconnectedError
 from humeval.ranking.base import FitWarning, PreferenceModel, integral, pair_cells
+from humeval.ranking.links import LINKS, _bt, _davidson, _davidson_tie, _rao_kupper, _rao_kupper_tie  # noqa: F401
 
 ELO_PER_LOGIT = 400.0 / np.log(10.0)
 L2 = 1.0  # the default prior precision (see the module doc)
@@ -78,66 +79,6 @@ class SeparationWarning(FitWarning):
     """The covariates (or the position effect) separate the outcomes: their maximum-likelihood
     coefficients are infinite, so the fit put a N(0, 1) prior per RMS unit on them."""
 
-
-# -- per-cell log-likelihoods as functions of x: value, first and second derivative ---------------
-
-def _bt(x, counts, tie):
-    t, w, l = counts.T
-    w, l = w + t / 2, l + t / 2
-    s = expit(x)
-    return w * log_expit(x) + l * log_expit(-x), w - (w + l) * s, -(w + l) * s * (1 - s)
-
-
-def _davidson(x, counts, log_nu):
-    t, w, l = counts.T
-    n, u, nu = counts.sum(axis=1), x / 2, np.exp(log_nu)
-    au = np.abs(u)
-    log_d = au + np.log1p(np.exp(-2 * au) + nu * np.exp(-au))  # log(2 cosh u + ν)
-    sinh_d = np.tanh(u) / (2 + nu / np.cosh(u))  # sinh(u) / D
-    cosh_d = 1 / (2 + nu / np.cosh(u))  # cosh(u) / D
-    value = (w - l) * u + t * log_nu - n * log_d
-    return value, (w - l) / 2 - n * sinh_d, -n * (cosh_d / 2 - sinh_d ** 2)
-
-
-def _rao_kupper(x, counts, log_eta):
-    t, w, l = counts.T
-    eta = np.exp(log_eta)
-    lo, hi = x - eta, x + eta
-    s_lo, s_hi = expit(lo), expit(hi)
-    value = w * log_expit(lo) + l * log_expit(-hi) + t * (log_expit(hi) + log_expit(-lo) + np.log(-np.expm1(-2 * eta)))
-    d1 = w * (1 - s_lo) - l * s_hi + t * ((1 - s_hi) - s_lo)
-    d2 = -(w * s_lo * (1 - s_lo) + l * s_hi * (1 - s_hi) + t * (s_hi * (1 - s_hi) + s_lo * (1 - s_lo)))
-    return value, d1, d2
-
-
-# -- per-cell derivatives in the log tie parameter τ: dℓ/dτ, −d²ℓ/dτ², −d²ℓ/dx dτ --------------
-
-def _davidson_tie(x, counts, log_nu):
-    """Davidson, τ = log ν: with q = ν/D, D = 2 cosh(x/2) + ν: dℓ/dτ = t − n q,
-    −d²ℓ/dτ² = n q (1 − q), −d²ℓ/dx dτ = −n q sinh(x/2)/D."""
-    t = counts[:, 0]
-    n, u, nu = counts.sum(axis=1), x / 2, np.exp(log_nu)
-    cosh_d = 1 / (2 + nu / np.cosh(u))  # cosh(u) / D
-    q = nu / np.cosh(u) * cosh_d  # ν / D
-    return t - n * q, n * q * (1 - q), -n * q * np.tanh(u) * cosh_d
-
-
-def _rao_kupper_tie(x, counts, log_eta):
-    """Rao–Kupper, τ = log η, by the chain rule from η (v = σ(1 − σ) at x ∓ η):
-    dℓ/dη = −w(1 − σ(x − η)) − l σ(x + η) + t(1 − σ(x + η) + σ(x − η) + 2/(e^{2η} − 1)),
-    d²ℓ/dη² = −w v_lo − l v_hi − t(v_lo + v_hi + 1/sinh²η), d²ℓ/dx dη = w v_lo − l v_hi + t(v_lo − v_hi)."""
-    t, w, l = counts.T
-    eta = np.exp(log_eta)
-    s_lo, s_hi = expit(x - eta), expit(x + eta)
-    v_lo, v_hi = s_lo * (1 - s_lo), s_hi * (1 - s_hi)
-    with np.errstate(over="ignore"):  # η at its bound e^10: the terms are 0
-        d_eta = -w * (1 - s_lo) - l * s_hi + t * ((1 - s_hi) + s_lo + 2 / np.expm1(2 * eta))
-        dd_eta = -w * v_lo - l * v_hi - t * (v_lo + v_hi + 1 / np.sinh(eta) ** 2)
-    cross = w * v_lo - l * v_hi + t * (v_lo - v_hi)
-    return eta * d_eta, -(eta * d_eta + eta ** 2 * dd_eta), -eta * cross
-
-
-TIE_TERMS = {_davidson: _davidson_tie, _rao_kupper: _rao_kupper_tie}
 
 
 class _PairModel(PreferenceModel):
@@ -152,9 +93,19 @@ class _PairModel(PreferenceModel):
     a Newton step on 10M rows takes about a second. The parameters are fitted jointly by the
     same Newton iteration: θ, then the fixed effects φ = (h?, β), then the log tie parameter."""
 
-    _link = staticmethod(_bt)
-    _tie_name: str | None = None  # name of the tie parameter, fitted on the log scale
-    _tie_start = 0.0
+    link = LINKS["logit"]  # the declared link (``ranking.links``): likelihood, tie terms, kernel code, unit
+
+    @property
+    def _link(self):
+        return self.link.cell
+
+    @property
+    def _tie_name(self) -> str | None:  # name of the tie parameter, fitted on the log scale
+        return self.link.tie_name
+
+    @property
+    def _tie_start(self) -> float:
+        return self.link.tie_start
     _phi_prec = 0.0  # the prior precision of the fixed effects (set per fit; none for a solver used alone)
 
     fast_bootstrap = True  # Newton on resampled pair counts, warm-started: no row is copied
@@ -177,6 +128,9 @@ class _PairModel(PreferenceModel):
     def _fit(self, c: Comparisons) -> None:
         if self.scale not in ("logit", "elo"):
             raise ValueError(f"scale must be 'logit' or 'elo', not {self.scale!r}")
+        if self.scale == "elo" and not self.link.elo:
+            raise ValueError(f"scale='elo' converts log-odds, and {type(self).__name__}'s scores are in "
+                             f"{self.link.unit}: keep scale='logit'")
         if not self.l2 >= 0:
             raise ValueError(f"l2 is a prior precision, 0 or more, not {self.l2!r}")
         if self.coef_l2 is not None and not self.coef_l2 >= 0:
@@ -226,10 +180,11 @@ class _PairModel(PreferenceModel):
             self.coef_std_ = pd.Series(coef_std, index=pd.Index(names, name="covariate"), name="std")
 
     def _runaway(self, phi, unit) -> tuple[str, ...]:
-        """Names of the fixed effects whose estimate is beyond ``SEPARATED`` logits per RMS unit."""
+        """Names of the fixed effects whose estimate is beyond ``SEPARATED`` logits per RMS unit
+        (in the link's units: ``per_logit``)."""
         names = (["position effect"] if self.position_effect else []) + [
             n for n, live in zip(self.covariate_names_, self._live) if live]
-        return tuple(n for n, v in zip(names, np.abs(phi) * unit) if not v <= SEPARATED)
+        return tuple(n for n, v in zip(names, np.abs(phi) * unit) if not v <= SEPARATED * self.link.per_logit)
 
     @property
     def _extra_h(self) -> int:
@@ -314,8 +269,8 @@ class _PairModel(PreferenceModel):
 
     def _tie_terms(self, x, counts, tie):
         """Per cell: dℓ/d tie, −d²ℓ/d tie² and −d²ℓ/dx d tie: in closed form for Davidson and
-        Rao–Kupper (``TIE_TERMS``), else by central differences of the link."""
-        exact = TIE_TERMS.get(self._link)
+        Rao–Kupper (the link's ``tie``), else by central differences of the link."""
+        exact = self.link.tie
         if exact is not None:
             return exact(x, counts, tie)
         eps = 1e-5
@@ -446,7 +401,7 @@ class _PairModel(PreferenceModel):
         return theta * ELO_PER_LOGIT + 1000.0 if self.scale == "elo" else theta
 
     def _scale_text(self) -> str:
-        unit = "Elo points (400/ln 10 per logit)" if self.scale == "elo" else "log-odds"
+        unit = "Elo points (400/ln 10 per logit)" if self.scale == "elo" else self.link.unit
         zero = "1000" if self.scale == "elo" else "0"
         where = f"{self.anchor} = {zero}" if self.anchor is not None else f"mean {zero}"
         held = ", covariates held at zero" if self.covariate_names_ else ""
@@ -527,7 +482,7 @@ class _PairModel(PreferenceModel):
         F = self._fixed(X[keep], len(la))
         theta0 = self.theta_[idx]
         _, H = self._newton(la, lb, counts[keep], F, theta0, self._phi, self._tie, m)
-        link = {_bt: 0, _davidson: 1, _rao_kupper: 2}[self._link]  # the kernel's code of the link
+        link = self.link.code  # the declared link's number in the kernel
         seeds = rng.integers(0, 2 ** 31 - 1, n)
         start = (np.nan_to_num(self.theta_), self._phi, self._tie)
         theta, _, _, ok = _style_kernel.bootstrap_rows(
@@ -783,7 +738,6 @@ class BradleyTerry(_PairModel):
 class _TieBootstrap(_PairModel):
     """The compiled bootstrap of the tie models (``_tie_kernel``), shared by Davidson and Rao–Kupper."""
 
-    _kernel_model: int  # _tie_kernel.DAVIDSON or RAO_KUPPER
 
     def bootstrap_scores(self, comparisons: Comparisons, unit: np.ndarray | None, n: int, rng,
                          progress=None) -> np.ndarray:
@@ -812,7 +766,7 @@ class _TieBootstrap(_PairModel):
         hinv = np.linalg.inv(self._tie_hessian(cells, np.bincount(cells.cell, weights=weight, minlength=n_cells), p0))
         seeds = rng.integers(0, 2 ** 31 - 1, n)
         settings = (float(self.l2), 1e-10, 100, TIE_BOUND)
-        fixed = (p0, hinv, pi, pj, len(idx), has_h, self._kernel_model)
+        fixed = (p0, hinv, pi, pj, len(idx), has_h, self.link.code)  # _tie_kernel.DAVIDSON or RAO_KUPPER
         if unit is None:
             total, key_p, key_cell, key_weight = _row_keys(cells, weight)
             p, ok = _tie_kernel.bootstrap_rows(*fixed, total, key_p, key_cell, key_weight, seeds, *settings)
@@ -840,10 +794,7 @@ class _TieBootstrap(_PairModel):
 class Davidson(_TieBootstrap):
     """Davidson's (1970) tie model; ``nu_`` is the fitted tie parameter ν."""
 
-    _link = staticmethod(_davidson)
-    _tie_name = "nu"
-    _tie_start = 0.0  # ν = 1
-    _kernel_model = 0  # _tie_kernel.DAVIDSON
+    link = LINKS["davidson"]
 
     def _predict(self, x):
         u = x / 2
@@ -855,10 +806,7 @@ class Davidson(_TieBootstrap):
 class RaoKupper(_TieBootstrap):
     """Rao & Kupper's (1967) tie model; ``eta_`` is the threshold η (their θ = e^η)."""
 
-    _link = staticmethod(_rao_kupper)
-    _tie_name = "eta"
-    _tie_start = np.log(0.5)
-    _kernel_model = 1  # _tie_kernel.RAO_KUPPER
+    link = LINKS["rao-kupper"]
 
     def _predict(self, x):
         eta = np.exp(self._tie)

@@ -24,6 +24,7 @@ from humeval.ranking.heuristics import Bojar, ExpectedWins, MonteCarloPlayoffs, 
 from humeval.ranking.irt import IRTCategorical, IRTGaussian
 from humeval.ranking.plackett_luce import PlackettLuce
 from humeval.ranking.preference import AdjustedUniform, IndependentPairs, IndependentStudents, Uniform
+from humeval.ranking.thurstone import Thurstone
 from humeval.ranking.trueskill import Elo, TrueSkill
 
 
@@ -106,6 +107,7 @@ REGISTRY: dict[str, tuple[type[Ranker], Tags]] = {
     "bt": _declared(BradleyTerry, "preference", "log-odds", **_BT, default=1),
     "davidson": _declared(Davidson, "preference", "log-odds", **_BT, tie_parameter=True, default=2),
     "rao-kupper": _declared(RaoKupper, "preference", "log-odds", **_BT, tie_parameter=True, default=3),
+    "thurstone": _declared(Thurstone, "preference", "probit units", **_BT),
     "elo": _declared(Elo, "preference", "Elo points", fitted_scale=True, orders=("data", "random"), deterministic=False),
     "crowd-bt": _declared(CrowdBT, "preference", "log-odds", fitted_scale=True, prior=True, judges=True),
     "plackett-luce": _declared(PlackettLuce, "preference", "log-worth (log-odds between two systems)", prior=True,

@@ -1,9 +1,9 @@
-"""``check_model``'s checks on every registered model (``ranking.checks``; tiny data, seconds)."""
+"""``check_model``'s checks on every registered model (``experiments.checks``; tiny data, seconds)."""
 
 import pytest
 
 from humeval.ranking import REGISTRY
-from humeval.ranking.checks import CHECKS
+from humeval.experiments.checks import CHECKS
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__.removeprefix("check_"))
@@ -18,7 +18,7 @@ def test_the_checks_catch_a_wrong_declaration_and_a_wrong_bootstrap(monkeypatch)
 
     import humeval.ranking.registry as registry
     from humeval.ranking import BradleyTerry
-    from humeval.ranking.checks import check_bootstrap, check_covariates, check_declarations
+    from humeval.experiments.checks import check_bootstrap, check_covariates, check_declarations
 
     cls, declared = registry.REGISTRY["expected-wins"]
     monkeypatch.setitem(registry.REGISTRY, "expected-wins", (cls, dataclasses.replace(declared, prior=True)))

@@ -7,7 +7,6 @@ from scipy.special import expit
 
 from humeval.data import Comparisons
 from humeval.ranking import BradleyTerry, Davidson, RaoKupper
-from humeval.ranking import _style_kernel
 from humeval.ranking.bradley_terry import _davidson, _davidson_tie, _rao_kupper, _rao_kupper_tie
 from humeval.simulate import simulate_battles
 from helpers import assert_covariate_bootstrap_is_newton

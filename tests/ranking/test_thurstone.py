@@ -14,7 +14,7 @@ from helpers import assert_covariate_bootstrap_is_newton
 from humeval.cli import cli
 from humeval.data import Comparisons
 from humeval.ranking import Thurstone
-from humeval.ranking.checks import check_model
+from humeval.experiments.checks import check_model
 
 
 def test_two_systems_by_hand():

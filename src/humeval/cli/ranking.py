@@ -353,7 +353,7 @@ def analytic_table(model, kind, confidence, cluster, random_state) -> pd.DataFra
     simultaneous one (sim_lower, sim_upper, over the real systems: a both-bad anchor is left out of
     its critical value) from the model's analytic covariance, rank, and the WMT cluster from
     normal draws of the scores (``analytic_clusters``: the report's analytic cluster columns)."""
-    from humeval.ranking.analytic import analytic_clusters
+    from humeval.experiments.clusters import analytic_clusters
     from humeval.ranking.boards import ANCHOR, analytic_intervals
     cov = model.covariance(kind, cluster)  # once, for the intervals and the clusters
     table = analytic_intervals(model, kind, confidence, cluster, random_state, cov=cov)

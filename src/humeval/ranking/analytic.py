@@ -46,7 +46,6 @@ KINDS = ("fisher", "sandwich")
 MIN_CLUSTERS = 10  # below this many clusters a cluster-robust covariance is unreliable (too narrow)
 CLUSTER_COLUMNS = ("judge", "item", "group", "category")
 DRAWS = 200_000
-CLUSTER_DRAWS = 1000  # normal draws of the scores behind the analytic rank clusters
 
 
 def cluster_codes(comparisons, clusters) -> np.ndarray:
@@ -225,25 +224,3 @@ def coefficients(model, kind: str = "fisher", confidence: float = 0.95, clusters
     with np.errstate(divide="ignore", invalid="ignore"):
         return pd.DataFrame({"estimate": estimate, "std": std, "lower": estimate - z * std,
                              "upper": estimate + z * std, "z": estimate / std}, index=pd.Index(names, name="parameter"))
-
-
-def analytic_clusters(model, kind: str, covariance: pd.DataFrame, confidence: float, random_state=0,
-                      leave_out=()) -> pd.Series:
-    """WMT rank cluster of every system when its scores are drawn from N(score, ``covariance``,
-    the model's covariance of kind ``kind``) instead of bootstrapped (``CLUSTER_DRAWS`` draws,
-    seeded; trimmed rank ranges as in the bootstrap). Systems in ``leave_out`` (a both-bad
-    anchor) are drawn but not ranked: the clusters count the others only. What ``humeval rank
-    --intervals`` and the report's analytic tables print."""
-    from humeval.experiments.bootstrap import BootstrapResult, judgment_count
-    n = len(model.systems_)
-    cov = np.nan_to_num(covariance.to_numpy()[:n, :n])
-    score = model.scores_.to_numpy()
-    values, vectors = np.linalg.eigh((cov + cov.T) / 2)
-    root = vectors * np.sqrt(np.clip(values, 0, None))
-    draws = score + np.random.default_rng(random_state).standard_normal((CLUSTER_DRAWS, n)) @ root.T
-    draws[:, np.isnan(score)] = np.nan
-    keep = np.array([s not in leave_out for s in model.systems_])
-    systems = tuple(s for s, k in zip(model.systems_, keep) if k)
-    table = BootstrapResult(systems, model.scores_[list(keep)], draws[:, keep], kind, confidence,
-                            units=judgment_count(model._train)).table()  # too few judgments: one cluster
-    return table["cluster"]

@@ -419,7 +419,7 @@ def _analytic_table(model, part, full, confidence, chosen, track, path, prior, r
     """The bootstrap's intervals beside the Fisher and sandwich ones (``humeval.report.analytic``),
     with a note in ``notes`` on where they disagree; and the unit whose judgments are correlated
     (``correlated_unit``: "judge", "ranking" or None)."""
-    from humeval.ranking.analytic import CLUSTER_DRAWS
+    from humeval.experiments.clusters import CLUSTER_DRAWS
     from humeval.report.analytic import compare_intervals, correlated_unit, disagreement_note
     table, clusters, disagree = compare_intervals(model, part, full, confidence, random_state)
     notes.append(disagreement_note(table, clusters, disagree))

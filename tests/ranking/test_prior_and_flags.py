@@ -248,7 +248,7 @@ def test_bootstrap_refits_of_a_sampled_model_draw_their_own_seeds():
 def test_fast_bootstrap_attribute():
     quick = {name for name, cls in MODELS.items() if cls.fast_bootstrap}
     assert quick == {"uniform", "adjusted-uniform", "independent-pairs", "independent-students", "trueskill", "bt",
-                     "davidson", "rao-kupper", "elo", "orig-wmt", "bojar", "expected-wins"}
+                     "davidson", "rao-kupper", "thurstone", "elo", "orig-wmt", "bojar", "expected-wins"}
 
 
 class Fixed(BradleyTerry):

@@ -66,6 +66,7 @@ from scipy.special import expit
 from humeval.data.tables import Comparisons
 from humeval.errors import DisconnectedError
 from humeval.ranking.base import FitWarning, PreferenceModel, integral, pair_cells
+from humeval.ranking.newton import newton_ascent, solve_or_least_squares
 from humeval.ranking.links import LINKS, _bt, _davidson, _davidson_tie, _rao_kupper, _rao_kupper_tie  # noqa: F401
 
 ELO_PER_LOGIT = 400.0 / np.log(10.0)
@@ -331,7 +332,8 @@ class _PairModel(PreferenceModel):
 
     def _solve_full(self, a, b, counts, X, n, rated, start):
         """Newton's method on (θ of rated systems, φ = (h?, β), log tie?) with a backtracking line
-        search; ``start`` = (θ over all systems, φ, tie) or None."""
+        search (``ranking.newton.newton_ascent``, the solver Plackett–Luce uses too); ``start`` =
+        (θ over all systems, φ, tie) or None."""
         idx = np.nonzero(rated)[0]
         m = len(idx)
         k = self._extra_h + (0 if X is None else X.shape[1])
@@ -347,27 +349,24 @@ class _PairModel(PreferenceModel):
         theta = np.zeros(m) if start is None else start[0][idx].copy()
         phi = np.zeros(k) if start is None else np.asarray(start[1], dtype=float).copy()
         tie = self._tie_start if start is None else start[2]
-        objective = self._objective(la, lb, counts, F, theta, phi, tie)
-        for _ in range(self.max_iter):
-            g, H = self._newton(la, lb, counts, F, theta, phi, tie, m)
-            try:
-                step = np.linalg.solve(H, g)
-            except np.linalg.LinAlgError:
-                step = np.linalg.lstsq(H, g, rcond=None)[0]
-            t = 1.0
-            while True:
-                new_theta = theta + t * step[:m]
-                new_phi = phi + t * step[m:m + k]
-                new_tie = float(np.clip(tie + t * step[-1], -TIE_BOUND, TIE_BOUND)) if extra_t else tie
-                new_objective = self._objective(la, lb, counts, F, new_theta, new_phi, new_tie)
-                if new_objective >= objective - 1e-12 * abs(objective) or t < 1e-8:
-                    break
-                t /= 2
-            done = max(np.max(np.abs(new_theta - theta)), np.max(np.abs(new_phi - phi), initial=0.0),
-                       abs(new_tie - tie)) < self.tol
-            theta, phi, tie, objective = new_theta, new_phi, new_tie, new_objective
-            if done:
-                break
+
+        def unpack(x):
+            return x[:m], x[m:m + k], (float(x[-1]) if extra_t else tie)
+
+        def derivatives(x):
+            g, H = self._newton(la, lb, counts, F, *unpack(x), m)
+            return self._objective(la, lb, counts, F, *unpack(x)), g, H
+
+        def bound(x):  # the tie parameter within ±TIE_BOUND
+            if extra_t:
+                x = x.copy()
+                x[-1] = np.clip(x[-1], -TIE_BOUND, TIE_BOUND)
+            return x
+
+        x = newton_ascent(derivatives, lambda x: self._objective(la, lb, counts, F, *unpack(x)),
+                          np.concatenate([theta, phi, [tie] if extra_t else []]), bound, self.max_iter, self.tol,
+                          solve_or_least_squares)
+        theta, phi, tie = unpack(x)
         theta = theta - theta.mean()
         full = np.full(n, np.nan)
         full[idx] = theta

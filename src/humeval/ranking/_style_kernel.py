@@ -7,8 +7,8 @@ the log posterior (gauge-fixed, inverted once), g the gradient of the resample's
 
     g_θ = Σ_i k_i ℓ'_i (e_a − e_b) − λ(θ − θ̄),   g_φ = Σ_i k_i ℓ'_i F_i − Λ_φ φ,   g_τ = Σ_i k_i ∂ℓ_i/∂τ,
 
-x_i = θ_a − θ_b + F_i φ, ℓ'_i = ∂ℓ_i/∂x the row's score under Bradley–Terry (ties half a win;
-for BT ℓ' = y − n σ(x)), Davidson or Rao–Kupper, τ the log tie parameter. Each
+x_i = θ_a − θ_b + F_i φ, ℓ'_i = ∂ℓ_i/∂x the row's score under the model's link
+(``_pair_kernel.cell_scores``: logit, Davidson, Rao–Kupper or probit), τ the log tie parameter. Each
 iteration is one pass over the rows; a resample's Hessian differs from H₀ by O(1/√n), so two or
 three iterations reach 1e-9. Resamples are spread over the cores (numba ``prange``).
 """
@@ -19,6 +19,8 @@ import math
 
 import numba
 import numpy as np
+
+from humeval.ranking._pair_kernel import cell_scores
 
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -45,37 +47,6 @@ def unit_counts(n_units, seed):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _mills(x):  # pragma: no cover - compiled
-    """The inverse Mills ratio φ(x)/Φ(x); below x = −20 (Φ < 3e-89) its asymptotic series."""
-    if x < -20.0:
-        return -x - 1.0 / x + 2.0 / x ** 3
-    return math.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi) / (0.5 * math.erfc(-x / math.sqrt(2.0)))
-
-
-@numba.njit(cache=True)
-def _row_scores(link, x, t, w, l, tau):  # pragma: no cover - compiled
-    """dℓ/dx and dℓ/dτ of one row with counts (t, w, l), by the link's code in ``ranking.links``:
-    0 = BT (ties half a win), 1 = Davidson (τ = log ν), 2 = Rao–Kupper (τ = log η), 3 = probit
-    (Thurstone–Mosteller, ties half a win); the formulas of ``links``' per-cell functions."""
-    if link == 0:
-        return (w + 0.5 * t) - (w + t + l) / (1.0 + math.exp(-x)), 0.0
-    if link == 3:
-        return (w + 0.5 * t) * _mills(x) - (l + 0.5 * t) * _mills(-x), 0.0
-    n = t + w + l
-    if link == 1:
-        u = 0.5 * x
-        ratio = math.exp(tau) / math.cosh(u) if abs(u) < 700.0 else 0.0
-        cosh_d = 1.0 / (2.0 + ratio)
-        return 0.5 * (w - l) - n * math.tanh(u) * cosh_d, t - n * ratio * cosh_d
-    eta = math.exp(tau)
-    s_lo = 1.0 / (1.0 + math.exp(eta - x))
-    s_hi = 1.0 / (1.0 + math.exp(-x - eta))
-    d1 = w * (1.0 - s_lo) - l * s_hi + t * ((1.0 - s_hi) - s_lo)
-    d_eta = -w * (1.0 - s_lo) - l * s_hi + t * ((1.0 - s_hi) + s_lo + (2.0 / math.expm1(2.0 * eta) if eta < 300.0 else 0.0))
-    return d1, eta * d_eta
-
-
-@numba.njit(cache=True)
 def _chord_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, times, units, l2, phi_prec, tol, bound,
                 max_iter):  # pragma: no cover - compiled
     m, k = len(theta0), len(phi0)
@@ -97,7 +68,7 @@ def _chord_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, times, units,
             x = theta[la[r]] - theta[lb[r]]
             for j in range(k):
                 x += F[r, j] * phi[j]
-            d, dt = _row_scores(link, x, counts[r, 0], counts[r, 1], counts[r, 2], tau)
+            d, dt = cell_scores(link, x, counts[r, 1], counts[r, 0], counts[r, 2], tau)  # rows: (tie, a, b)
             g[la[r]] += c * d
             g[lb[r]] -= c * d
             for j in range(k):

@@ -442,14 +442,24 @@ class _PairModel(PreferenceModel):
     # -- bootstrap fast path -----------------------------------------------------------------
     def bootstrap_scores(self, comparisons: Comparisons, unit: np.ndarray | None, n: int, rng,
                          progress=None) -> np.ndarray:
-        """Bootstrap by resampling the pair-count table (see ``Ranker.bootstrap_scores``): a
-        multinomial draw over the cells (ordered pair × outcome) for single comparisons; for
-        units, each unit's cell counts once, weighted by how often the unit was drawn (weighted
-        comparisons: see ``resample_counts``). Every resample is refitted by Newton's method
-        warm-started at the full-data estimate, never copying a row; 100 resamples are drawn at
-        a time. With covariates, the comparisons themselves are resampled (``_bootstrap_rows``)."""
+        """Bootstrap (see ``Ranker.bootstrap_scores``), compiled for every link: on the pair
+        counts (``_compiled_bootstrap``, ``_pair_kernel``) or, with covariates, on the comparisons
+        themselves (``_bootstrap_rows``, ``_style_kernel``). When the full-data tie parameter sits
+        at its bound or fewer than two systems are rated, every resample is refitted by Newton's
+        method instead (``_refit_bootstrap``)."""
         if self._used:
             return self._bootstrap_rows(comparisons, unit, n, rng, progress)
+        if (self._tie_name and abs(self._tie) >= TIE_BOUND) or self.rated_.sum() < 2:
+            return self._refit_bootstrap(comparisons, unit, n, rng, progress)
+        return self._compiled_bootstrap(comparisons, unit, n, rng, progress)
+
+    def _refit_bootstrap(self, comparisons: Comparisons, unit: np.ndarray | None, n: int, rng,
+                         progress=None) -> np.ndarray:
+        """Bootstrap by resampling the pair-count table: a multinomial draw over the cells
+        (ordered pair × outcome) for single comparisons; for units, each unit's cell counts once,
+        weighted by how often the unit was drawn (weighted comparisons: see ``resample_counts``).
+        Every resample is refitted by Newton's method warm-started at the full-data estimate,
+        never copying a row; 100 resamples are drawn at a time."""
         a, b, row_cell = self._own_cells(comparisons)
         draw = resample_counts(row_cell * 3 + comparisons.outcome, comparisons, unit, len(a) * 3, rng)
         samples = np.empty((n, len(self.systems_)))
@@ -461,6 +471,62 @@ class _PairModel(PreferenceModel):
             if progress:
                 progress(start + k, n)
         return samples
+
+    def _compiled_bootstrap(self, comparisons: Comparisons, unit: np.ndarray | None, n: int, rng,
+                            progress=None) -> np.ndarray:
+        """Compiled bootstrap on the pair counts for any link (``_pair_kernel``): all ``n``
+        resamples drawn and refitted by chord-Newton on (θ, h?, log tie?) from the full-data fit
+        in one parallel loop; cells are unordered pairs without a position effect, ordered pairs
+        with one. The draws are those each model has always made, so published figures stay:
+        without a tie parameter (logit, probit), single comparisons with whole-number weights are
+        a multinomial over the cells; tie models draw the rows with their weights (``_row_keys``:
+        row by row for small data, a multinomial over the distinct (cell, weight) keys for large);
+        clusters (and, without a tie parameter, fractional weights) by ``resample_counts``, 100
+        resamples at a time. Resamples that do not converge (a system left out or, without a prior,
+        separated; the tie parameter at its bound) are refitted by Newton's method (``_refit_counts``)."""
+        from humeval.ranking import _pair_kernel
+        has_h = bool(self.position_effect)
+        cells = _bootstrap_cells(self, comparisons, ordered=has_h)
+        idx, pi, pj, n_cells = cells.idx, cells.pi, cells.pj, 3 * len(cells.pi)
+        weight = cells.weight if comparisons.weighted else None
+        p0 = np.concatenate([self.theta_[idx], [self.position_effect_] if has_h else [],
+                             [self._tie] if self._tie_name else []])
+        base = np.bincount(cells.cell, weights=weight, minlength=n_cells).astype(float)
+        hinv = np.linalg.inv(self._cell_hessian(cells, base, p0))
+        seeds = rng.integers(0, 2 ** 31 - 1, n)
+        fixed = (p0, hinv, pi, pj, len(idx), has_h, self.link.code)
+        settings = (float(self.l2), 1e-10, 100, TIE_BOUND)
+        if unit is None and not self._tie_name and integral(weight):
+            total = int(round(base.sum()))
+            p, ok = _pair_kernel.bootstrap_multinomial(*fixed, base, total, seeds, *settings)
+            redraw = lambda i: _pair_kernel.draw_multinomial(base, total, seeds[i])  # noqa: E731
+        elif unit is None and self._tie_name:
+            total, key_p, key_cell, key_weight = _row_keys(cells, weight)
+            p, ok = _pair_kernel.bootstrap_rows(*fixed, total, key_p, key_cell, key_weight, seeds, *settings)
+            redraw = lambda i: _pair_kernel.draw_rows(total, key_p, key_cell, key_weight, n_cells,  # noqa: E731
+                                                      seeds[i])
+        else:
+            draw = resample_counts(cells.row_codes(len(comparisons)), comparisons, unit, n_cells, rng)
+            p, ok, kept = np.empty((n, len(p0))), np.empty(n, dtype=bool), {}
+            for start in range(0, n, 100):
+                counts = draw(min(100, n - start))
+                p[start:start + len(counts)], ok[start:start + len(counts)] = _pair_kernel.fit_many(
+                    *fixed, counts, *settings)
+                kept.update({start + i: counts[i] for i in np.nonzero(~ok[start:start + len(counts)])[0]})
+            redraw = kept.__getitem__
+        out = _bootstrap_finish(self, cells, p[:, :len(idx)], ok, redraw)
+        if progress:
+            progress(n, n)
+        return out
+
+    def _cell_hessian(self, cells: "_Cells", counts: np.ndarray, p0: np.ndarray) -> np.ndarray:
+        """H₀: the negative Hessian of the log posterior at the full-data fit, on the cells
+        (``_newton``, whose counts are ordered (tie, first, second))."""
+        m = len(cells.idx)
+        phi = p0[m:m + 1] if self.position_effect else np.zeros(0)
+        _, H = self._newton(cells.pi, cells.pj, counts.reshape(-1, 3)[:, [1, 0, 2]], self._fixed(None, len(cells.pi)),
+                            p0[:m], phi, self._tie, m)
+        return H
 
     def _bootstrap_rows(self, comparisons, unit, n, rng, progress=None) -> np.ndarray:
         """Bootstrap with covariates, compiled (``_style_kernel``): each resample draws the
@@ -642,7 +708,7 @@ ROW_DRAWS = 6  # draw rows one by one while there are at most this many per dist
 
 
 def _row_keys(cells: _Cells, weight: np.ndarray | None):
-    """What ``_tie_kernel`` draws a resample of rows from: ``(total, key_p, key_cell, key_weight)``.
+    """What ``_pair_kernel.bootstrap_rows`` draws a resample of rows from: ``(total, key_p, key_cell, key_weight)``.
     The rows themselves (``key_p`` empty: ``total`` uniform draws, O(rows) per resample) while
     there are at most ``ROW_DRAWS`` rows per distinct (cell, weight) key, else the keys with
     probabilities (rows with that key) / (rows), one multinomial per resample (O(keys)); both
@@ -685,112 +751,8 @@ class BradleyTerry(_PairModel):
         t = self.tie_rate_
         return np.column_stack([np.full(len(x), t), (1 - t) * expit(x), (1 - t) * expit(-x)])
 
-    def bootstrap_scores(self, comparisons: Comparisons, unit: np.ndarray | None, n: int, rng,
-                         progress=None) -> np.ndarray:
-        """Compiled bootstrap on unordered-pair counts (see ``_bt_kernel``): without a position
-        effect the likelihood depends on each unordered pair's (i wins, tie, j wins) only, so all
-        ``n`` resamples are drawn and solved in one parallel loop; the few that do not converge
-        are refitted by the ordered-cell path. With a position effect, the ordered-cell path
-        (``_PairModel.bootstrap_scores``) throughout."""
-        if self.position_effect or self._used:
-            return super().bootstrap_scores(comparisons, unit, n, rng, progress)
-        from humeval.ranking import _bt_kernel
-        cells = _bootstrap_cells(self, comparisons, ordered=False)
-        idx, pi, pj, n_cells = cells.idx, cells.pi, cells.pj, 3 * len(cells.pi)
-        theta0 = self.theta_[idx]
-        base = np.bincount(cells.cell, weights=cells.weight if comparisons.weighted else None,
-                           minlength=n_cells).astype(float)
-        hinv = np.linalg.inv(self._hessian(pi, pj, base, theta0, len(idx)))
-        seeds = rng.integers(0, 2 ** 31 - 1, n)
-        l2, tol, iters = float(self.l2), 1e-9, 60
-        if unit is None and integral(comparisons.weight if comparisons.weighted else None):
-            theta, ok = _bt_kernel.bootstrap_multinomial(theta0, hinv, pi, pj, base, int(round(base.sum())), seeds, l2,
-                                                         tol, iters)
-            redraw = lambda i: _bt_kernel.draw_counts(base, int(round(base.sum())), seeds[i])  # noqa: E731
-        else:  # clustered or weighted: counts drawn here (``resample_counts``), 100 resamples at a time
-            draw = resample_counts(cells.row_codes(len(comparisons)), comparisons, unit, n_cells, rng)
-            theta, ok, kept = np.empty((n, len(idx))), np.empty(n, dtype=bool), {}
-            for start in range(0, n, 100):
-                counts = draw(min(100, n - start))
-                theta[start:start + len(counts)], ok[start:start + len(counts)] = _bt_kernel.fit_many(
-                    theta0, hinv, pi, pj, counts, l2, tol, iters)
-                kept.update({start + i: counts[i] for i in np.nonzero(~ok[start:start + len(counts)])[0]})
-            redraw = kept.__getitem__
-        out = _bootstrap_finish(self, cells, theta, ok, redraw)
-        if progress:
-            progress(n, n)
-        return out
 
-    def _hessian(self, pi, pj, counts, theta, m):
-        """Negative Hessian of the BT log-likelihood on unordered-pair counts (with the gauge)."""
-        n_pair = counts.reshape(-1, 3).sum(axis=1)
-        s = expit(theta[pi] - theta[pj])
-        c = n_pair * s * (1 - s)
-        h = np.zeros((m, m))
-        np.add.at(h, (pi, pj), -c)
-        np.add.at(h, (pj, pi), -c)
-        h[np.arange(m), np.arange(m)] = -h.sum(axis=1) + self.l2
-        h += (1.0 - self.l2) / m  # the prior λ(I − 11ᵀ/m) and the gauge 11ᵀ/m
-        return h
-
-
-class _TieBootstrap(_PairModel):
-    """The compiled bootstrap of the tie models (``_tie_kernel``), shared by Davidson and Rao–Kupper."""
-
-
-    def bootstrap_scores(self, comparisons: Comparisons, unit: np.ndarray | None, n: int, rng,
-                         progress=None) -> np.ndarray:
-        """Compiled bootstrap (see ``_tie_kernel``): all ``n`` resamples drawn and refitted by
-        chord-Newton on (θ, h?, log tie) from the full-data fit in one parallel loop; cells are
-        unordered pairs without a position effect (ties stay ties), ordered pairs with one.
-
-        A resample draws the comparisons (rows) with replacement, as many as there are, each
-        drawn row adding its ``weight`` to its cell (``_row_keys``: row by row for small data, a
-        multinomial over the distinct (cell, weight) keys for large; unweighted, the multinomial
-        over the cells of ``BradleyTerry``'s bootstrap; the generic refit path also resamples
-        rows with their weights). With ``unit``,
-        each unit's summed weights per cell enter once per time the unit is drawn. Resamples that
-        do not converge (a system left out or, without a prior, separated; the tie parameter at
-        its bound) are refitted by the Python solver (``_refit_counts``), as is everything when the
-        full-data tie parameter sits at its bound, the model has covariates or fewer than two systems
-        are rated."""
-        from humeval.ranking import _tie_kernel
-        if abs(self._tie) >= TIE_BOUND or self._used or self.rated_.sum() < 2:
-            return super().bootstrap_scores(comparisons, unit, n, rng, progress)
-        has_h = bool(self.position_effect)
-        cells = _bootstrap_cells(self, comparisons, ordered=has_h)
-        idx, pi, pj, n_cells = cells.idx, cells.pi, cells.pj, 3 * len(cells.pi)
-        weight = cells.weight if comparisons.weighted else None
-        p0 = np.concatenate([self.theta_[idx], [self.position_effect_] if has_h else [], [self._tie]])
-        hinv = np.linalg.inv(self._tie_hessian(cells, np.bincount(cells.cell, weights=weight, minlength=n_cells), p0))
-        seeds = rng.integers(0, 2 ** 31 - 1, n)
-        settings = (float(self.l2), 1e-10, 100, TIE_BOUND)
-        fixed = (p0, hinv, pi, pj, len(idx), has_h, self.link.code)  # _tie_kernel.DAVIDSON or RAO_KUPPER
-        if unit is None:
-            total, key_p, key_cell, key_weight = _row_keys(cells, weight)
-            p, ok = _tie_kernel.bootstrap_rows(*fixed, total, key_p, key_cell, key_weight, seeds, *settings)
-            redraw = lambda i: _tie_kernel.draw_counts(total, key_p, key_cell, key_weight, n_cells,  # noqa: E731
-                                                       seeds[i])
-        else:
-            counts = resample_counts(cells.row_codes(len(comparisons)), comparisons, unit, n_cells, rng)(n)
-            p, ok = _tie_kernel.fit_many(*fixed, counts, *settings)
-            redraw = lambda i: counts[i]  # noqa: E731
-        out = _bootstrap_finish(self, cells, p[:, :len(idx)], ok, redraw)
-        if progress:
-            progress(n, n)
-        return out
-
-    def _tie_hessian(self, cells: _Cells, counts: np.ndarray, p0: np.ndarray) -> np.ndarray:
-        """H₀: the negative Hessian of the log posterior at the full-data fit, on the cells
-        (``_PairModel._newton``, whose counts are ordered (tie, first, second))."""
-        m = len(cells.idx)
-        phi = p0[m:m + 1] if self.position_effect else np.zeros(0)
-        _, H = self._newton(cells.pi, cells.pj, counts.reshape(-1, 3)[:, [1, 0, 2]], self._fixed(None, len(cells.pi)),
-                            p0[:m], phi, self._tie, m)
-        return H
-
-
-class Davidson(_TieBootstrap):
+class Davidson(_PairModel):
     """Davidson's (1970) tie model; ``nu_`` is the fitted tie parameter ν."""
 
     link = LINKS["davidson"]
@@ -802,7 +764,7 @@ class Davidson(_TieBootstrap):
         return np.column_stack([nu / d, np.exp(u) / d, np.exp(-u) / d])
 
 
-class RaoKupper(_TieBootstrap):
+class RaoKupper(_PairModel):
     """Rao & Kupper's (1967) tie model; ``eta_`` is the threshold η (their θ = e^η)."""
 
     link = LINKS["rao-kupper"]

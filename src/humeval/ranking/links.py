@@ -5,7 +5,7 @@ comparison only through x = θ_a − θ_b (+ h) (+ βᵀz) and at most one tie p
 scale). A link gives, per cell of counts (tie, a preferred, b preferred), the log-likelihood and
 its first and second derivatives in x (``cell``) and, for a tie model, the derivatives in τ
 (``tie``: dℓ/dτ, −d²ℓ/dτ², −d²ℓ/dx dτ); ``code`` is the link's number in the compiled kernels
-(``_style_kernel``, ``_tie_kernel``), and ``unit`` the scale its scores are on. Declaring the
+(``_pair_kernel``, ``_style_kernel``), and ``unit`` the scale its scores are on. Declaring the
 link (``_PairModel.link``) is how a model chooses its kernel, its tie terms and its scale label.
 
 - logit: Bradley & Terry (1952), P(a) = σ(x), ties half a win each; scores in log-odds.

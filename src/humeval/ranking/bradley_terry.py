@@ -82,6 +82,54 @@ class SeparationWarning(FitWarning):
 
 
 
+class PairFit(NamedTuple):
+    """The fitted state of a pair model that the covariance code reads (``ranking.analytic``;
+    ``_PairModel.pair_fit``): the training ``comparisons``; the rated systems ``idx``; per cell
+    the local codes ``la``, ``lb`` of its systems among the rated, the fixed-effect design ``F``
+    (position effect, covariates; None without); the estimates ``theta`` (rated systems), ``phi``
+    and ``tie`` (the log tie parameter, None without one); ``hessian``, the gauge-fixed negative
+    Hessian of the log posterior; with scores, ``d1`` and ``tie_score`` (cells × 3): ∂ℓ/∂x and
+    ∂ℓ/∂τ of one comparison of each outcome in each cell, and ``cell_of_row`` (per comparison its
+    cell, −1 when left out); ``names`` of the parameters (θ's systems, then φ's, then the tie's)."""
+
+    comparisons: Comparisons
+    idx: np.ndarray
+    la: np.ndarray
+    lb: np.ndarray
+    F: np.ndarray | None
+    theta: np.ndarray
+    phi: np.ndarray
+    tie: float | None
+    hessian: np.ndarray
+    d1: np.ndarray | None
+    tie_score: np.ndarray | None
+    cell_of_row: np.ndarray | None
+    names: list
+
+
+def outer_sum(la, lb, F, w_uu, w_ut, w_tt, m):
+    """Σ over cells of the weighted outer products of u = (e_a − e_b, F row) and the tie
+    coordinate: [[Σ w_uu u uᵀ, Σ w_ut u], [·, Σ w_tt]] (the tie row only when w_ut is given).
+    With w_uu = −d²ℓ/dx² it is the negative Hessian; with squared scores, the sandwich's meat."""
+    k = 0 if F is None else F.shape[1]
+    t = 0 if w_ut is None else 1
+    S = np.zeros((m + k + t, m + k + t))
+    S[:m, :m] = -(coo_matrix((w_uu, (la, lb)), shape=(m, m)).toarray())
+    S[:m, :m] += S[:m, :m].T
+    S[np.arange(m), np.arange(m)] += np.bincount(la, w_uu, m) + np.bincount(lb, w_uu, m)
+    if k:
+        S[m:m + k, m:m + k] = F.T @ (w_uu[:, None] * F)
+        for j in range(k):
+            S[:m, m + j] = np.bincount(la, w_uu * F[:, j], m) - np.bincount(lb, w_uu * F[:, j], m)
+        S[m:m + k, :m] = S[:m, m:m + k].T
+    if t:
+        S[-1, -1] = w_tt.sum()
+        S[:m, -1] = S[-1, :m] = np.bincount(la, w_ut, m) - np.bincount(lb, w_ut, m)
+        if k:
+            S[m:m + k, -1] = S[-1, m:m + k] = F.T @ w_ut
+    return S
+
+
 class _PairModel(PreferenceModel):
     """Shared fitting for models whose likelihood depends on x = θ_a − θ_b (+ h) (+ βᵀz) and one
     tie parameter.
@@ -279,28 +327,45 @@ class _PairModel(PreferenceModel):
         mid = self._link(x, counts, tie)[0]
         return (up[0] - down[0]) / (2 * eps), -(up[0] - 2 * mid + down[0]) / eps ** 2, -(up[1] - down[1]) / (2 * eps)
 
-    @staticmethod
-    def _outer(la, lb, F, w_uu, w_ut, w_tt, m):
-        """Σ over cells of the weighted outer products of u = (e_a − e_b, F row) and the tie
-        coordinate: [[Σ w_uu u uᵀ, Σ w_ut u], [·, Σ w_tt]] (the tie row only when w_ut is given).
-        With w_uu = −d²ℓ/dx² it is the negative Hessian; with squared scores, the sandwich's meat."""
-        k = 0 if F is None else F.shape[1]
-        t = 0 if w_ut is None else 1
-        S = np.zeros((m + k + t, m + k + t))
-        S[:m, :m] = -(coo_matrix((w_uu, (la, lb)), shape=(m, m)).toarray())
-        S[:m, :m] += S[:m, :m].T
-        S[np.arange(m), np.arange(m)] += np.bincount(la, w_uu, m) + np.bincount(lb, w_uu, m)
-        if k:
-            S[m:m + k, m:m + k] = F.T @ (w_uu[:, None] * F)
-            for j in range(k):
-                S[:m, m + j] = np.bincount(la, w_uu * F[:, j], m) - np.bincount(lb, w_uu * F[:, j], m)
-            S[m:m + k, :m] = S[:m, m:m + k].T
-        if t:
-            S[-1, -1] = w_tt.sum()
-            S[:m, -1] = S[-1, :m] = np.bincount(la, w_ut, m) - np.bincount(lb, w_ut, m)
-            if k:
-                S[m:m + k, -1] = S[-1, m:m + k] = F.T @ w_ut
-        return S
+    def pair_fit(self, data=None, scores: bool = False) -> PairFit:
+        """The public fitted state (``PairFit``) at the estimate, on the training comparisons or,
+        during the fit, on ``data`` = (a, b, counts, X) (then without ``cell_of_row``); with
+        ``scores`` the per-cell, per-outcome scores the sandwich needs."""
+        self._check_fitted()
+        c = self._train
+        if data is None:
+            a, b, counts, X, row_of = self._fit_data(c, self._design(c)[1])
+        else:
+            (a, b, counts, X), row_of = data, None
+        idx = np.nonzero(self.rated_)[0]
+        m = len(idx)
+        local = np.full(len(self.systems_), -1)
+        local[idx] = np.arange(m)
+        keep = self.rated_[a] & self.rated_[b]
+        la, lb = local[a[keep]], local[b[keep]]
+        F = self._fixed(None if X is None else X[keep], len(la))
+        theta = self.theta_[idx]
+        _, H = self._newton(la, lb, counts[keep], F, theta, self._phi, self._tie, m)
+        d1 = tie_score = cell_of_row = None
+        if scores:
+            x = self._x(la, lb, F, theta, self._phi)
+            d1, tie_score = np.zeros((len(la), 3)), np.zeros((len(la), 3))
+            for o in range(3):
+                unit = np.zeros((len(la), 3))
+                unit[:, o] = 1.0
+                d1[:, o] = self._link(x, unit, self._tie)[1]
+                if self._tie_name:
+                    tie_score[:, o] = self._tie_terms(x, unit, self._tie)[0]
+        if row_of is not None:
+            cell_of = np.full(len(a), -1)
+            cell_of[np.nonzero(keep)[0]] = np.arange(len(la))
+            cell_of_row = np.where(row_of >= 0, cell_of[np.maximum(row_of, 0)], -1)
+        names = list(self.systems_[i] for i in range(len(self.systems_)))
+        names += ["position effect"] if self.position_effect else []
+        names += [f"coef {name}" for name, live in zip(self.covariate_names_, self._live) if live]
+        names += [f"log {self._tie_name}"] if self._tie_name else []
+        return PairFit(c, idx, la, lb, F, theta, self._phi, self._tie if self._tie_name else None, H, d1, tie_score,
+                       cell_of_row, names)
 
     def _newton(self, la, lb, counts, F, theta, phi, tie, m):
         """Gradient g and negative Hessian H of the log posterior in (θ, φ, log tie?), the
@@ -316,7 +381,7 @@ class _PairModel(PreferenceModel):
         if self._tie_name:
             gt, tt, cross = self._tie_terms(x, counts, tie)
             g[-1] = gt.sum()
-        H = self._outer(la, lb, F, -d2, cross, tt, m)
+        H = outer_sum(la, lb, F, -d2, cross, tt, m)
         H[:m, :m] += self.l2 * (np.eye(m) - 1.0 / m)  # the prior λ(I − 11ᵀ/m): a common shift stays free
         H[:m, :m] += 1.0 / m  # fix the common shift: the step keeps Σθ unchanged
         if k:

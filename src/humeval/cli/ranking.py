@@ -676,6 +676,12 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
         trained = curve.groupby("size")["train"].mean()
         out.print(f"training subsets: {drawn}" + (" until they hold the size; mean comparisons " + ", ".join(
             f"{size}: {n:,.0f}" for size, n in trained.items()) if sample == "ranking" else ""))
+        short = curve[(curve["train"] < curve["size"]) & (sample != "ranking")]
+        if len(short):  # a size beyond a track's training part is that part: say so, never show it silently
+            largest = short.groupby("track")["train"].max()
+            out.print("  warning: sizes beyond a track's training part took all of it ("
+                      + ", ".join(f"{t}: {n:,}" for t, n in largest.items())
+                      + "): those columns repeat the full-training fit, not a larger sample")
 
 
 def _tuned(data, models, tune_on, grid, min_test, random_state, jobs, file, quiet):

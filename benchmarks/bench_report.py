@@ -40,7 +40,7 @@ import humeval.cli
 humeval.cli.GC_THRESHOLDS = (700, 10, 10)
 humeval.cli.gc.freeze = lambda: None
 from humeval.ranking import bradley_terry, irt
-bradley_terry._TieBootstrap.bootstrap_scores = bradley_terry._PairModel.bootstrap_scores
+bradley_terry._PairModel._compiled_bootstrap = bradley_terry._PairModel._refit_bootstrap
 irt.IRTGaussian._sweep = irt.IRTGaussian._sweep_numpy
 irt.IRTGaussian._sweeps = irt._Gibbs._sweeps
 sys.argv = ["humeval", *sys.argv[1:]]

@@ -1,4 +1,4 @@
-"""Davidson and Rao–Kupper bootstrap: the compiled kernel (``_tie_kernel``) against the Python path.
+"""Davidson and Rao–Kupper bootstrap: the compiled kernel (``_pair_kernel``) against the Python path.
 
     python benchmarks/bench_tie_bootstrap.py [--resamples 1000] [--python-resamples 200] [--simulated]
 
@@ -6,7 +6,7 @@ On WMT10's expert rankings (``$HUMEVAL_SHARED_DATA/wmt10-rankings/wmt10/data_RNK
 tracks, as ``humeval report`` bootstraps them), or on eight simulated tracks of the same sizes when
 the file is absent (or with ``--simulated``), per model:
 
-- before: ``_PairModel.bootstrap_scores``, the Python path the tie models used until now (a
+- before: ``_PairModel._refit_bootstrap``, the Python path the tie models used until now (a
   multinomial over ordered cells, each resample refitted by Newton's method with a line search,
   warm-started), timed on ``--python-resamples`` per track and scaled to ``--resamples``
   (its cost is linear in the resamples);
@@ -82,7 +82,7 @@ def main():
                  for name, m in fitted.items()}
         compiled = time.process_time() - start
         start = time.process_time()
-        before = {name: _PairModel.bootstrap_scores(m, tracks[name], None, args.python_resamples,
+        before = {name: _PairModel._refit_bootstrap(m, tracks[name], None, args.python_resamples,
                                                     np.random.default_rng(0)) for name, m in fitted.items()}
         python = (time.process_time() - start) * args.resamples / args.python_resamples
         ratio = np.concatenate([np.nanstd(after[n], axis=0) / np.nanstd(before[n], axis=0) for n in tracks])

@@ -72,7 +72,7 @@ def _hmeant_files(directory: Path):
 
     from humeval.data.readers.hmeant import read_wmt13
     from humeval.metrics.hmeant import hmeant
-    from humeval.metrics.hmeant.model import write_json
+    from humeval.data.hmeant import write_json
     annotations = read_wmt13(shared("hmeant-wmt13"))
     write_json(annotations, directory / "annotations.json")
     scores = hmeant(annotations).groupby(["item", "system"], as_index=False)["hmeant"].mean()

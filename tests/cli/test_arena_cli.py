@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -130,10 +131,13 @@ def test_style_control_and_analytic_intervals_reach_the_model():
     result = run("rank", BATTLES, "-m", "bt", "--style-control", "--intervals", "sandwich", "--cluster", "judge",
                  "--json")
     assert result.exit_code == 0, result.output
-    shown = json.loads(result.output)
+    assert "covariates 'length', 'headers', 'lists', 'bold' separate the outcomes" in " ".join(result.stderr.split())
+    shown = json.loads(result.stdout)
     rows = {r["system"]: r for r in shown["(no track)"]}
     coefficients = {r["parameter"]: r for r in shown["(coefficients)"]["(no track)"]}
-    model = BradleyTerry(standardize=True).fit(humeval.read(BATTLES, style=True).comparisons)
+    with pytest.warns(UserWarning, match="separate the outcomes"):
+        model = BradleyTerry(standardize=True).fit(humeval.read(BATTLES, style=True).comparisons)
+    assert np.all(np.abs(model.coef_) < 5) and np.all(model.coef_std_ > 0)  # finite, honestly wide
     expected = model.intervals("sandwich", 0.95, clusters="judge")
     together = model.intervals("sandwich", 0.95, simultaneous=True, clusters="judge")
     for system in model.systems_:
@@ -151,7 +155,7 @@ def test_covariate_pairs_from_the_command_line():
     from humeval.ranking import Davidson
     result = run("rank", WEIGHTS, "-m", "davidson", "--covariates", "len_a/len_b", "--weight", "weight", "--json")
     assert result.exit_code == 0, result.output
-    coefficients = json.loads(result.output)["(coefficients)"]["(no track)"]
+    coefficients = json.loads(result.stdout)["(coefficients)"]["(no track)"]
     c = humeval.read(WEIGHTS, covariates="len_a/len_b", weight="weight").comparisons
     model = Davidson().fit(c)
     assert coefficients[0]["parameter"] == "coef len_a-len_b"

@@ -3,6 +3,8 @@ file's raw covariates on --style-control's scale, and a tie parameter stuck at i
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from click.testing import CliRunner
 
@@ -55,13 +57,17 @@ def test_standardize_without_covariates_is_refused(files):
     assert result.exit_code == 2 and "this file brings none" in result.output
 
 
-def test_a_tie_parameter_at_its_bound_is_said():
-    """Seven weighted votes in which the length difference explains every decided one: Davidson's
-    log ν runs to its bound (10), and the output says the interval means nothing."""
+def test_a_separating_covariate_is_named_and_its_coefficient_stays_finite():
+    """Seven weighted votes in which the length difference explains every decided one: without a
+    prior the coefficient is infinite (and Davidson's log ν ran to its bound, 10); the fit says the
+    covariate separates the outcomes and prints finite numbers from the prior on the coefficients."""
     result = run("rank", FIXTURES / "arena_weights.csv", "-m", "davidson", "--weight", "weight", "--covariates",
-                 "len_a/len_b")
+                 "len_a/len_b", "--json")
     assert result.exit_code == 0
-    assert "tie parameter stopped at its bound (log nu = +10)" in " ".join(result.output.split())
+    assert "covariate 'len_a-len_b' separates the outcomes" in " ".join(result.output.split())
+    shown = json.loads(result.stdout)
+    rows = {r["parameter"]: r for r in shown["(coefficients)"]["(no track)"]}
+    assert abs(rows["log nu"]["estimate"]) < 5 and 0 < rows["coef len_a-len_b"]["std"] < 1
     plain = run("rank", FIXTURES / "arena_weights.csv", "-m", "davidson", "--weight", "weight")
     assert plain.exit_code == 0 and "stopped at its bound" not in plain.output
 

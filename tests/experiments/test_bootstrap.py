@@ -51,7 +51,7 @@ def campaign():
 
 class CellPath(BradleyTerry):  # per-resample Newton on ordered cells
     def bootstrap_scores(self, comparisons, unit, n, rng, progress=None):
-        return _PairModel.bootstrap_scores(self, comparisons, unit, n, rng, progress)
+        return _PairModel._refit_bootstrap(self, comparisons, unit, n, rng, progress)
 
 
 class RefitPath(BradleyTerry):  # copy rows, refit from scratch

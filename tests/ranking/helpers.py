@@ -35,3 +35,17 @@ def random_tournament(n, rng):
 
 
 __all__ = ["HAND", "brute_force_cost", "comparisons", "np", "random_tournament"]
+
+
+def assert_covariate_bootstrap_is_newton(model, c, unit=None, n=3, seed=11, atol=1e-7):
+    """Each of the compiled covariate bootstrap's ``n`` resamples (``_style_kernel``) equals
+    Newton's method refitted on the same reweighted rows (``_refit_rows``); returns the samples."""
+    from humeval.ranking import _style_kernel
+    seeds = np.random.default_rng(seed).integers(0, 2 ** 31 - 1, n)
+    samples = model.bootstrap_scores(c, unit, n, np.random.default_rng(seed))
+    a, b, counts, X, _, units, n_units = model._row_units(c, unit)
+    for i, s in enumerate(seeds):
+        times = _style_kernel.unit_counts(n_units, s)[units].astype(float)
+        expected = model._refit_rows(a, b, counts * times[:, None], X, (model.theta_, model._phi, model._tie))
+        np.testing.assert_allclose(samples[i], expected, atol=atol)
+    return samples

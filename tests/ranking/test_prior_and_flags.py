@@ -47,12 +47,14 @@ def test_every_error_class_pickles_whole():
     from humeval.cli.common import UserError
     from humeval.experiments.parallel import ExecutionError
     from humeval.metrics.meteor.alignment import _TooManyStates
-    from humeval.ranking.base import MaterialisedWarning
+    from humeval.ranking.base import FitWarning, MaterialisedWarning
+    from humeval.ranking.bradley_terry import SeparationWarning
     from humeval.serve.tasks import Refused
     samples = [InputError("data.csv", 7, "a rank of 9 in a 5-way ranking", "ranks run 1..5"),
                InputError("data.csv", None, "empty file"), DisconnectedError([["A", "B"], ["C"]]),
                UserError("bad option"), _TooManyStates("too many"), ExecutionError("dask is not installed"),
-               MaterialisedWarning("3 rows became 6"), Refused(409, "this task was answered already")]
+               MaterialisedWarning("3 rows became 6"), FitWarning("a fit"), SeparationWarning("len separates"),
+               Refused(409, "this task was answered already")]
     for error in samples:
         back = pickle.loads(pickle.dumps(error))
         assert type(back) is type(error) and str(back) == str(error) and vars(back) == vars(error)
@@ -246,7 +248,7 @@ def test_bootstrap_refits_of_a_sampled_model_draw_their_own_seeds():
 def test_fast_bootstrap_attribute():
     quick = {name for name, cls in MODELS.items() if cls.fast_bootstrap}
     assert quick == {"uniform", "adjusted-uniform", "independent-pairs", "independent-students", "trueskill", "bt",
-                     "davidson", "rao-kupper", "elo", "orig-wmt", "bojar", "expected-wins"}
+                     "davidson", "rao-kupper", "thurstone", "elo", "orig-wmt", "bojar", "expected-wins"}
 
 
 class Fixed(BradleyTerry):

@@ -7,9 +7,9 @@ from scipy.special import expit
 
 from humeval.data import Comparisons
 from humeval.ranking import BradleyTerry, Davidson, RaoKupper
-from humeval.ranking import _style_kernel
 from humeval.ranking.bradley_terry import _davidson, _davidson_tie, _rao_kupper, _rao_kupper_tie
 from humeval.simulate import simulate_battles
+from helpers import assert_covariate_bootstrap_is_newton
 
 THETA = np.linspace(1.0, -1.0, 8)
 VERBOSE = np.array([5.5, 5.5, 6.5, 6.5, 5.5, 7.0, 5.5, 7.0])  # sys03, sys04, sys06, sys08 write long answers
@@ -178,16 +178,8 @@ def test_compiled_covariate_bootstrap_equals_newton_on_the_same_resample(model, 
     sim = battles(n_battles=5_000, position=0.3, eta=0.3, random_state=7)
     c = sim.comparisons
     model = model(position_effect=True).fit(c)
-    rng = np.random.default_rng(11)
-    seeds = np.random.default_rng(11).integers(0, 2 ** 31 - 1, 3)
     unit = c.judge.astype(np.int64) if by_judge else None
-    samples = model.bootstrap_scores(c, unit, 3, rng)
-    a, b, counts, X, _, units, n_units = model._row_units(c, unit)
-    start = (model.theta_, model._phi, model._tie)
-    for i, seed in enumerate(seeds):
-        times = _style_kernel.unit_counts(n_units, seed)[units].astype(float)
-        expected = model._refit_rows(a, b, counts * times[:, None], X, start)
-        np.testing.assert_allclose(samples[i], expected, atol=1e-7)
+    samples = assert_covariate_bootstrap_is_newton(model, c, unit)
     assert np.std(samples[:, 0]) > 0
 
 
@@ -202,3 +194,41 @@ def test_tie_derivatives_in_closed_form(link, terms, tie):
     np.testing.assert_allclose(cross, -(up[1] - down[1]) / (2 * e), atol=1e-7)
     g_up, g_down = terms(x, counts, tie + e)[0], terms(x, counts, tie - e)[0]
     np.testing.assert_allclose(htt, -(g_up - g_down) / (2 * e), atol=1e-7)
+
+
+def separated(size=40):
+    """Comparisons between two systems that the covariate alone decides: a wins exactly when z > 0."""
+    rng = np.random.default_rng(3)
+    z = rng.normal(0, 2, (size, 1))
+    a, b = np.zeros(size, dtype=int), np.ones(size, dtype=int)
+    return Comparisons(a=a, b=b, outcome=np.where(z[:, 0] > 0, 1, 2), systems=("x", "y"), covariates=z,
+                       covariate_names=("len",))
+
+
+def test_separating_covariate_gets_the_prior_named_and_matches_the_map():
+    """Without a prior the coefficient is infinite; the fit warns naming it and returns the MAP
+    with N(0, 1) per RMS unit on β: −log posterior = −ℓ + λ/2 Σθ² + (β·rms)²/2, checked by BFGS."""
+    c = separated()
+    with pytest.warns(UserWarning, match="covariate 'len' separates the outcomes"):
+        model = BradleyTerry().fit(c)
+    assert model.separated_ == ("len",) and np.isfinite(model.coef_["len"]) and np.isfinite(model.coef_std_["len"])
+    rms = np.sqrt(np.mean(c.covariates[:, 0] ** 2))
+    def negative(v):
+        x = v[0] - v[1] + c.covariates[:, 0] * v[2]
+        lp = np.where(c.outcome == 1, np.log(expit(x)), np.log(expit(-x)))
+        return -lp.sum() + 0.5 * np.sum((v[:2] - v[:2].mean()) ** 2) + (v[2] * rms) ** 2 / 2 + np.sum(v[:2]) ** 2
+    v = minimize(negative, np.zeros(3), method="BFGS", options={"gtol": 1e-10}).x
+    assert model.coef_["len"] == pytest.approx(v[2], abs=1e-5)
+    np.testing.assert_allclose(model.scores_.to_numpy(), v[:2] - v[:2].mean(), atol=1e-5)
+    # the compiled bootstrap carries the same prior: each resample equals Newton on it
+    samples = assert_covariate_bootstrap_is_newton(model, c, n=4, seed=5, atol=1e-6)
+    assert np.all(np.isfinite(samples))
+
+
+def test_unseparated_data_keep_maximum_likelihood_coefficients():
+    """The prior is put on only when the data separate the coefficients (or when coef_l2 asks)."""
+    c = small(p=2)
+    plain = BradleyTerry().fit(c)
+    assert plain.separated_ == () and plain.coef_l2 is None
+    shrunk = BradleyTerry(coef_l2=50.0).fit(c)
+    assert np.all(np.abs(shrunk.coef_.to_numpy()) < np.abs(plain.coef_.to_numpy()))

@@ -1,4 +1,4 @@
-"""The compiled Davidson / Rao–Kupper bootstrap (``_tie_kernel``) against the Python solver.
+"""The compiled Davidson / Rao–Kupper bootstrap (``_pair_kernel``) against the Python solver.
 
 Every resample's counts are drawn again from the same seeds (or units from the same generator)
 and refitted by ``_refit_counts`` (the robust Newton path, started from the full-data fit); the
@@ -10,7 +10,7 @@ import pytest
 
 from humeval.data import Comparisons
 from humeval.ranking import Davidson, RaoKupper
-from humeval.ranking import _tie_kernel
+from humeval.ranking import _pair_kernel
 from humeval.ranking.bradley_terry import TIE_BOUND, _bootstrap_cells, _PairModel, _row_keys, resample_counts
 
 SEED_MAX = 2 ** 31 - 1
@@ -50,7 +50,7 @@ def python_refits(model, c, unit, n, seed):
         counts = resample_counts(cells.row_codes(len(c)), c, unit, n_cells, rng)(n)
     else:
         total, key_p, key_cell, key_weight = _row_keys(cells, weight)
-        counts = [_tie_kernel.draw_counts(total, key_p, key_cell, key_weight, n_cells, s) for s in seeds]
+        counts = [_pair_kernel.draw_rows(total, key_p, key_cell, key_weight, n_cells, s) for s in seeds]
     return np.array([model._refit_counts(cells.to_ordered(k)) for k in counts])
 
 
@@ -99,7 +99,7 @@ def test_a_resample_draws_rows_and_adds_their_weights(keys):
         key_p, key_cell, key_weight = np.empty(0), np.array([0, 0, 0]), np.array([0.5, 0.5, 2.0])
     else:
         key_p, key_cell, key_weight = np.array([2 / 3, 1 / 3]), np.array([0, 0]), np.array([0.5, 2.0])
-    draws = np.array([_tie_kernel.draw_counts(3, key_p, key_cell, key_weight, 3, s)[0] for s in range(4000)])
+    draws = np.array([_pair_kernel.draw_rows(3, key_p, key_cell, key_weight, 3, s)[0] for s in range(4000)])
     assert set(np.unique(draws)) == {1.5, 3.0, 4.5, 6.0}
     assert draws.mean() == pytest.approx(3.0, abs=0.05)
     assert np.mean(draws == 6.0) == pytest.approx(1 / 27, abs=0.01)
@@ -141,7 +141,7 @@ def test_no_ties_leaves_the_tie_parameter_at_its_bound_and_the_python_path():
     model = Davidson().fit(c)
     assert abs(model._tie) == TIE_BOUND
     out = model.bootstrap_scores(c, None, 5, np.random.default_rng(0))
-    reference = _PairModel.bootstrap_scores(model, c, None, 5, np.random.default_rng(0))
+    reference = _PairModel._refit_bootstrap(model, c, None, 5, np.random.default_rng(0))
     np.testing.assert_array_equal(out, reference)
 
 
@@ -152,5 +152,5 @@ def test_spread_matches_the_python_bootstrap(model_class):
     c = simulate(seed=6, size=3000)
     model = model_class().fit(c)
     compiled = model.bootstrap_scores(c, None, 300, np.random.default_rng(1)).std(axis=0)
-    python = _PairModel.bootstrap_scores(model, c, None, 300, np.random.default_rng(1)).std(axis=0)
+    python = _PairModel._refit_bootstrap(model, c, None, 300, np.random.default_rng(1)).std(axis=0)
     np.testing.assert_allclose(compiled, python, rtol=0.15)

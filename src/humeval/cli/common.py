@@ -42,10 +42,10 @@ def fit_shown(model, data, label: str, quiet: bool = False, **kwargs):
     import warnings
 
 
-    from humeval.ranking.base import MaterialisedWarning
+    from humeval.ranking.base import FitWarning, MaterialisedWarning
     from humeval.ranking.progress import ReportsProgress
-    with warnings.catch_warnings(record=True) as caught:  # weighted rows repeated: say how big, once
-        warnings.simplefilter("always", MaterialisedWarning)
+    with warnings.catch_warnings(record=True) as caught:  # weighted rows repeated, separation: say so, once
+        warnings.simplefilter("always", FitWarning)
         if quiet or not isinstance(model, ReportsProgress):
             fitted = model.fit(data, **kwargs)
         else:
@@ -54,9 +54,9 @@ def fit_shown(model, data, label: str, quiet: bool = False, **kwargs):
                 fitted = model.fit(data, progress=lambda done, total: bar.update(task, completed=done, total=total),
                                    **kwargs)
     for warning in caught:
-        if not issubclass(warning.category, MaterialisedWarning):
+        if not issubclass(warning.category, FitWarning):
             warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
-        elif not quiet:
+        elif not quiet or not issubclass(warning.category, MaterialisedWarning):  # what is wrong is said always
             err.print(f"[yellow]warning:[/] {escape(str(warning.message))}")
     return fitted
 
@@ -1092,17 +1092,19 @@ def jsonable(df: pd.DataFrame) -> list[dict]:
 
 
 def l2_option(f):
-    """``--l2``/``--prior``: the precision of the Gaussian prior of the models that have one."""
+    """``--l2``/``--prior``: the precision of the Gaussian prior of the models that have one (tag ``prior``)."""
+    from humeval.ranking.registry import REGISTRY
+    with_prior = [name for name, (_, t) in REGISTRY.items() if t.prior]
     return click.option(
         "--l2", "--prior", "l2", type=Real(min=0), default=None, metavar="λ",
-        help="Precision λ of the Gaussian prior on the abilities of bt, davidson, rao-kupper and crowd-bt "
+        help=f"Precision λ of the Gaussian prior on the abilities of {', '.join(with_prior[:-1])} and {with_prior[-1]} "
              "(penalty λ/2·Σ(θ − mean θ)²; default 1, the N(0, 1) prior of Hopkins & May's IRT: a system that never "
              "lost, or a group never compared with the rest, gets a finite, wide score). 0 = maximum likelihood, which refuses such data.")(f)
 
 
 def group_note(model) -> str:
     """A line naming the components of a fitted model's comparison graph ("" when connected)."""
-    groups = model.groups() if hasattr(model, "groups") else []
+    groups = model.groups()  # every Ranker records its components
     if len(groups) < 2:
         return ""
     shown = "; ".join("{" + ", ".join(g[:6]) + (", …" if len(g) > 6 else "") + "}" for g in groups[:6])
@@ -1112,11 +1114,9 @@ def group_note(model) -> str:
 
 
 def models_named(names: str, random_state, l2=None):
-    from humeval.ranking import HEURISTICS, HOPKINS_MAY, PREFERENCE_MODELS, make_model
-    informative = tuple(m for m in PREFERENCE_MODELS if "uniform" not in m)  # the uniforms rank nobody
-    chosen = {"all": informative + HEURISTICS, "preference": PREFERENCE_MODELS, "hopkins-may": HOPKINS_MAY}.get(names)
+    from humeval.ranking import expand, make_model
     try:
-        return {n: make_model(n, random_state, l2) for n in (chosen or names.split(","))}
+        return {n: make_model(n, random_state, l2) for n in expand(names)}  # group names stand for their members
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--model") from None
 

@@ -384,7 +384,8 @@ def metric_compare(baseline, systems, ref_files, metrics, scores_file, ratings_f
                 raise InputError(path, min(len(stream), len(refs[0])) + 1,
                                  f"{len(stream)} lines, but {ref_files[0]} has {len(refs[0])}",
                                  "the files must be line-aligned")
-        table, notes = compare_texts(hyps, baseline, refs, names, test, n_resamples, random_state)
+        from humeval.metrics.baselines import corpus_statistics
+        table, notes = compare_texts(hyps, baseline, refs, names, corpus_statistics, test, n_resamples, random_state)
     elif scores_file:
         table, notes = compare_scores(scores_file, baseline, systems, test, n_resamples, random_state)
     else:

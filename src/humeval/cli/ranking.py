@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -53,6 +54,8 @@ from humeval.cli.common import (
 from humeval.cli.ratings import NOT_YET, protocol_controls, rank_ratings_command, ratings_options, refuse_protocol
 from humeval.data.export import write
 from humeval.errors import DisconnectedError
+from humeval.ranking.base import FitWarning
+from humeval.ranking.registry import REGISTRY, model_help, tags
 
 INTERVALS = ("bootstrap", "fisher", "sandwich")
 CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CLUSTER_COLUMNS (not imported: startup)
@@ -62,7 +65,7 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 @click.argument("file", type=click.Path())
 @read_options
 @click.option("--model", "-m", "model_names", default="irt-gaussian", show_default=True, type=Names(),
-              help="A model name, several separated by commas, 'preference' or 'all'.")
+              help=model_help())
 @click.option("--bootstrap", "n_boot", default=0, show_default=True, type=Resamples(),
               help="Bootstrap resamples for score intervals, rank ranges and clusters (WMT used 1000; 0 = off).")
 @click.option("--by", type=click.Choice(["comparison", "ranking", "segment", "judge"]), default="comparison",
@@ -132,6 +135,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     """
 
     from humeval.experiments import bootstrap, wmt_view
+    from humeval.experiments.bootstrap import judgment_count, too_few_note
     from humeval.ranking.boards import ANCHOR, drop_system, set_anchor_aside
     from humeval.ratings import MODELS as RATINGS_MODELS
     from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
@@ -160,18 +164,19 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         models = models_named(model_names, random_state, l2)  # a ratings model name on comparisons: the error
         check_analytic(models, analytic, style_control or standardize)
     for model in models.values():
-        if hasattr(model, "chains"):
-            model.chains = chains
-    if chains > 1 and not any(hasattr(m, "chains") for m in models.values()):
-        raise click.BadParameter("applies to the Gibbs models irt-gaussian and irt-categorical", param_hint="--chains")
+        if tags(model).chains:
+            model.set_params(chains=chains)
+    if chains > 1 and not any(tags(m).chains for m in models.values()):
+        raise click.BadParameter(f"applies to the Gibbs models {' and '.join(_tagged('chains'))}",
+                                 param_hint="--chains")
     if order is not None:
-        ordered = [m for m in models.values() if hasattr(m, "orders")]
+        ordered = [m for m in models.values() if tags(m).orders]
         if not ordered:
-            raise click.BadParameter("applies to trueskill and elo (the models that play comparisons in order)",
-                                     param_hint="--order")
-        unable = [name for name, m in models.items() if hasattr(m, "orders") and order not in m.orders]
+            raise click.BadParameter(f"applies to {' and '.join(_tagged('orders'))} (the models that play comparisons "
+                                     "in order)", param_hint="--order")
+        unable = [name for name, m in models.items() if tags(m).orders and order not in tags(m).orders]
         if unable:
-            raise click.BadParameter(f"{', '.join(unable)} plays {' or '.join(models[unable[0]].orders)} order; "
+            raise click.BadParameter(f"{', '.join(unable)} plays {' or '.join(tags(unable[0]).orders)} order; "
                                      "active sampling is TrueSkill's (Sakaguchi et al. 2014)", param_hint="--order")
         for model in ordered:
             model.set_params(order=order)
@@ -206,14 +211,17 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         except ValueError as error:  # e.g. a disconnected comparison graph with --l2 0
             raise InputError(file, None, f"{track}: {error}", "see the message") from None
         first = next(iter(fitted.values()))
-        scale = getattr(first, "scale_", "") or ""
+        scale = first.scale_ if tags(first).fitted_scale else ""
         flags = set_anchor_aside(first.ranking(), scale=scale)[0]
         if n_boot:
             # not on a terminal, a transient bar would leave a blank line behind (rich ends a live display with one)
             with progress_bar(quiet or as_json) as bar:
                 task = bar.add_task(f"{track}: {n_boot:,} resamples", total=n_boot)
-                result = bootstrap(first, part, n=n_boot, by=by, confidence=confidence, random_state=random_state,
-                                   jobs=jobs, progress=lambda done, total: bar.update(task, completed=done))
+                with warnings.catch_warnings():  # the fit's warnings were printed above (fit_shown)
+                    warnings.simplefilter("ignore", FitWarning)
+                    result = bootstrap(first, part, n=n_boot, by=by, confidence=confidence,
+                                       random_state=random_state, jobs=jobs,
+                                       progress=lambda done, total: bar.update(task, completed=done))
             table = drop_system(result, ANCHOR).table()
             for column in ("component", "note"):
                 if column in flags:
@@ -224,17 +232,19 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                                "resamples them whole)" if result.resampled != by else "")
                             + f"; {confidence:.0%} intervals; rank range = WMT's trimmed "
                             "range, simultaneous = valid for all systems at once"]
-            notes[track] += [f"{v:,} {k}" for k, v in result.failed.items()]
+            notes[track] += [f"{v:,} {k}" for k, v in result.failed.items()] + [result.too_few_note()]
             if plot:
                 plot_bootstrap(table, suffix(plot), title=f"{track}: {first!r}, {n_boot:,} bootstrap resamples",
                                scale=result.scale)
         elif len(fitted) == 1:
             table, _ = set_anchor_aside(analytic_table(first, analytic, confidence, cluster, random_state)
                                         if analytic else first.ranking(), scale=scale)
-            notes[track] = [f"scores: {first.scale_}"] if getattr(first, "scale_", None) else []
+            notes[track] = [f"scores: {scale}"] if scale else []
             if analytic:
                 notes[track].append(analytic_note(analytic, confidence, cluster))
                 notes[track].append(cluster_note(part, cluster) if cluster else "")
+                few = too_few_note(judgment_count(part), confidence)
+                notes[track].append(few + "; one cluster" if few else "")
             else:  # say that there are no intervals, and which neighbours are within noise (issue 27)
                 notes[track].append(no_interval_note(table, part, next(iter(models))))
             if plot:
@@ -258,10 +268,10 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                                 "Terry family) or on the model's assumptions; their intervals are wide")
         notes[track] += [tie_bound_note(name, m) for name, m in fitted.items()]
         if chains > 1:
-            notes[track] += [f"{name}: {m.convergence()}" for name, m in fitted.items() if hasattr(m, "convergence")]
-        if heatmap and hasattr(first, "predict_proba"):
+            notes[track] += [f"{name}: {m.convergence()}" for name, m in fitted.items() if tags(m).chains]
+        if heatmap and tags(first).preference:
             plot_preference_heatmap(first, suffix(heatmap), title=f"{track}: {first!r}")
-        if hasattr(first, "judges"):  # Crowd-BT: say who looks adversarial or random
+        if tags(first).judges:  # Crowd-BT: say who looks adversarial or random
             suspects = first.judges()
             suspects = suspects[suspects["flag"].isin(["adversarial", "random"])]
             notes[track].append(f"judges flagged: {len(suspects)} of {len(first.judge_flags_)}"
@@ -295,6 +305,11 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                 print_coefficients(coefficients[track], track)
 
 
+def _tagged(tag: str) -> list[str]:
+    """The registered models whose tag ``tag`` is set (for messages)."""
+    return [name for name, (_, t) in REGISTRY.items() if getattr(t, tag)]
+
+
 def check_rank_options(ctx, models, n_boot, plot, heatmap, analytic=None):
     """Refuse option combinations that would do nothing (or something else than asked)."""
     if n_boot and len(models) > 1:
@@ -310,7 +325,7 @@ def check_rank_options(ctx, models, n_boot, plot, heatmap, analytic=None):
                                "(the side-by-side table has ranks only): pick one with --model")
     if heatmap:
         (name, model), = models.items()
-        if not hasattr(model, "predict_proba"):
+        if not tags(model).preference:
             raise click.UsageError(f"--heatmap draws a preference distribution, and {name} is a heuristic without "
                                    "one: use a model such as bt, trueskill or irt-gaussian")
 
@@ -334,10 +349,10 @@ def check_analytic(models, analytic, standardize):
     if analytic:
         if len(models) > 1:
             raise click.BadParameter("analytic intervals are for one model at a time", param_hint="--model")
-        unable = [name for name, m in models.items() if not hasattr(m, "intervals")]
+        unable = [name for name, m in models.items() if not tags(m).analytic]
         if unable:
-            raise click.BadParameter(f"{', '.join(unable)} has no analytic intervals: use bt, davidson or rao-kupper, "
-                                     "or --bootstrap", param_hint="--intervals")
+            raise click.BadParameter(f"{', '.join(unable)} has no analytic intervals: use "
+                                     f"{', '.join(_tagged('analytic'))}, or --bootstrap", param_hint="--intervals")
     if standardize:
         for model in models.values():
             if "standardize" in model.get_params():
@@ -349,7 +364,7 @@ def analytic_table(model, kind, confidence, cluster, random_state) -> pd.DataFra
     simultaneous one (sim_lower, sim_upper, over the real systems: a both-bad anchor is left out of
     its critical value) from the model's analytic covariance, rank, and the WMT cluster from
     normal draws of the scores (``analytic_clusters``: the report's analytic cluster columns)."""
-    from humeval.ranking.analytic import analytic_clusters
+    from humeval.experiments.clusters import analytic_clusters
     from humeval.ranking.boards import ANCHOR, analytic_intervals
     cov = model.covariance(kind, cluster)  # once, for the intervals and the clusters
     table = analytic_intervals(model, kind, confidence, cluster, random_state, cov=cov)
@@ -398,11 +413,12 @@ def analytic_note(kind, confidence, cluster) -> str:
 def coefficient_table(model, analytic, confidence, cluster) -> pd.DataFrame:
     """The covariate coefficients (style control) with intervals: analytic, fisher unless the
     sandwich was asked for."""
-    if not hasattr(model, "coefficients"):
+    if not tags(model).covariates:
         return pd.DataFrame()
     kind = analytic or "fisher"
     table = model.coefficients(kind, confidence, cluster if kind == "sandwich" else None)
-    table.attrs["standardized"] = bool(getattr(model, "standardize", False) and getattr(model, "covariate_names_", ()))
+    table.attrs["standardized"] = bool(model.standardize and model.covariate_names_)
+    table.attrs["scale"] = tags(model).scale  # log-odds, probit units: the link's
     return table
 
 
@@ -411,14 +427,14 @@ def tie_bound_note(name: str, model) -> str:
     else "". At the upper bound the comparisons do not pin it down and its interval means nothing;
     at the lower bound there are (almost) no ties and the model is Bradley–Terry's."""
     from humeval.ranking.bradley_terry import TIE_BOUND
-    tie = getattr(model, "_tie_name", None)
-    if not tie or not hasattr(model, "_tie") or abs(model._tie) < TIE_BOUND - 1e-9:
+    if not tags(model).tie_parameter or abs(model.log_tie_) < TIE_BOUND - 1e-9:
         return ""
-    if model._tie > 0:
-        return (f"note: {name}'s tie parameter stopped at its bound (log {tie} = {model._tie:+g}): these comparisons "
+    tie, log_tie = model.tie_name_, model.log_tie_
+    if log_tie > 0:
+        return (f"note: {name}'s tie parameter stopped at its bound (log {tie} = {log_tie:+g}): these comparisons "
                 "do not pin it down (too few, or ties explained by nothing else); its interval means nothing and the "
                 "scores rest on that bound — try another tie model or more comparisons")
-    return (f"note: {name}'s tie parameter is at its lower bound (log {tie} = {model._tie:+g}): the comparisons have "
+    return (f"note: {name}'s tie parameter is at its lower bound (log {tie} = {log_tie:+g}): the comparisons have "
             "(almost) no ties, so the model is Bradley–Terry's (bt gives the same ranking)")
 
 
@@ -426,7 +442,7 @@ def print_coefficients(table: pd.DataFrame, track: str):
     if table.empty:
         return
     unit = "per RMS unit: covariates standardised" if table.attrs.get("standardized") else "per unit, covariates as read"
-    out.print(render(table, f"{track}: covariate coefficients (log-odds {unit})"))
+    out.print(render(table, f"{track}: covariate coefficients ({table.attrs.get('scale', 'log-odds')} {unit})"))
     out.print("  the scores above hold the covariates at zero (no difference in style); a positive coefficient "
               "means judges favour the side with more of it")
     out.print()
@@ -461,10 +477,10 @@ def check_covariates(models, comparisons):
     Bradley–Terry family (a ``covariates`` parameter)."""
     if not comparisons.covariate_names:
         return
-    unable = [name for name, m in models.items() if "covariates" not in m.get_params()]
+    unable = [name for name, m in models.items() if not tags(m).covariates]
     if unable:
         raise click.BadParameter(f"{', '.join(unable)} cannot fit covariates ({', '.join(comparisons.covariate_names)}):"
-                                 " style control needs bt, davidson or rao-kupper (--covariates none leaves out "
+                                 f" style control needs {', '.join(_tagged('covariates'))} (--covariates none leaves out "
                                  "the covariates a file humeval wrote carries)", param_hint="--model")
 
 
@@ -508,7 +524,7 @@ def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confide
         except ValueError as error:
             raise InputError(file, None, f"{track}: {error}", "see the message") from None
         overall = fitted_boards[0]
-        scale = getattr(overall, "scale_", "")
+        scale = overall.scale_ if tags(overall).fitted_scale else ""
         notes[track] = [f"scores: {scale}" if scale else "", policy_note, *notes[track]]
         if part.covariate_names:
             coefficients[track] = coefficient_table(overall, analytic, confidence, cluster)
@@ -560,8 +576,7 @@ def _cluster_breaks(table: pd.DataFrame) -> tuple[int, ...]:
 @click.argument("file", type=click.Path())
 @read_options
 @click.option("--model", "-m", "model_names", default="preference", show_default=True, type=Names(),
-              help="Preference models to compare: names separated by commas, 'hopkins-may' for the paper's "
-                   "eight, or 'preference' for all.")
+              help=model_help("Preference models to compare: names"))
 @click.option("--sizes", default="100,200,400,800,1600,3200", show_default=True, type=Numbers(JUDGMENTS_COUNT),
               help="Training sizes.")
 @click.option("--trials", default=5, show_default=True, type=TRIALS, help="Random training subsets per size.")
@@ -612,7 +627,7 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
     from humeval.experiments import mean_curve, track_curves
     from humeval.report import plot_learning_curve
     models = models_named(model_names, random_state, l2)
-    not_preference = [n for n, m in models.items() if not hasattr(m, "predict_proba")]
+    not_preference = [n for n, m in models.items() if not tags(m).preference]
     if not_preference:
         raise click.BadParameter(f"{', '.join(not_preference)} are heuristics without a preference "
                                  "distribution, so they have no perplexity", param_hint="--model")

@@ -29,6 +29,7 @@ from humeval.cli.common import (
     read_options,
 )
 from humeval.errors import InputError
+from humeval.ranking.registry import DEFAULT_MODELS, model_help
 
 
 def read_arguments(fmt=None, encoding=None, columns=None, outcomes=None) -> list[str]:
@@ -91,8 +92,8 @@ METRIC_RESAMPLES = 200  # permutations for the metrics table's clusters: enough 
 @click.option("--report-format", "report_format", type=click.Choice(["html", "md", "json"]), default=None,
               help="html (self-contained, printable), md or json (default: from the output's suffix, else html).")
 @click.option("--model", "-m", "model_names",
-              default="bt,davidson,rao-kupper,trueskill,irt-gaussian,independent-students:geometric,independent-pairs",
-              show_default=True, type=Names(), help="Preference models compared by held-out perplexity.")
+              default=",".join(DEFAULT_MODELS), show_default=True, type=Names(),
+              help=model_help("Preference models compared by held-out perplexity: names"))
 @click.option("--bootstrap", "n_boot", default=1000, show_default=True, type=Resamples(off=False),
               help="Bootstrap resamples per track (at least 2).")
 @click.option("--trials", default=2, show_default=True, type=TRIALS,
@@ -129,14 +130,14 @@ def report(files, fmt, encoding, columns, outcomes, tracks, output, report_forma
     fmt_out = check_report_format(output, report_format)
     needs(click.get_current_context(), {"human_file": "--human", "details": "--details"}, bool(metric_files),
           "without --metric-scores")
-    models = tuple(m.strip() for m in model_names.split(",") if m.strip())
-    from humeval.ranking import make_model
+    from humeval.ranking import expand, make_model, tags
+    models = expand(model_names)  # group names (preference, default, …) stand for their members
     for name in models:
         try:
-            model = make_model(name, 0)
+            make_model(name, 0)
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="--model") from None
-        if not hasattr(model, "predict_proba"):
+        if not tags(name).preference:
             raise click.BadParameter(f"{name} has no preference distribution, so no perplexity", param_hint="--model")
     metric_table = None
     if metric_files:

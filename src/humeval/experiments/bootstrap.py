@@ -19,6 +19,15 @@ randomness per resample and the result is reproducible for a fixed ``random_stat
 
 A system that a resample leaves without comparisons, or outside the resample's largest strongly
 connected part (Bradley–Terry), gets NaN there; ``BootstrapResult.failed`` counts them.
+
+Too few judgments: with n resampled units no two systems can be told apart at level 1 − c,
+whatever the outcomes, while n < ``fewest_separating(c)`` = ⌈log₂(2/(1 − c))⌉ (6 at 95%): even n
+unanimous judgments of one pair have the two-sided sign-test p-value 2 · 2⁻ⁿ > 1 − c. The
+bootstrap of so few units is degenerate (three identical judgments resample to themselves: zero-
+width intervals, separate clusters), so ``table()`` then puts every system in one cluster with
+the full rank range and widens each interval to cover all the estimates and the model's own
+± z·std (its posterior or Fisher standard error, when it has one): finite, and honest about
+knowing nothing; ``too_few_note`` says so ("too few judgments to separate anything").
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy.special import ndtri
 
 from humeval.data.tables import Comparisons
 from humeval.experiments.parallel import run_tasks
@@ -49,6 +59,8 @@ class BootstrapResult:
     scale: str = ""
     failed: dict[str, int] = field(default_factory=dict)
     resampled: str = ""  # the unit resampled: ``by``, or the model's coarser ``bootstrap_unit``
+    units: float = math.inf  # how many units were resampled (Σ weights for whole-number weights)
+    std: pd.Series | None = None  # the model's own standard errors of the estimate, when it has them
 
     def __post_init__(self):
         self.resampled = self.resampled or self.by
@@ -56,6 +68,16 @@ class BootstrapResult:
     @property
     def n(self) -> int:
         return len(self.samples)
+
+    @property
+    def too_few(self) -> bool:
+        """Whether the units are too few for any two systems to be separated (module doc)."""
+        return self.units < fewest_separating(self.confidence)
+
+    def too_few_note(self) -> str:
+        """The sentence printed under a table whose intervals ``table()`` widened, or ""."""
+        return too_few_note(self.units, self.confidence, self.resampled) + (
+            "; one cluster, intervals widened to cover every score" if self.too_few else "")
 
     def rank_samples(self) -> np.ndarray:
         """Rank of every system in every resample (1 = best; ties share the best rank; NaN stays NaN)."""
@@ -83,9 +105,48 @@ class BootstrapResult:
                            "rank_lo": rank_lo, "rank_hi": rank_hi, "sim_rank_lo": sim_lo, "sim_rank_hi": sim_hi,
                            "missing": np.isnan(s).sum(axis=0)},
                           index=pd.Index(self.systems, name="system"))
+        if self.too_few:
+            self._widen(df)
         df = df.sort_values(["mean", "score"], ascending=False, kind="stable")
         df["cluster"] = rank_clusters(df["rank_lo"].to_numpy(), df["rank_hi"].to_numpy())
         return df
+
+    def _widen(self, df: pd.DataFrame) -> None:
+        """Too few units (module doc): the full rank range for everyone, intervals covering every
+        estimate and the model's own ± z·std."""
+        defined = df["score"].notna()
+        lo, hi = df.loc[defined, "score"].min(), df.loc[defined, "score"].max()
+        if self.std is not None:
+            z = float(ndtri(1 - (1 - self.confidence) / 2))
+            std = self.std.reindex(df.index).to_numpy(dtype=float)
+            lo = np.nanmin([lo, np.nanmin(df["score"] - z * std)])
+            hi = np.nanmax([hi, np.nanmax(df["score"] + z * std)])
+        df.loc[defined, "lower"] = np.fmin(df.loc[defined, "lower"], lo)
+        df.loc[defined, "upper"] = np.fmax(df.loc[defined, "upper"], hi)
+        for column in ("rank_lo", "sim_rank_lo"):
+            df.loc[defined, column] = 1.0
+        for column in ("rank_hi", "sim_rank_hi"):
+            df.loc[defined, column] = float(defined.sum())
+
+
+def judgment_count(comparisons: Comparisons) -> float:
+    """How many judgments ``comparisons`` hold: Σ weights when they are whole numbers, else rows."""
+    return float(comparisons.weight.sum()) if comparisons.weighted and integral(comparisons.weight) else float(
+        len(comparisons))
+
+
+def too_few_note(units: float, confidence: float, unit: str = "comparison") -> str:
+    """"too few judgments to separate anything: …" when ``units`` < ``fewest_separating``, else ""."""
+    if units >= fewest_separating(confidence):
+        return ""
+    return (f"too few judgments to separate anything: {units:g} {unit}{'' if units == 1 else 's'}, and at "
+            f"{confidence:.0%} no two systems can differ with fewer than {fewest_separating(confidence)}")
+
+
+def fewest_separating(confidence: float) -> int:
+    """The fewest judgments that can separate two systems at ``confidence``: the smallest n with
+    2 · 2⁻ⁿ < 1 − confidence (n unanimous judgments of one pair, the two-sided sign test)."""
+    return int(math.floor(math.log2(2 / (1 - confidence)))) + 1
 
 
 def wmt_view(table: pd.DataFrame) -> pd.DataFrame:
@@ -220,5 +281,8 @@ def bootstrap(model: Ranker, comparisons: Comparisons, n: int = 1000, by: str = 
     missing = int(np.isnan(samples).sum() - np.isnan(fitted.scores_.to_numpy()).sum() * n)
     if missing > 0:
         failed["system scores left undefined by a resample (NaN)"] = missing
+    units = judgment_count(comparisons) if by == "comparison" else float(n_units)
+    if resampled == "ranking" and by == "comparison":  # the model's coarser unit
+        units = float(units_of(comparisons, "ranking")[1])
     return BootstrapResult(systems, fitted.scores_, samples, by, confidence, getattr(fitted, "scale_", ""), failed,
-                           resampled)
+                           resampled, units, getattr(fitted, "scores_std_", None))

@@ -18,9 +18,11 @@ from humeval.metaeval.systems import mean_statistics, paired_test
 RATINGS_TEST = {"bs": "paired-bootstrap", "ar": "permutation"}
 
 
-def compare_texts(hyps: dict, baseline: str, refs, metrics, test="bs", n=0, random_state=12345):
-    """(table, notes): every hypothesis file of ``hyps`` but the baseline, for each metric."""
-    from humeval.metrics.baselines import corpus_statistics
+def compare_texts(hyps: dict, baseline: str, refs, metrics, statistics, test="bs", n=0, random_state=12345):
+    """(table, notes): every hypothesis file of ``hyps`` but the baseline, for each metric;
+    ``statistics(name, lines, refs)`` gives (sufficient statistics, score function, signature):
+    ``humeval.metrics.baselines.corpus_statistics`` (passed in: metaeval does not import metrics)."""
+    corpus_statistics = statistics
     rows, notes = [], []
     for name in metrics:
         base_stats, score, signature = corpus_statistics(name, hyps[baseline], refs)

@@ -5,10 +5,10 @@ counts k_i times (k = how often its unit was drawn). The fit is the chord-Newton
 (θ, φ) ← (θ, φ) + H₀⁻¹ g(θ, φ) from the full-data estimate, H₀ the full-data negative Hessian of
 the log posterior (gauge-fixed, inverted once), g the gradient of the resample's log posterior:
 
-    g_θ = Σ_i k_i ℓ'_i (e_a − e_b) − λ(θ − θ̄),   g_φ = Σ_i k_i ℓ'_i F_i,   g_τ = Σ_i k_i ∂ℓ_i/∂τ,
+    g_θ = Σ_i k_i ℓ'_i (e_a − e_b) − λ(θ − θ̄),   g_φ = Σ_i k_i ℓ'_i F_i − Λ_φ φ,   g_τ = Σ_i k_i ∂ℓ_i/∂τ,
 
-x_i = θ_a − θ_b + F_i φ, ℓ'_i = ∂ℓ_i/∂x the row's score under Bradley–Terry (ties half a win;
-for BT ℓ' = y − n σ(x)), Davidson or Rao–Kupper, τ the log tie parameter. Each
+x_i = θ_a − θ_b + F_i φ, ℓ'_i = ∂ℓ_i/∂x the row's score under the model's link
+(``_pair_kernel.cell_scores``: logit, Davidson, Rao–Kupper or probit), τ the log tie parameter. Each
 iteration is one pass over the rows; a resample's Hessian differs from H₀ by O(1/√n), so two or
 three iterations reach 1e-9. Resamples are spread over the cores (numba ``prange``).
 """
@@ -19,6 +19,8 @@ import math
 
 import numba
 import numpy as np
+
+from humeval.ranking._pair_kernel import cell_scores
 
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -45,30 +47,10 @@ def unit_counts(n_units, seed):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _row_scores(link, x, t, w, l, tau):  # pragma: no cover - compiled
-    """dℓ/dx and dℓ/dτ of one row with counts (t, w, l): 0 = BT (ties half a win), 1 = Davidson
-    (τ = log ν), 2 = Rao–Kupper (τ = log η); the formulas of ``bradley_terry``'s link functions."""
-    if link == 0:
-        return (w + 0.5 * t) - (w + t + l) / (1.0 + math.exp(-x)), 0.0
-    n = t + w + l
-    if link == 1:
-        u = 0.5 * x
-        ratio = math.exp(tau) / math.cosh(u) if abs(u) < 700.0 else 0.0
-        cosh_d = 1.0 / (2.0 + ratio)
-        return 0.5 * (w - l) - n * math.tanh(u) * cosh_d, t - n * ratio * cosh_d
-    eta = math.exp(tau)
-    s_lo = 1.0 / (1.0 + math.exp(eta - x))
-    s_hi = 1.0 / (1.0 + math.exp(-x - eta))
-    d1 = w * (1.0 - s_lo) - l * s_hi + t * ((1.0 - s_hi) - s_lo)
-    d_eta = -w * (1.0 - s_lo) - l * s_hi + t * ((1.0 - s_hi) + s_lo + (2.0 / math.expm1(2.0 * eta) if eta < 300.0 else 0.0))
-    return d1, eta * d_eta
-
-
-@numba.njit(cache=True)
-def _chord_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, times, units, l2, tol, bound,
+def _chord_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, times, units, l2, phi_prec, tol, bound,
                 max_iter):  # pragma: no cover - compiled
     m, k = len(theta0), len(phi0)
-    size = m + k + (0 if link == 0 else 1)
+    size = m + k + (0 if link == 0 or link == 3 else 1)
     theta, phi, tau = theta0.copy(), phi0.copy(), tau0
     g = np.empty(size)
     for _ in range(max_iter):
@@ -77,6 +59,8 @@ def _chord_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, times, units,
             g[i] = -l2 * (theta[i] - mean)
         for j in range(m, size):
             g[j] = 0.0
+        for j in range(k):
+            g[m + j] = -phi_prec[j] * phi[j]
         for r in range(len(la)):
             c = times[units[r]]
             if c == 0:
@@ -84,12 +68,12 @@ def _chord_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, times, units,
             x = theta[la[r]] - theta[lb[r]]
             for j in range(k):
                 x += F[r, j] * phi[j]
-            d, dt = _row_scores(link, x, counts[r, 0], counts[r, 1], counts[r, 2], tau)
+            d, dt = cell_scores(link, x, counts[r, 1], counts[r, 0], counts[r, 2], tau)  # rows: (tie, a, b)
             g[la[r]] += c * d
             g[lb[r]] -= c * d
             for j in range(k):
                 g[m + j] += c * d * F[r, j]
-            if link != 0:
+            if link == 1 or link == 2:
                 g[size - 1] += c * dt
         largest = 0.0
         for i in range(size):
@@ -111,7 +95,7 @@ def _chord_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, times, units,
 
 
 @numba.njit(cache=True, parallel=True)
-def bootstrap_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, units, n_units, seeds, l2, tol, bound,
+def bootstrap_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, units, n_units, seeds, l2, phi_prec, tol, bound,
                    max_iter):  # pragma: no cover - compiled
     runs = len(seeds)
     theta_out = np.empty((runs, len(theta0)))
@@ -121,7 +105,7 @@ def bootstrap_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, units, n_u
     for r in numba.prange(runs):
         times = unit_counts(n_units, seeds[r])
         theta, phi, tau, converged = _chord_rows(link, theta0, phi0, tau0, hinv, la, lb, F, counts, times, units,
-                                                 l2, tol, bound, max_iter)
+                                                 l2, phi_prec, tol, bound, max_iter)
         theta_out[r] = theta
         phi_out[r] = phi
         tau_out[r] = tau

@@ -40,13 +40,12 @@ import pandas as pd
 from scipy.special import ndtri  # the standard normal quantile (scipy.stats.norm.ppf evaluates it)
 
 from humeval.ranking.base import integral
-from humeval.ranking.bradley_terry import ELO_PER_LOGIT
+from humeval.ranking.bradley_terry import ELO_PER_LOGIT, outer_sum
 
 KINDS = ("fisher", "sandwich")
 MIN_CLUSTERS = 10  # below this many clusters a cluster-robust covariance is unreliable (too narrow)
 CLUSTER_COLUMNS = ("judge", "item", "group", "category")
 DRAWS = 200_000
-CLUSTER_DRAWS = 1000  # normal draws of the scores behind the analytic rank clusters
 
 
 def cluster_codes(comparisons, clusters) -> np.ndarray:
@@ -69,49 +68,26 @@ def cluster_codes(comparisons, clusters) -> np.ndarray:
 
 
 def _information(model, kind, clusters, data=None, small_sample=True):
-    """(H_g, meat or None, m, idx): the gauge-fixed negative Hessian of the log posterior and the
-    sandwich's meat over the fitted parameters (CR1-corrected with clusters and ``small_sample``),
-    and the rated systems."""
-    c = model._train
-    if data is None:
-        a, b, counts, X, row_of = model._fit_data(c, model._design(c)[1])
-    else:
-        (a, b, counts, X), row_of = data, None
-    idx = np.nonzero(model.rated_)[0]
-    m = len(idx)
-    local = np.full(len(model.systems_), -1)
-    local[idx] = np.arange(m)
-    keep = model.rated_[a] & model.rated_[b]
-    la, lb = local[a[keep]], local[b[keep]]
-    F = model._fixed(None if X is None else X[keep], len(la))
-    theta = model.theta_[idx]
-    _, H = model._newton(la, lb, counts[keep], F, theta, model._phi, model._tie, m)
+    """(H_g, meat or None, m, idx, state): the gauge-fixed negative Hessian of the log posterior
+    and the sandwich's meat over the fitted parameters (CR1-corrected with clusters and
+    ``small_sample``), the rated systems and the model's public fitted state (``PairFit``)."""
+    fit = model.pair_fit(data, scores=kind != "fisher")
+    H, idx, m = fit.hessian, fit.idx, len(fit.idx)
     if kind == "fisher":
-        return H, None, m, idx
-    # per outcome o: the score of one comparison with outcome o in each cell
-    x = model._x(la, lb, F, theta, model._phi)
-    d1, tg = np.zeros((len(la), 3)), np.zeros((len(la), 3))
-    for o in range(3):
-        unit = np.zeros((len(la), 3))
-        unit[:, o] = 1.0
-        d1[:, o] = model._link(x, unit, model._tie)[1]
-        if model._tie_name:
-            tg[:, o] = model._tie_terms(x, unit, model._tie)[0]
-    cell_of = np.full(len(a), -1)
-    cell_of[np.nonzero(keep)[0]] = np.arange(len(la))
-    rows = np.nonzero(row_of >= 0)[0]
-    rows = rows[cell_of[row_of[rows]] >= 0]
-    cell, outcome = cell_of[row_of[rows]], c.outcome[rows]
+        return H, None, m, idx, fit
+    la, lb, F, d1, tg, c = fit.la, fit.lb, fit.F, fit.d1, fit.tie_score, fit.comparisons
+    rows = np.nonzero(fit.cell_of_row >= 0)[0]
+    cell, outcome = fit.cell_of_row[rows], c.outcome[rows]
     w = c.weight[rows]
     size = len(H)
-    tie = model._tie_name is not None
+    tie = fit.tie is not None
     if clusters is None:  # each comparison alone: Σ over cells and outcomes of (Σ w²) s sᵀ
         w2 = np.bincount(cell * 3 + outcome, w ** 2, len(la) * 3).reshape(-1, 3)
         meat = np.zeros((size, size))
         for o in range(3):
-            meat += model._outer(la, lb, F, w2[:, o] * d1[:, o] ** 2, w2[:, o] * d1[:, o] * tg[:, o] if tie else None,
-                                 w2[:, o] * tg[:, o] ** 2, m)
-        return H, meat, m, idx
+            meat += outer_sum(la, lb, F, w2[:, o] * d1[:, o] ** 2, w2[:, o] * d1[:, o] * tg[:, o] if tie else None,
+                              w2[:, o] * tg[:, o] ** 2, m)
+        return H, meat, m, idx, fit
     group = cluster_codes(c, clusters)[rows]
     n_groups = int(group.max()) + 1 if len(group) else 0
     score = w * d1[cell, outcome]
@@ -127,17 +103,7 @@ def _information(model, kind, clusters, data=None, small_sample=True):
     units, free = (float(w.sum()) if integral(w) else float(len(rows))), size - 1  # θ has m − 1 free
     if small_sample and n_groups > 1 and units > free:
         meat *= n_groups / (n_groups - 1) * (units - 1) / (units - free)
-    return H, meat, m, idx
-
-
-def _names(model) -> list[str]:
-    names = list(model.systems_)
-    if model.position_effect:
-        names.append("position effect")
-    names += [f"coef {name}" for name, live in zip(model.covariate_names_, model._live) if live]
-    if model._tie_name:
-        names.append(f"log {model._tie_name}")
-    return names
+    return H, meat, m, idx, fit
 
 
 def covariance(model, kind: str = "fisher", clusters=None, _data=None, small_sample: bool = True) -> pd.DataFrame:
@@ -148,7 +114,7 @@ def covariance(model, kind: str = "fisher", clusters=None, _data=None, small_sam
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
     if kind == "fisher" and clusters is not None:
         raise ValueError("clusters apply to the sandwich covariance: use kind='sandwich'")
-    H, meat, m, idx = _information(model, kind, clusters, _data, small_sample)
+    H, meat, m, idx, fit = _information(model, kind, clusters, _data, small_sample)
     try:
         inverse = np.linalg.inv(H)
     except np.linalg.LinAlgError:  # a tie parameter at its bound can leave H singular
@@ -171,7 +137,7 @@ def covariance(model, kind: str = "fisher", clusters=None, _data=None, small_sam
     unrated = np.nonzero(~model.rated_)[0]
     out[unrated, :] = np.nan
     out[:, unrated] = np.nan
-    names = _names(model)
+    names = fit.names
     return pd.DataFrame(out, index=pd.Index(names, name="parameter"), columns=names)
 
 
@@ -219,30 +185,11 @@ def coefficients(model, kind: str = "fisher", confidence: float = 0.95, clusters
     n = len(model.systems_)
     names = list(cov.index[n:])
     std = np.sqrt(np.clip(np.diag(cov.to_numpy())[n:], 0, None))
-    estimate = list(model._phi) + ([model._tie] if model._tie_name else [])
+    estimate = (([model.position_effect_] if model.position_effect else [])
+                + (list(model.coef_.dropna()) if model.covariate_names_ else [])
+                + ([model.log_tie_] if model.log_tie_ is not None else []))
     estimate = np.asarray(estimate, dtype=float)
     z = ndtri((1 + confidence) / 2)
     with np.errstate(divide="ignore", invalid="ignore"):
         return pd.DataFrame({"estimate": estimate, "std": std, "lower": estimate - z * std,
                              "upper": estimate + z * std, "z": estimate / std}, index=pd.Index(names, name="parameter"))
-
-
-def analytic_clusters(model, kind: str, covariance: pd.DataFrame, confidence: float, random_state=0,
-                      leave_out=()) -> pd.Series:
-    """WMT rank cluster of every system when its scores are drawn from N(score, ``covariance``,
-    the model's covariance of kind ``kind``) instead of bootstrapped (``CLUSTER_DRAWS`` draws,
-    seeded; trimmed rank ranges as in the bootstrap). Systems in ``leave_out`` (a both-bad
-    anchor) are drawn but not ranked: the clusters count the others only. What ``humeval rank
-    --intervals`` and the report's analytic tables print."""
-    from humeval.experiments.bootstrap import BootstrapResult
-    n = len(model.systems_)
-    cov = np.nan_to_num(covariance.to_numpy()[:n, :n])
-    score = model.scores_.to_numpy()
-    values, vectors = np.linalg.eigh((cov + cov.T) / 2)
-    root = vectors * np.sqrt(np.clip(values, 0, None))
-    draws = score + np.random.default_rng(random_state).standard_normal((CLUSTER_DRAWS, n)) @ root.T
-    draws[:, np.isnan(score)] = np.nan
-    keep = np.array([s not in leave_out for s in model.systems_])
-    systems = tuple(s for s, k in zip(model.systems_, keep) if k)
-    table = BootstrapResult(systems, model.scores_[list(keep)], draws[:, keep], kind, confidence).table()
-    return table["cluster"]

@@ -170,7 +170,12 @@ def symmetric_counts(counts: np.ndarray) -> np.ndarray:
     return counts + counts.transpose(1, 0, 2)[:, :, SWAP]
 
 
-class MaterialisedWarning(UserWarning):
+class FitWarning(UserWarning):
+    """Something about a fit the user must read beside its numbers; the CLI prints these as
+    warnings (``cli.common.fit_shown``)."""
+
+
+class MaterialisedWarning(FitWarning):
     """A model that fits on single comparisons was given weighted rows and repeated them."""
 
 

@@ -38,7 +38,13 @@ Scores are log-odds (natural units), mean zero over the rated systems, or zero a
 
 Style control (covariates): with per-comparison feature differences z (``Comparisons.covariates``,
 a − b) the models use x = θ_a − θ_b (+ h) + βᵀz, β fitted jointly with θ by the same Newton
-iteration (no prior on β); the scores and ``predict_proba`` hold z at zero. This is FastChat's
+iteration. β and h have no prior (``coef_l2=None``) unless the data separate them: when the
+covariates (or the first position) predict the outcomes perfectly the maximum-likelihood
+coefficients are infinite (Albert & Anderson 1984), which shows as an estimate beyond
+``SEPARATED`` = 10 logits per RMS unit of the covariate; the fit then puts the prior
+N(0, 1/``COEF_L2``) per RMS unit on every fixed effect (the θ prior's one logit, on the
+covariate's typical size), refits, and warns (``SeparationWarning``) naming the covariates that
+ran away (``separated_``). A number for ``coef_l2`` puts that prior on them always; the scores and ``predict_proba`` hold z at zero. This is FastChat's
 style control (its logistic regression on model indicators and z-scored style features) and
 arena-rank's contextual Bradley–Terry, fitted exactly rather than by L-BFGS. ``coef_`` and
 ``coef_std_`` report β. Weights: every comparison counts by its ``weight`` (``pair_cells``), in
@@ -55,76 +61,73 @@ import numpy as np
 import pandas as pd
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
-from scipy.special import expit, log_expit
+from scipy.special import expit
 
 from humeval.data.tables import Comparisons
 from humeval.errors import DisconnectedError
-from humeval.ranking.base import PreferenceModel, integral, pair_cells
+from humeval.ranking.base import FitWarning, PreferenceModel, integral, pair_cells
+from humeval.ranking.newton import newton_ascent, solve_or_least_squares
+from humeval.ranking.links import LINKS, _bt, _davidson, _davidson_tie, _rao_kupper, _rao_kupper_tie  # noqa: F401
 
 ELO_PER_LOGIT = 400.0 / np.log(10.0)
 L2 = 1.0  # the default prior precision (see the module doc)
 TIE_BOUND = 10.0  # |log ν|, |log η| at most this
+SEPARATED = 10.0  # a fixed effect beyond 10 logits per RMS unit (odds e^10 ≈ 22,000) is separation, not an estimate
+COEF_L2 = 1.0  # the prior precision per RMS unit put on the fixed effects of separated data
 
 
-# -- per-cell log-likelihoods as functions of x: value, first and second derivative ---------------
-
-def _bt(x, counts, tie):
-    t, w, l = counts.T
-    w, l = w + t / 2, l + t / 2
-    s = expit(x)
-    return w * log_expit(x) + l * log_expit(-x), w - (w + l) * s, -(w + l) * s * (1 - s)
+class SeparationWarning(FitWarning):
+    """The covariates (or the position effect) separate the outcomes: their maximum-likelihood
+    coefficients are infinite, so the fit put a N(0, 1) prior per RMS unit on them."""
 
 
-def _davidson(x, counts, log_nu):
-    t, w, l = counts.T
-    n, u, nu = counts.sum(axis=1), x / 2, np.exp(log_nu)
-    au = np.abs(u)
-    log_d = au + np.log1p(np.exp(-2 * au) + nu * np.exp(-au))  # log(2 cosh u + ν)
-    sinh_d = np.tanh(u) / (2 + nu / np.cosh(u))  # sinh(u) / D
-    cosh_d = 1 / (2 + nu / np.cosh(u))  # cosh(u) / D
-    value = (w - l) * u + t * log_nu - n * log_d
-    return value, (w - l) / 2 - n * sinh_d, -n * (cosh_d / 2 - sinh_d ** 2)
+
+class PairFit(NamedTuple):
+    """The fitted state of a pair model that the covariance code reads (``ranking.analytic``;
+    ``_PairModel.pair_fit``): the training ``comparisons``; the rated systems ``idx``; per cell
+    the local codes ``la``, ``lb`` of its systems among the rated, the fixed-effect design ``F``
+    (position effect, covariates; None without); the estimates ``theta`` (rated systems), ``phi``
+    and ``tie`` (the log tie parameter, None without one); ``hessian``, the gauge-fixed negative
+    Hessian of the log posterior; with scores, ``d1`` and ``tie_score`` (cells × 3): ∂ℓ/∂x and
+    ∂ℓ/∂τ of one comparison of each outcome in each cell, and ``cell_of_row`` (per comparison its
+    cell, −1 when left out); ``names`` of the parameters (θ's systems, then φ's, then the tie's)."""
+
+    comparisons: Comparisons
+    idx: np.ndarray
+    la: np.ndarray
+    lb: np.ndarray
+    F: np.ndarray | None
+    theta: np.ndarray
+    phi: np.ndarray
+    tie: float | None
+    hessian: np.ndarray
+    d1: np.ndarray | None
+    tie_score: np.ndarray | None
+    cell_of_row: np.ndarray | None
+    names: list
 
 
-def _rao_kupper(x, counts, log_eta):
-    t, w, l = counts.T
-    eta = np.exp(log_eta)
-    lo, hi = x - eta, x + eta
-    s_lo, s_hi = expit(lo), expit(hi)
-    value = w * log_expit(lo) + l * log_expit(-hi) + t * (log_expit(hi) + log_expit(-lo) + np.log(-np.expm1(-2 * eta)))
-    d1 = w * (1 - s_lo) - l * s_hi + t * ((1 - s_hi) - s_lo)
-    d2 = -(w * s_lo * (1 - s_lo) + l * s_hi * (1 - s_hi) + t * (s_hi * (1 - s_hi) + s_lo * (1 - s_lo)))
-    return value, d1, d2
-
-
-# -- per-cell derivatives in the log tie parameter τ: dℓ/dτ, −d²ℓ/dτ², −d²ℓ/dx dτ --------------
-
-def _davidson_tie(x, counts, log_nu):
-    """Davidson, τ = log ν: with q = ν/D, D = 2 cosh(x/2) + ν: dℓ/dτ = t − n q,
-    −d²ℓ/dτ² = n q (1 − q), −d²ℓ/dx dτ = −n q sinh(x/2)/D."""
-    t = counts[:, 0]
-    n, u, nu = counts.sum(axis=1), x / 2, np.exp(log_nu)
-    cosh_d = 1 / (2 + nu / np.cosh(u))  # cosh(u) / D
-    q = nu / np.cosh(u) * cosh_d  # ν / D
-    return t - n * q, n * q * (1 - q), -n * q * np.tanh(u) * cosh_d
-
-
-def _rao_kupper_tie(x, counts, log_eta):
-    """Rao–Kupper, τ = log η, by the chain rule from η (v = σ(1 − σ) at x ∓ η):
-    dℓ/dη = −w(1 − σ(x − η)) − l σ(x + η) + t(1 − σ(x + η) + σ(x − η) + 2/(e^{2η} − 1)),
-    d²ℓ/dη² = −w v_lo − l v_hi − t(v_lo + v_hi + 1/sinh²η), d²ℓ/dx dη = w v_lo − l v_hi + t(v_lo − v_hi)."""
-    t, w, l = counts.T
-    eta = np.exp(log_eta)
-    s_lo, s_hi = expit(x - eta), expit(x + eta)
-    v_lo, v_hi = s_lo * (1 - s_lo), s_hi * (1 - s_hi)
-    with np.errstate(over="ignore"):  # η at its bound e^10: the terms are 0
-        d_eta = -w * (1 - s_lo) - l * s_hi + t * ((1 - s_hi) + s_lo + 2 / np.expm1(2 * eta))
-        dd_eta = -w * v_lo - l * v_hi - t * (v_lo + v_hi + 1 / np.sinh(eta) ** 2)
-    cross = w * v_lo - l * v_hi + t * (v_lo - v_hi)
-    return eta * d_eta, -(eta * d_eta + eta ** 2 * dd_eta), -eta * cross
-
-
-TIE_TERMS = {_davidson: _davidson_tie, _rao_kupper: _rao_kupper_tie}
+def outer_sum(la, lb, F, w_uu, w_ut, w_tt, m):
+    """Σ over cells of the weighted outer products of u = (e_a − e_b, F row) and the tie
+    coordinate: [[Σ w_uu u uᵀ, Σ w_ut u], [·, Σ w_tt]] (the tie row only when w_ut is given).
+    With w_uu = −d²ℓ/dx² it is the negative Hessian; with squared scores, the sandwich's meat."""
+    k = 0 if F is None else F.shape[1]
+    t = 0 if w_ut is None else 1
+    S = np.zeros((m + k + t, m + k + t))
+    S[:m, :m] = -(coo_matrix((w_uu, (la, lb)), shape=(m, m)).toarray())
+    S[:m, :m] += S[:m, :m].T
+    S[np.arange(m), np.arange(m)] += np.bincount(la, w_uu, m) + np.bincount(lb, w_uu, m)
+    if k:
+        S[m:m + k, m:m + k] = F.T @ (w_uu[:, None] * F)
+        for j in range(k):
+            S[:m, m + j] = np.bincount(la, w_uu * F[:, j], m) - np.bincount(lb, w_uu * F[:, j], m)
+        S[m:m + k, :m] = S[:m, m:m + k].T
+    if t:
+        S[-1, -1] = w_tt.sum()
+        S[:m, -1] = S[-1, :m] = np.bincount(la, w_ut, m) - np.bincount(lb, w_ut, m)
+        if k:
+            S[m:m + k, -1] = S[-1, m:m + k] = F.T @ w_ut
+    return S
 
 
 class _PairModel(PreferenceModel):
@@ -139,16 +142,27 @@ class _PairModel(PreferenceModel):
     a Newton step on 10M rows takes about a second. The parameters are fitted jointly by the
     same Newton iteration: θ, then the fixed effects φ = (h?, β), then the log tie parameter."""
 
-    _link = staticmethod(_bt)
-    _tie_name: str | None = None  # name of the tie parameter, fitted on the log scale
-    _tie_start = 0.0
+    link = LINKS["logit"]  # the declared link (``ranking.links``): likelihood, tie terms, kernel code, unit
+
+    @property
+    def _link(self):
+        return self.link.cell
+
+    @property
+    def _tie_name(self) -> str | None:  # name of the tie parameter, fitted on the log scale
+        return self.link.tie_name
+
+    @property
+    def _tie_start(self) -> float:
+        return self.link.tie_start
+    _phi_prec = 0.0  # the prior precision of the fixed effects (set per fit; none for a solver used alone)
 
     fast_bootstrap = True  # Newton on resampled pair counts, warm-started: no row is copied
     weighted = True  # fits on weighted sufficient statistics: a comparison counts by its ``weight``
 
     def __init__(self, l2: float = L2, position_effect: bool = False, anchor: str | None = None,
                  scale: str = "logit", max_iter: int = 100, tol: float = 1e-10, covariates=True,
-                 standardize: bool = False):
+                 standardize: bool = False, coef_l2: float | None = None):
         self.l2 = l2
         self.position_effect = position_effect
         self.anchor = anchor
@@ -157,13 +171,19 @@ class _PairModel(PreferenceModel):
         self.tol = tol
         self.covariates = covariates
         self.standardize = standardize
+        self.coef_l2 = coef_l2
 
     # -- fitting -----------------------------------------------------------------------------
     def _fit(self, c: Comparisons) -> None:
         if self.scale not in ("logit", "elo"):
             raise ValueError(f"scale must be 'logit' or 'elo', not {self.scale!r}")
+        if self.scale == "elo" and not self.link.elo:
+            raise ValueError(f"scale='elo' converts log-odds, and {type(self).__name__}'s scores are in "
+                             f"{self.link.unit}: keep scale='logit'")
         if not self.l2 >= 0:
             raise ValueError(f"l2 is a prior precision, 0 or more, not {self.l2!r}")
+        if self.coef_l2 is not None and not self.coef_l2 >= 0:
+            raise ValueError(f"coef_l2 is a prior precision, 0 or more (or None), not {self.coef_l2!r}")
         if c.weighted and not (np.all(np.isfinite(c.weight)) and np.all(c.weight >= 0)):
             raise ValueError("comparison weights must be finite and 0 or more")
         n = len(self.systems_)
@@ -181,7 +201,23 @@ class _PairModel(PreferenceModel):
         self.rated_ = rated
         self.tie_rate_ = (float(np.sum(c.weight * (c.outcome == 0)) / np.sum(c.weight)) if c.weighted
                           else float(np.mean(c.outcome == 0)))
+        # per RMS unit of each fixed effect (h: one logit), as the solver sees it: rms / scale per column
+        unit = np.concatenate([np.ones(self._extra_h), (self._rms / self._covariate_scale)[self._live]])
+        self._phi_prec = (0.0 if self.coef_l2 is None else float(self.coef_l2)) * unit ** 2
         theta, phi, tie = self._solve_full(a, b, counts, X, n, rated, None)
+        self.separated_ = self._runaway(phi, unit)
+        if self.separated_ and self.coef_l2 is None:
+            import warnings
+            self._phi_prec = COEF_L2 * unit ** 2
+            theta, phi, tie = self._solve_full(a, b, counts, X, n, rated, None)
+            covs = [repr(n) for n in self.separated_ if n != "position effect"]
+            what = ([f"covariate{'s' if len(covs) > 1 else ''} {', '.join(covs)}"] if covs else []) + (
+                ["the position effect"] if "position effect" in self.separated_ else [])
+            warnings.warn(f"{' and '.join(what)} separate{'s' if len(self.separated_) == 1 else ''} the outcomes: "
+                          f"the maximum-likelihood coefficient{'s are' if len(self.separated_) > 1 else ' is'} "
+                          f"infinite, so the fit puts a N(0, 1) prior per RMS unit on the coefficients; too few "
+                          f"judgments to estimate them: read their signs, not their sizes", SeparationWarning,
+                          stacklevel=3)
         self._set(theta, phi, tie)
         from humeval.ranking.analytic import covariance
         cov = covariance(self, "fisher", _data=(a, b, counts, X))
@@ -191,6 +227,13 @@ class _PairModel(PreferenceModel):
             coef_std = np.full(len(names), np.nan)
             coef_std[self._live] = std[n + self._extra_h:n + self._extra_h + int(self._live.sum())]
             self.coef_std_ = pd.Series(coef_std, index=pd.Index(names, name="covariate"), name="std")
+
+    def _runaway(self, phi, unit) -> tuple[str, ...]:
+        """Names of the fixed effects whose estimate is beyond ``SEPARATED`` logits per RMS unit
+        (in the link's units: ``per_logit``)."""
+        names = (["position effect"] if self.position_effect else []) + [
+            n for n, live in zip(self.covariate_names_, self._live) if live]
+        return tuple(n for n, v in zip(names, np.abs(phi) * unit) if not v <= SEPARATED * self.link.per_logit)
 
     @property
     def _extra_h(self) -> int:
@@ -205,7 +248,7 @@ class _PairModel(PreferenceModel):
         deviation. A column that is zero everywhere carries no information: its coefficient is
         NaN and it is left out of the fit."""
         available = tuple(c.covariate_names)
-        self._live = np.zeros(0, dtype=bool)
+        self._live, self._rms = np.zeros(0, dtype=bool), np.ones(0)
         if self.covariates is None or self.covariates is False or not available and self.covariates is True:
             return (), None, np.ones(0)
         wanted = available if self.covariates is True else (
@@ -224,7 +267,7 @@ class _PairModel(PreferenceModel):
         w = c.weight
         rms = np.sqrt(np.sum(w[:, None] * Z ** 2, axis=0) / max(np.sum(w), 1e-300))
         scale = np.where(rms > 0, rms, 1.0) if self.standardize else np.ones(len(wanted))
-        self._live = rms > 0
+        self._live, self._rms = rms > 0, np.where(rms > 0, rms, 1.0)
         return wanted, Z / scale, scale
 
     def _fit_data(self, c: Comparisons, design, cells=None):
@@ -270,12 +313,13 @@ class _PairModel(PreferenceModel):
 
     def _objective(self, la, lb, counts, F, theta, phi, tie):
         value, _, _ = self._link(self._x(la, lb, F, theta, phi), counts, tie)
-        return value.sum() - self.l2 / 2 * np.sum((theta - theta.mean()) ** 2)
+        return (value.sum() - self.l2 / 2 * np.sum((theta - theta.mean()) ** 2)
+                - np.sum(self._phi_prec * phi ** 2) / 2)
 
     def _tie_terms(self, x, counts, tie):
         """Per cell: dℓ/d tie, −d²ℓ/d tie² and −d²ℓ/dx d tie: in closed form for Davidson and
-        Rao–Kupper (``TIE_TERMS``), else by central differences of the link."""
-        exact = TIE_TERMS.get(self._link)
+        Rao–Kupper (the link's ``tie``), else by central differences of the link."""
+        exact = self.link.tie
         if exact is not None:
             return exact(x, counts, tie)
         eps = 1e-5
@@ -283,28 +327,45 @@ class _PairModel(PreferenceModel):
         mid = self._link(x, counts, tie)[0]
         return (up[0] - down[0]) / (2 * eps), -(up[0] - 2 * mid + down[0]) / eps ** 2, -(up[1] - down[1]) / (2 * eps)
 
-    @staticmethod
-    def _outer(la, lb, F, w_uu, w_ut, w_tt, m):
-        """Σ over cells of the weighted outer products of u = (e_a − e_b, F row) and the tie
-        coordinate: [[Σ w_uu u uᵀ, Σ w_ut u], [·, Σ w_tt]] (the tie row only when w_ut is given).
-        With w_uu = −d²ℓ/dx² it is the negative Hessian; with squared scores, the sandwich's meat."""
-        k = 0 if F is None else F.shape[1]
-        t = 0 if w_ut is None else 1
-        S = np.zeros((m + k + t, m + k + t))
-        S[:m, :m] = -(coo_matrix((w_uu, (la, lb)), shape=(m, m)).toarray())
-        S[:m, :m] += S[:m, :m].T
-        S[np.arange(m), np.arange(m)] += np.bincount(la, w_uu, m) + np.bincount(lb, w_uu, m)
-        if k:
-            S[m:m + k, m:m + k] = F.T @ (w_uu[:, None] * F)
-            for j in range(k):
-                S[:m, m + j] = np.bincount(la, w_uu * F[:, j], m) - np.bincount(lb, w_uu * F[:, j], m)
-            S[m:m + k, :m] = S[:m, m:m + k].T
-        if t:
-            S[-1, -1] = w_tt.sum()
-            S[:m, -1] = S[-1, :m] = np.bincount(la, w_ut, m) - np.bincount(lb, w_ut, m)
-            if k:
-                S[m:m + k, -1] = S[-1, m:m + k] = F.T @ w_ut
-        return S
+    def pair_fit(self, data=None, scores: bool = False) -> PairFit:
+        """The public fitted state (``PairFit``) at the estimate, on the training comparisons or,
+        during the fit, on ``data`` = (a, b, counts, X) (then without ``cell_of_row``); with
+        ``scores`` the per-cell, per-outcome scores the sandwich needs."""
+        self._check_fitted()
+        c = self._train
+        if data is None:
+            a, b, counts, X, row_of = self._fit_data(c, self._design(c)[1])
+        else:
+            (a, b, counts, X), row_of = data, None
+        idx = np.nonzero(self.rated_)[0]
+        m = len(idx)
+        local = np.full(len(self.systems_), -1)
+        local[idx] = np.arange(m)
+        keep = self.rated_[a] & self.rated_[b]
+        la, lb = local[a[keep]], local[b[keep]]
+        F = self._fixed(None if X is None else X[keep], len(la))
+        theta = self.theta_[idx]
+        _, H = self._newton(la, lb, counts[keep], F, theta, self._phi, self._tie, m)
+        d1 = tie_score = cell_of_row = None
+        if scores:
+            x = self._x(la, lb, F, theta, self._phi)
+            d1, tie_score = np.zeros((len(la), 3)), np.zeros((len(la), 3))
+            for o in range(3):
+                unit = np.zeros((len(la), 3))
+                unit[:, o] = 1.0
+                d1[:, o] = self._link(x, unit, self._tie)[1]
+                if self._tie_name:
+                    tie_score[:, o] = self._tie_terms(x, unit, self._tie)[0]
+        if row_of is not None:
+            cell_of = np.full(len(a), -1)
+            cell_of[np.nonzero(keep)[0]] = np.arange(len(la))
+            cell_of_row = np.where(row_of >= 0, cell_of[np.maximum(row_of, 0)], -1)
+        names = list(self.systems_[i] for i in range(len(self.systems_)))
+        names += ["position effect"] if self.position_effect else []
+        names += [f"coef {name}" for name, live in zip(self.covariate_names_, self._live) if live]
+        names += [f"log {self._tie_name}"] if self._tie_name else []
+        return PairFit(c, idx, la, lb, F, theta, self._phi, self._tie if self._tie_name else None, H, d1, tie_score,
+                       cell_of_row, names)
 
     def _newton(self, la, lb, counts, F, theta, phi, tie, m):
         """Gradient g and negative Hessian H of the log posterior in (θ, φ, log tie?), the
@@ -315,14 +376,16 @@ class _PairModel(PreferenceModel):
         g = np.zeros(m + k + (1 if self._tie_name else 0))
         g[:m] = np.bincount(la, d1, m) - np.bincount(lb, d1, m) - self.l2 * (theta - theta.mean())
         if k:
-            g[m:m + k] = F.T @ d1
+            g[m:m + k] = F.T @ d1 - self._phi_prec * phi
         cross = tt = None
         if self._tie_name:
             gt, tt, cross = self._tie_terms(x, counts, tie)
             g[-1] = gt.sum()
-        H = self._outer(la, lb, F, -d2, cross, tt, m)
+        H = outer_sum(la, lb, F, -d2, cross, tt, m)
         H[:m, :m] += self.l2 * (np.eye(m) - 1.0 / m)  # the prior λ(I − 11ᵀ/m): a common shift stays free
         H[:m, :m] += 1.0 / m  # fix the common shift: the step keeps Σθ unchanged
+        if k:
+            H[m:m + k, m:m + k] += np.diag(self._phi_prec)
         return g, H
 
     def _solve(self, a, b, counts, n, rated, start):
@@ -334,7 +397,8 @@ class _PairModel(PreferenceModel):
 
     def _solve_full(self, a, b, counts, X, n, rated, start):
         """Newton's method on (θ of rated systems, φ = (h?, β), log tie?) with a backtracking line
-        search; ``start`` = (θ over all systems, φ, tie) or None."""
+        search (``ranking.newton.newton_ascent``, the solver Plackett–Luce uses too); ``start`` =
+        (θ over all systems, φ, tie) or None."""
         idx = np.nonzero(rated)[0]
         m = len(idx)
         k = self._extra_h + (0 if X is None else X.shape[1])
@@ -350,27 +414,24 @@ class _PairModel(PreferenceModel):
         theta = np.zeros(m) if start is None else start[0][idx].copy()
         phi = np.zeros(k) if start is None else np.asarray(start[1], dtype=float).copy()
         tie = self._tie_start if start is None else start[2]
-        objective = self._objective(la, lb, counts, F, theta, phi, tie)
-        for _ in range(self.max_iter):
-            g, H = self._newton(la, lb, counts, F, theta, phi, tie, m)
-            try:
-                step = np.linalg.solve(H, g)
-            except np.linalg.LinAlgError:
-                step = np.linalg.lstsq(H, g, rcond=None)[0]
-            t = 1.0
-            while True:
-                new_theta = theta + t * step[:m]
-                new_phi = phi + t * step[m:m + k]
-                new_tie = float(np.clip(tie + t * step[-1], -TIE_BOUND, TIE_BOUND)) if extra_t else tie
-                new_objective = self._objective(la, lb, counts, F, new_theta, new_phi, new_tie)
-                if new_objective >= objective - 1e-12 * abs(objective) or t < 1e-8:
-                    break
-                t /= 2
-            done = max(np.max(np.abs(new_theta - theta)), np.max(np.abs(new_phi - phi), initial=0.0),
-                       abs(new_tie - tie)) < self.tol
-            theta, phi, tie, objective = new_theta, new_phi, new_tie, new_objective
-            if done:
-                break
+
+        def unpack(x):
+            return x[:m], x[m:m + k], (float(x[-1]) if extra_t else tie)
+
+        def derivatives(x):
+            g, H = self._newton(la, lb, counts, F, *unpack(x), m)
+            return self._objective(la, lb, counts, F, *unpack(x)), g, H
+
+        def bound(x):  # the tie parameter within ±TIE_BOUND
+            if extra_t:
+                x = x.copy()
+                x[-1] = np.clip(x[-1], -TIE_BOUND, TIE_BOUND)
+            return x
+
+        x = newton_ascent(derivatives, lambda x: self._objective(la, lb, counts, F, *unpack(x)),
+                          np.concatenate([theta, phi, [tie] if extra_t else []]), bound, self.max_iter, self.tol,
+                          solve_or_least_squares)
+        theta, phi, tie = unpack(x)
         theta = theta - theta.mean()
         full = np.full(n, np.nan)
         full[idx] = theta
@@ -378,6 +439,8 @@ class _PairModel(PreferenceModel):
 
     def _set(self, theta, phi, tie):
         self.theta_, self._phi, self._tie = theta, np.asarray(phi, dtype=float), tie
+        self.log_tie_ = float(tie) if self._tie_name else None  # log ν or log η (public: the CLI's bound note)
+        self.tie_name_ = self._tie_name
         self.position_effect_ = float(self._phi[0]) if self.position_effect else 0.0
         if self._tie_name:
             setattr(self, f"{self._tie_name}_", float(np.exp(tie)))
@@ -402,7 +465,7 @@ class _PairModel(PreferenceModel):
         return theta * ELO_PER_LOGIT + 1000.0 if self.scale == "elo" else theta
 
     def _scale_text(self) -> str:
-        unit = "Elo points (400/ln 10 per logit)" if self.scale == "elo" else "log-odds"
+        unit = "Elo points (400/ln 10 per logit)" if self.scale == "elo" else self.link.unit
         zero = "1000" if self.scale == "elo" else "0"
         where = f"{self.anchor} = {zero}" if self.anchor is not None else f"mean {zero}"
         held = ", covariates held at zero" if self.covariate_names_ else ""
@@ -444,14 +507,24 @@ class _PairModel(PreferenceModel):
     # -- bootstrap fast path -----------------------------------------------------------------
     def bootstrap_scores(self, comparisons: Comparisons, unit: np.ndarray | None, n: int, rng,
                          progress=None) -> np.ndarray:
-        """Bootstrap by resampling the pair-count table (see ``Ranker.bootstrap_scores``): a
-        multinomial draw over the cells (ordered pair × outcome) for single comparisons; for
-        units, each unit's cell counts once, weighted by how often the unit was drawn (weighted
-        comparisons: see ``resample_counts``). Every resample is refitted by Newton's method
-        warm-started at the full-data estimate, never copying a row; 100 resamples are drawn at
-        a time. With covariates, the comparisons themselves are resampled (``_bootstrap_rows``)."""
+        """Bootstrap (see ``Ranker.bootstrap_scores``), compiled for every link: on the pair
+        counts (``_compiled_bootstrap``, ``_pair_kernel``) or, with covariates, on the comparisons
+        themselves (``_bootstrap_rows``, ``_style_kernel``). When the full-data tie parameter sits
+        at its bound or fewer than two systems are rated, every resample is refitted by Newton's
+        method instead (``_refit_bootstrap``)."""
         if self._used:
             return self._bootstrap_rows(comparisons, unit, n, rng, progress)
+        if (self._tie_name and abs(self._tie) >= TIE_BOUND) or self.rated_.sum() < 2:
+            return self._refit_bootstrap(comparisons, unit, n, rng, progress)
+        return self._compiled_bootstrap(comparisons, unit, n, rng, progress)
+
+    def _refit_bootstrap(self, comparisons: Comparisons, unit: np.ndarray | None, n: int, rng,
+                         progress=None) -> np.ndarray:
+        """Bootstrap by resampling the pair-count table: a multinomial draw over the cells
+        (ordered pair × outcome) for single comparisons; for units, each unit's cell counts once,
+        weighted by how often the unit was drawn (weighted comparisons: see ``resample_counts``).
+        Every resample is refitted by Newton's method warm-started at the full-data estimate,
+        never copying a row; 100 resamples are drawn at a time."""
         a, b, row_cell = self._own_cells(comparisons)
         draw = resample_counts(row_cell * 3 + comparisons.outcome, comparisons, unit, len(a) * 3, rng)
         samples = np.empty((n, len(self.systems_)))
@@ -463,6 +536,62 @@ class _PairModel(PreferenceModel):
             if progress:
                 progress(start + k, n)
         return samples
+
+    def _compiled_bootstrap(self, comparisons: Comparisons, unit: np.ndarray | None, n: int, rng,
+                            progress=None) -> np.ndarray:
+        """Compiled bootstrap on the pair counts for any link (``_pair_kernel``): all ``n``
+        resamples drawn and refitted by chord-Newton on (θ, h?, log tie?) from the full-data fit
+        in one parallel loop; cells are unordered pairs without a position effect, ordered pairs
+        with one. The draws are those each model has always made, so published figures stay:
+        without a tie parameter (logit, probit), single comparisons with whole-number weights are
+        a multinomial over the cells; tie models draw the rows with their weights (``_row_keys``:
+        row by row for small data, a multinomial over the distinct (cell, weight) keys for large);
+        clusters (and, without a tie parameter, fractional weights) by ``resample_counts``, 100
+        resamples at a time. Resamples that do not converge (a system left out or, without a prior,
+        separated; the tie parameter at its bound) are refitted by Newton's method (``_refit_counts``)."""
+        from humeval.ranking import _pair_kernel
+        has_h = bool(self.position_effect)
+        cells = _bootstrap_cells(self, comparisons, ordered=has_h)
+        idx, pi, pj, n_cells = cells.idx, cells.pi, cells.pj, 3 * len(cells.pi)
+        weight = cells.weight if comparisons.weighted else None
+        p0 = np.concatenate([self.theta_[idx], [self.position_effect_] if has_h else [],
+                             [self._tie] if self._tie_name else []])
+        base = np.bincount(cells.cell, weights=weight, minlength=n_cells).astype(float)
+        hinv = np.linalg.inv(self._cell_hessian(cells, base, p0))
+        seeds = rng.integers(0, 2 ** 31 - 1, n)
+        fixed = (p0, hinv, pi, pj, len(idx), has_h, self.link.code)
+        settings = (float(self.l2), 1e-10, 100, TIE_BOUND)
+        if unit is None and not self._tie_name and integral(weight):
+            total = int(round(base.sum()))
+            p, ok = _pair_kernel.bootstrap_multinomial(*fixed, base, total, seeds, *settings)
+            redraw = lambda i: _pair_kernel.draw_multinomial(base, total, seeds[i])  # noqa: E731
+        elif unit is None and self._tie_name:
+            total, key_p, key_cell, key_weight = _row_keys(cells, weight)
+            p, ok = _pair_kernel.bootstrap_rows(*fixed, total, key_p, key_cell, key_weight, seeds, *settings)
+            redraw = lambda i: _pair_kernel.draw_rows(total, key_p, key_cell, key_weight, n_cells,  # noqa: E731
+                                                      seeds[i])
+        else:
+            draw = resample_counts(cells.row_codes(len(comparisons)), comparisons, unit, n_cells, rng)
+            p, ok, kept = np.empty((n, len(p0))), np.empty(n, dtype=bool), {}
+            for start in range(0, n, 100):
+                counts = draw(min(100, n - start))
+                p[start:start + len(counts)], ok[start:start + len(counts)] = _pair_kernel.fit_many(
+                    *fixed, counts, *settings)
+                kept.update({start + i: counts[i] for i in np.nonzero(~ok[start:start + len(counts)])[0]})
+            redraw = kept.__getitem__
+        out = _bootstrap_finish(self, cells, p[:, :len(idx)], ok, redraw)
+        if progress:
+            progress(n, n)
+        return out
+
+    def _cell_hessian(self, cells: "_Cells", counts: np.ndarray, p0: np.ndarray) -> np.ndarray:
+        """H₀: the negative Hessian of the log posterior at the full-data fit, on the cells
+        (``_newton``, whose counts are ordered (tie, first, second))."""
+        m = len(cells.idx)
+        phi = p0[m:m + 1] if self.position_effect else np.zeros(0)
+        _, H = self._newton(cells.pi, cells.pj, counts.reshape(-1, 3)[:, [1, 0, 2]], self._fixed(None, len(cells.pi)),
+                            p0[:m], phi, self._tie, m)
+        return H
 
     def _bootstrap_rows(self, comparisons, unit, n, rng, progress=None) -> np.ndarray:
         """Bootstrap with covariates, compiled (``_style_kernel``): each resample draws the
@@ -483,13 +612,13 @@ class _PairModel(PreferenceModel):
         F = self._fixed(X[keep], len(la))
         theta0 = self.theta_[idx]
         _, H = self._newton(la, lb, counts[keep], F, theta0, self._phi, self._tie, m)
-        link = {_bt: 0, _davidson: 1, _rao_kupper: 2}[self._link]  # the kernel's code of the link
+        link = self.link.code  # the declared link's number in the kernel
         seeds = rng.integers(0, 2 ** 31 - 1, n)
         start = (np.nan_to_num(self.theta_), self._phi, self._tie)
         theta, _, _, ok = _style_kernel.bootstrap_rows(
             link, theta0, self._phi, float(self._tie), np.linalg.inv(H), la.astype(np.int64), lb.astype(np.int64),
             np.zeros((len(la), 0)) if F is None else np.ascontiguousarray(F), np.ascontiguousarray(counts[keep]),
-            units[keep].astype(np.int64), n_units, seeds, float(self.l2), 1e-7, TIE_BOUND, 60)  # 1e-7: ≪ any std
+            units[keep].astype(np.int64), n_units, seeds, float(self.l2), self._phi_prec, 1e-7, TIE_BOUND, 60)  # 1e-7: ≪ any std
         theta -= theta.mean(axis=1, keepdims=True)
         out = np.full((n, size), np.nan)
         out[:, idx] = theta
@@ -644,7 +773,7 @@ ROW_DRAWS = 6  # draw rows one by one while there are at most this many per dist
 
 
 def _row_keys(cells: _Cells, weight: np.ndarray | None):
-    """What ``_tie_kernel`` draws a resample of rows from: ``(total, key_p, key_cell, key_weight)``.
+    """What ``_pair_kernel.bootstrap_rows`` draws a resample of rows from: ``(total, key_p, key_cell, key_weight)``.
     The rows themselves (``key_p`` empty: ``total`` uniform draws, O(rows) per resample) while
     there are at most ``ROW_DRAWS`` rows per distinct (cell, weight) key, else the keys with
     probabilities (rows with that key) / (rows), one multinomial per resample (O(keys)); both
@@ -687,119 +816,11 @@ class BradleyTerry(_PairModel):
         t = self.tie_rate_
         return np.column_stack([np.full(len(x), t), (1 - t) * expit(x), (1 - t) * expit(-x)])
 
-    def bootstrap_scores(self, comparisons: Comparisons, unit: np.ndarray | None, n: int, rng,
-                         progress=None) -> np.ndarray:
-        """Compiled bootstrap on unordered-pair counts (see ``_bt_kernel``): without a position
-        effect the likelihood depends on each unordered pair's (i wins, tie, j wins) only, so all
-        ``n`` resamples are drawn and solved in one parallel loop; the few that do not converge
-        are refitted by the ordered-cell path. With a position effect, the ordered-cell path
-        (``_PairModel.bootstrap_scores``) throughout."""
-        if self.position_effect or self._used:
-            return super().bootstrap_scores(comparisons, unit, n, rng, progress)
-        from humeval.ranking import _bt_kernel
-        cells = _bootstrap_cells(self, comparisons, ordered=False)
-        idx, pi, pj, n_cells = cells.idx, cells.pi, cells.pj, 3 * len(cells.pi)
-        theta0 = self.theta_[idx]
-        base = np.bincount(cells.cell, weights=cells.weight if comparisons.weighted else None,
-                           minlength=n_cells).astype(float)
-        hinv = np.linalg.inv(self._hessian(pi, pj, base, theta0, len(idx)))
-        seeds = rng.integers(0, 2 ** 31 - 1, n)
-        l2, tol, iters = float(self.l2), 1e-9, 60
-        if unit is None and integral(comparisons.weight if comparisons.weighted else None):
-            theta, ok = _bt_kernel.bootstrap_multinomial(theta0, hinv, pi, pj, base, int(round(base.sum())), seeds, l2,
-                                                         tol, iters)
-            redraw = lambda i: _bt_kernel.draw_counts(base, int(round(base.sum())), seeds[i])  # noqa: E731
-        else:  # clustered or weighted: counts drawn here (``resample_counts``), 100 resamples at a time
-            draw = resample_counts(cells.row_codes(len(comparisons)), comparisons, unit, n_cells, rng)
-            theta, ok, kept = np.empty((n, len(idx))), np.empty(n, dtype=bool), {}
-            for start in range(0, n, 100):
-                counts = draw(min(100, n - start))
-                theta[start:start + len(counts)], ok[start:start + len(counts)] = _bt_kernel.fit_many(
-                    theta0, hinv, pi, pj, counts, l2, tol, iters)
-                kept.update({start + i: counts[i] for i in np.nonzero(~ok[start:start + len(counts)])[0]})
-            redraw = kept.__getitem__
-        out = _bootstrap_finish(self, cells, theta, ok, redraw)
-        if progress:
-            progress(n, n)
-        return out
 
-    def _hessian(self, pi, pj, counts, theta, m):
-        """Negative Hessian of the BT log-likelihood on unordered-pair counts (with the gauge)."""
-        n_pair = counts.reshape(-1, 3).sum(axis=1)
-        s = expit(theta[pi] - theta[pj])
-        c = n_pair * s * (1 - s)
-        h = np.zeros((m, m))
-        np.add.at(h, (pi, pj), -c)
-        np.add.at(h, (pj, pi), -c)
-        h[np.arange(m), np.arange(m)] = -h.sum(axis=1) + self.l2
-        h += (1.0 - self.l2) / m  # the prior λ(I − 11ᵀ/m) and the gauge 11ᵀ/m
-        return h
-
-
-class _TieBootstrap(_PairModel):
-    """The compiled bootstrap of the tie models (``_tie_kernel``), shared by Davidson and Rao–Kupper."""
-
-    _kernel_model: int  # _tie_kernel.DAVIDSON or RAO_KUPPER
-
-    def bootstrap_scores(self, comparisons: Comparisons, unit: np.ndarray | None, n: int, rng,
-                         progress=None) -> np.ndarray:
-        """Compiled bootstrap (see ``_tie_kernel``): all ``n`` resamples drawn and refitted by
-        chord-Newton on (θ, h?, log tie) from the full-data fit in one parallel loop; cells are
-        unordered pairs without a position effect (ties stay ties), ordered pairs with one.
-
-        A resample draws the comparisons (rows) with replacement, as many as there are, each
-        drawn row adding its ``weight`` to its cell (``_row_keys``: row by row for small data, a
-        multinomial over the distinct (cell, weight) keys for large; unweighted, the multinomial
-        over the cells of ``BradleyTerry``'s bootstrap; the generic refit path also resamples
-        rows with their weights). With ``unit``,
-        each unit's summed weights per cell enter once per time the unit is drawn. Resamples that
-        do not converge (a system left out or, without a prior, separated; the tie parameter at
-        its bound) are refitted by the Python solver (``_refit_counts``), as is everything when the
-        full-data tie parameter sits at its bound, the model has covariates or fewer than two systems
-        are rated."""
-        from humeval.ranking import _tie_kernel
-        if abs(self._tie) >= TIE_BOUND or self._used or self.rated_.sum() < 2:
-            return super().bootstrap_scores(comparisons, unit, n, rng, progress)
-        has_h = bool(self.position_effect)
-        cells = _bootstrap_cells(self, comparisons, ordered=has_h)
-        idx, pi, pj, n_cells = cells.idx, cells.pi, cells.pj, 3 * len(cells.pi)
-        weight = cells.weight if comparisons.weighted else None
-        p0 = np.concatenate([self.theta_[idx], [self.position_effect_] if has_h else [], [self._tie]])
-        hinv = np.linalg.inv(self._tie_hessian(cells, np.bincount(cells.cell, weights=weight, minlength=n_cells), p0))
-        seeds = rng.integers(0, 2 ** 31 - 1, n)
-        settings = (float(self.l2), 1e-10, 100, TIE_BOUND)
-        fixed = (p0, hinv, pi, pj, len(idx), has_h, self._kernel_model)
-        if unit is None:
-            total, key_p, key_cell, key_weight = _row_keys(cells, weight)
-            p, ok = _tie_kernel.bootstrap_rows(*fixed, total, key_p, key_cell, key_weight, seeds, *settings)
-            redraw = lambda i: _tie_kernel.draw_counts(total, key_p, key_cell, key_weight, n_cells,  # noqa: E731
-                                                       seeds[i])
-        else:
-            counts = resample_counts(cells.row_codes(len(comparisons)), comparisons, unit, n_cells, rng)(n)
-            p, ok = _tie_kernel.fit_many(*fixed, counts, *settings)
-            redraw = lambda i: counts[i]  # noqa: E731
-        out = _bootstrap_finish(self, cells, p[:, :len(idx)], ok, redraw)
-        if progress:
-            progress(n, n)
-        return out
-
-    def _tie_hessian(self, cells: _Cells, counts: np.ndarray, p0: np.ndarray) -> np.ndarray:
-        """H₀: the negative Hessian of the log posterior at the full-data fit, on the cells
-        (``_PairModel._newton``, whose counts are ordered (tie, first, second))."""
-        m = len(cells.idx)
-        phi = p0[m:m + 1] if self.position_effect else np.zeros(0)
-        _, H = self._newton(cells.pi, cells.pj, counts.reshape(-1, 3)[:, [1, 0, 2]], self._fixed(None, len(cells.pi)),
-                            p0[:m], phi, self._tie, m)
-        return H
-
-
-class Davidson(_TieBootstrap):
+class Davidson(_PairModel):
     """Davidson's (1970) tie model; ``nu_`` is the fitted tie parameter ν."""
 
-    _link = staticmethod(_davidson)
-    _tie_name = "nu"
-    _tie_start = 0.0  # ν = 1
-    _kernel_model = 0  # _tie_kernel.DAVIDSON
+    link = LINKS["davidson"]
 
     def _predict(self, x):
         u = x / 2
@@ -808,13 +829,10 @@ class Davidson(_TieBootstrap):
         return np.column_stack([nu / d, np.exp(u) / d, np.exp(-u) / d])
 
 
-class RaoKupper(_TieBootstrap):
+class RaoKupper(_PairModel):
     """Rao & Kupper's (1967) tie model; ``eta_`` is the threshold η (their θ = e^η)."""
 
-    _link = staticmethod(_rao_kupper)
-    _tie_name = "eta"
-    _tie_start = np.log(0.5)
-    _kernel_model = 1  # _tie_kernel.RAO_KUPPER
+    link = LINKS["rao-kupper"]
 
     def _predict(self, x):
         eta = np.exp(self._tie)

@@ -64,6 +64,7 @@ from humeval.data.tables import Comparisons, Rankings
 from humeval.errors import DisconnectedError
 from humeval.ranking.base import PreferenceModel, pair_cells
 from humeval.ranking.bradley_terry import L2, TIE_BOUND, _PairModel
+from humeval.ranking.newton import newton_ascent
 
 MAX_CONTEXT = 6  # pair predictions marginalise over weak orders of at most this many systems (4,683 for 6)
 CONTEXTS = 32  # random sets of co-ranked systems per pair
@@ -486,23 +487,3 @@ class _Problem:
             return x
 
         return newton_ascent(self.derivatives, self.objective, beta, bound, max_iter, tol)
-
-
-def newton_ascent(derivatives, objective, x, project, max_iter, tol):
-    """Maximise a concave function by Newton's method: ``derivatives(x)`` gives (value, gradient,
-    negative Hessian); each step is halved until ``objective`` does not fall (``project`` keeps
-    the trial point in bounds); stops when no coordinate moves by ``tol``."""
-    value, grad, hess = derivatives(x)
-    for _ in range(max_iter):
-        step = np.linalg.lstsq(hess, grad, rcond=None)[0]  # least squares: a singular Hessian still steps
-        size = 1.0
-        trial = project(x + step)
-        while objective(trial) < value - 1e-12 * abs(value) and size >= 1e-8:
-            size /= 2
-            trial = project(x + size * step)
-        moved = np.max(np.abs(trial - x))
-        x = trial
-        value, grad, hess = derivatives(x)
-        if moved < tol:
-            break
-    return x

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from humeval.ranking.analytic import analytic_clusters
+from humeval.experiments.clusters import analytic_clusters
 
 from humeval.report.render import number
 

@@ -21,15 +21,20 @@ import numpy as np
 import pandas as pd
 
 from humeval.experiments.perplexity import MIN_TEST
+from humeval.ranking.registry import GROUPS, tags
 from humeval.report.render import number
 from humeval.report.verdict import tied_with_best
 
 JUDGES_SHOWN = 25  # rows of the judge-quality table, as ``humeval judges`` prints without --all
 CONFIDENCE = 0.95  # the bootstrap's (``humeval.experiments.bootstrap``'s default)
 FALLBACK_MODEL = "bt"  # ranks with intervals when none of the compared models has a quick bootstrap
-DEFAULT_MODELS = ("bt", "davidson", "rao-kupper", "trueskill", "irt-gaussian", "independent-students:geometric",
-                  "independent-pairs")
+DEFAULT_MODELS = GROUPS["default"].names  # the registry's default group (tag ``default``)
 HEURISTIC_RANKERS = ("expected-wins", "bojar")
+CURVE_SIZES = (400, 1600, 3200)  # the learning curves' training sizes (fewer when the data have fewer)
+# Fewest held-out comparisons to choose a model by: the models' perplexities differ by 0.01–0.3
+# (README, WMT10), and the per-comparison log-loss differences have a standard deviation of about
+# 0.5 bits, so a difference of 0.1 needs (2 · 0.5 / 0.1)² = 100 comparisons to show at two standard errors.
+MIN_TO_CHOOSE = 100
 REFERENCES = {
     "Hopkins & May 2013": "M. Hopkins, J. May. Models of Translation Competitions. ACL 2013.",
     "Koehn 2012": "P. Koehn. Simulating Human Judgment in Machine Translation Evaluation Campaigns. IWSLT 2012.",
@@ -112,9 +117,18 @@ def _png(fig, dpi: int = 100) -> bytes:
 
 def report_settings(comparisons) -> dict:
     """Learning-curve settings that fit the data: Hopkins & May's test set of at least 2,000
-    comparisons per track when every track has twice that, else a third of the smallest track."""
+    comparisons per track when every track has twice that, else a third of the smallest track;
+    training sizes 400, 1,600 and 3,200 where every track's training part has that many, the
+    smallest training part in place of those it does not have (a curve never shows a size the
+    data lack)."""
+    from humeval.experiments.perplexity import hopkins_may_split
     smallest = min(len(p) for p in comparisons.by_track().values())
-    return {"min_test": MIN_TEST if smallest >= 2 * MIN_TEST else max(1, smallest // 3), "sizes": (400, 1600, 3200)}
+    min_test = MIN_TEST if smallest >= 2 * MIN_TEST else max(1, smallest // 3)
+    train = min(len(split.train) for split in hopkins_may_split(comparisons, min_test).values())
+    sizes = tuple(s for s in CURVE_SIZES if s <= train)
+    if len(sizes) < len(CURVE_SIZES) and train > 0:
+        sizes += (train,)
+    return {"min_test": min_test, "sizes": sizes or CURVE_SIZES[:1]}
 
 
 def command(*words, read_args=(), tracks=()) -> str:
@@ -337,8 +351,7 @@ def quick_bootstrap(name: str) -> bool:
     closed form, Newton on counts, or compiled). The report's ranking with intervals comes from
     the best such model by held-out perplexity: IRT (Gibbs) and Crowd-BT (EM) refits cost
     seconds each, too slow for 1,000 resamples per track."""
-    from humeval.ranking import make_model
-    return bool(make_model(name).fast_bootstrap)
+    return tags(name).quick_bootstrap
 
 
 def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, jobs, step, summary, methods,
@@ -371,12 +384,22 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         "model", {"*": "decimal"}))
     section.figures.append(Figure("Learning curves", _png(plot_learning_curve(curve, title="Held-out perplexity")),
                                   "held-out perplexity against training size, one line per model"))
-    step("the verdict: per-comparison losses at the largest size")
-    paired = paired_verdict(item_losses(comparisons, {n: make_model(n, random_state, l2) for n in models}, sizes,
-                                        trials, random_state, settings["min_test"]), best)
-    reason = perplexity_verdict(perplexity_gaps(curve, sizes[-1]), paired)
-    recommended = " are indistinguishable " not in reason
-    if chosen != best:
+    held_out = int(curve.drop_duplicates("track")["test"].sum())
+    if held_out < MIN_TO_CHOOSE:
+        chosen = FALLBACK_MODEL
+        recommended = False
+        reason = (f"too few judgments to choose a model: the held-out test sets hold {held_out:,} comparison"
+                  f"{'s' if held_out != 1 else ''} (fewer than {MIN_TO_CHOOSE}), so their perplexities do not tell "
+                  f"the models apart; the ranking below uses {chosen}, not as a recommendation")
+        section.notes.append(reason)
+        summary.append(f"No model recommended — {reason}.")
+    else:
+        step("the verdict: per-comparison losses at the largest size")
+        paired = paired_verdict(item_losses(comparisons, {n: make_model(n, random_state, l2) for n in models}, sizes,
+                                            trials, random_state, settings["min_test"]), best)
+        reason = perplexity_verdict(perplexity_gaps(curve, sizes[-1]), paired)
+        recommended = " are indistinguishable " not in reason
+    if held_out >= MIN_TO_CHOOSE and chosen != best:
         how = command("rank", path, "--model", best, "--bootstrap", n_boot, *prior, read_args=read_args, tracks=tracks)
         if chosen in table.index:
             reason += (f"; {best}'s bootstrap is slow, so the ranking below uses {chosen} "
@@ -385,9 +408,10 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         else:
             reason += (f"; none of the compared models has a quick bootstrap, so the ranking below uses {chosen} "
                        f"(not compared; {how} gives {best}'s intervals)")
-    section.notes.append(reason)
-    summary.append(f"Recommended model: {chosen} — {reason}." if recommended else
-                   f"No model is recommended over the others: {reason}; the ranking below uses {chosen}.")
+    if held_out >= MIN_TO_CHOOSE:
+        section.notes.append(reason)
+        summary.append(f"Recommended model: {chosen} — {reason}." if recommended else
+                       f"No model is recommended over the others: {reason}; the ranking below uses {chosen}.")
     sections = [section]
     methods.append("Models: Bradley–Terry (Bradley & Terry 1952) and its tie extensions (Davidson 1970; Rao–Kupper), "
                    "TrueSkill as in WMT14–16 (Sakaguchi et al. 2014), Hopkins & May's IRT and Independent-Students "
@@ -416,9 +440,11 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         few = few_comparisons_warning(part)
         if few:
             s.notes.append(f"warning: {few}")
+        if result.too_few:
+            s.notes.append(result.too_few_note())
         clusters = int(full["cluster"].max()) if len(full) else 0
         ranks[track] = f"{track}: {headline(full.index)}, {clusters} cluster{'s' if clusters != 1 else ''}"
-        if hasattr(model, "intervals"):  # the Bradley–Terry family: analytic intervals beside the bootstrap
+        if tags(model).analytic:  # the Bradley–Terry family: analytic intervals beside the bootstrap
             analytic, unit = _analytic_table(model, part, full, result.confidence, chosen, track, path, prior,
                                              random_state, read_args, s.notes)
             s.tables.append(analytic)
@@ -442,7 +468,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         s.figures.append(Figure(f"{track}: scores with intervals",
                                 _png(plot_bootstrap(full, title=f"{track}: {chosen}", scale=result.scale)),
                                 "scores with bootstrap intervals, one row per system"))
-        if hasattr(model, "predict_proba"):
+        if tags(model).preference:
             s.figures.append(Figure(f"{track}: preference heatmap: P(row system preferred to column system) under "
                                     f"{chosen}; the rest of each cell's probability is ties and losses",
                                     _png(plot_preference_heatmap(model, title=f"{track}: {chosen}")),
@@ -502,7 +528,7 @@ def _analytic_table(model, part, full, confidence, chosen, track, path, prior, r
     """The bootstrap's intervals beside the Fisher and sandwich ones (``humeval.report.analytic``),
     with a note in ``notes`` on where they disagree; and the unit whose judgments are correlated
     (``correlated_unit``: "judge", "ranking" or None)."""
-    from humeval.ranking.analytic import CLUSTER_DRAWS
+    from humeval.experiments.clusters import CLUSTER_DRAWS
     from humeval.report.analytic import compare_intervals, correlated_unit, disagreement_note
     table, clusters, disagree = compare_intervals(model, part, full, confidence, random_state)
     notes.append(disagreement_note(table, clusters, disagree))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from humeval.metrics.hmeant.model import Annotation, AnnotationSet, Frame, Role, Side
+from humeval.data.hmeant import Annotation, AnnotationSet, Frame, Role, Side
 from humeval.metrics.hmeant.score import Weights, hmeant
 
 TYPES = ("AGENT", "PATIENT", "MODAL", "LOCATIVE", "TEMPORAL", "MANNER")

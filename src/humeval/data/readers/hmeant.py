@@ -29,7 +29,7 @@ import pandas as pd
 from humeval.data.readers._io import decode, read_bytes, text_stream
 from humeval.data.readers._sniff import check_delimiter, one_line_end
 from humeval.errors import InputError
-from humeval.metrics.hmeant.model import LINK_TYPES, Annotation, AnnotationSet, Frame, Role, Side
+from humeval.data.hmeant import LINK_TYPES, Annotation, AnnotationSet, Frame, Role, Side
 
 TABLES = ("sentences", "sentences_text", "annotations", "actions", "slots", "action_aligns", "slot_aligns")
 NOT_EMPTY = ("sentences", "annotations")

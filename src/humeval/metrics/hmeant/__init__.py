@@ -4,7 +4,7 @@ inter-annotator agreement."""
 
 from humeval.metrics.hmeant.agreement import alignment_agreement, score_agreement
 from humeval.metrics.hmeant.crossval import cross_validate
-from humeval.metrics.hmeant.model import Annotation, AnnotationSet, Frame, Role, Side, read_json, write_json
+from humeval.data.hmeant import Annotation, AnnotationSet, Frame, Role, Side, read_json, write_json
 from humeval.metrics.hmeant.score import FrameStats, Weights, frame_statistics, hmeant, scores_for
 from humeval.metrics.hmeant.weights import (TunedWeights, frequency_weights, kendall_tau, tune_weights, uniform_weights,
                                             weights_table)

@@ -18,7 +18,7 @@ import pandas as pd
 
 from humeval.agreement.kappa import cohen_kappa
 from humeval.metaeval.correlation import kendall, pearson
-from humeval.metrics.hmeant.model import Annotation
+from humeval.data.hmeant import Annotation
 
 
 def _pairs_of_annotators(annotations: list[Annotation]):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from humeval.metrics.hmeant.model import AnnotationSet
+from humeval.data.hmeant import AnnotationSet
 from humeval.metrics.hmeant.score import Weights, frame_statistics, scores_for
 from humeval.metrics.hmeant.weights import GRID, frequency_weights, human_pairs, kendall_tau, tune_weights, uniform_weights
 

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from humeval.metrics.hmeant.model import Annotation, AnnotationSet
+from humeval.data.hmeant import Annotation, AnnotationSet
 
 
 @dataclass

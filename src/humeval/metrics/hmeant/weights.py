@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from humeval.metrics.hmeant.model import Annotation, AnnotationSet
+from humeval.data.hmeant import Annotation, AnnotationSet
 from humeval.metrics.hmeant.score import FrameStats, Weights, scores_for
 
 GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)

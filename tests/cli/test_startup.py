@@ -57,7 +57,7 @@ def test_default_threads_are_the_idle_cores(cores, load, expected):
 
 def test_threads_reach_blas_and_numba_in_a_fresh_process():
     code = ("from humeval.threads import use_threads, threads_in_use\nimport os\n"
-            "n = use_threads(1)\nimport numpy, numba\nfrom humeval.ranking import _bt_kernel\n"
+            "n = use_threads(1)\nimport numpy, numba\nfrom humeval.ranking import _pair_kernel\n"
             "import json\nused = threads_in_use()\nprint(json.dumps([n, used]))")
     env = {k: v for k, v in __import__("os").environ.items()
            if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")}

@@ -424,7 +424,7 @@ def test_figures_cut_long_names_and_cap_their_size():
     """A 5,000-character system name took `report` to 4 GB and 22.8 MB of HTML; 400 systems to 10 GB."""
     import pandas as pd
 
-    from humeval.ratings.plot import plot_significance_heatmap
+    from humeval.report.ratings_plot import plot_significance_heatmap
     from humeval.report.figures import MAX_INCHES, plot_abilities, short
     assert short("x" * 5_000) == "x" * 39 + " …" and short("sys\x1b[2J") == "sys\\x1b[2J" and short("A") == "A"
     names = ["x" * 5_000] + [f"s{i}" for i in range(399)]

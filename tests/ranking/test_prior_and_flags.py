@@ -49,12 +49,14 @@ def test_every_error_class_pickles_whole():
     from humeval.metrics.meteor.alignment import _TooManyStates
     from humeval.ranking.base import FitWarning, MaterialisedWarning
     from humeval.ranking.bradley_terry import SeparationWarning
+    from humeval.ranking.grm import _CapReached
+    from humeval.serve.hardening import Throttled
     from humeval.serve.tasks import Refused
     samples = [InputError("data.csv", 7, "a rank of 9 in a 5-way ranking", "ranks run 1..5"),
                InputError("data.csv", None, "empty file"), DisconnectedError([["A", "B"], ["C"]]),
                UserError("bad option"), _TooManyStates("too many"), ExecutionError("dask is not installed"),
                MaterialisedWarning("3 rows became 6"), FitWarning("a fit"), SeparationWarning("len separates"),
-               Refused(409, "this task was answered already")]
+               _CapReached(), Throttled(3.2), Refused(409, "this task was answered already")]
     for error in samples:
         back = pickle.loads(pickle.dumps(error))
         assert type(back) is type(error) and str(back) == str(error) and vars(back) == vars(error)

@@ -172,7 +172,7 @@ def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx) -> di
 
 def show_results(file, results, held, out_file, plot, heatmap, quiet, as_json, report=None) -> None:
     """Print, write and draw the rankings of every track."""
-    from humeval.ratings.plot import plot_scores, plot_significance_heatmap
+    from humeval.report.ratings_plot import plot_scores, plot_significance_heatmap
     for track, result in results.items():
         suffix = (lambda p: Path(p).with_stem(f"{Path(p).stem}.{_safe(track)}")) if len(results) > 1 else Path
         title = f"{track}: {result.protocol}, {result.model}, {result.test}"

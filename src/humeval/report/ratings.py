@@ -120,7 +120,7 @@ def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, s
                      methods: list, where=None) -> list[Section]:
     from humeval.ratings.rank import default_model
     from humeval.ratings import rank_tracks
-    from humeval.ratings.plot import plot_scores, plot_significance_heatmap
+    from humeval.report.ratings_plot import plot_scores, plot_significance_heatmap
     from humeval.ratings.quality import system_ratings
     system = system_ratings(ratings)
     model = default_model(system)

@@ -4,7 +4,7 @@ as percentages), a header row without pandas' index-name row, "not enough rating
 that cannot be computed yet (never NaN); times in UTC; one count of judgments, from the same
 snapshot as the tables; systems too little rated to be ranked listed as such; export links only
 for exports that hold something; and a PNG chart of each ranking with its intervals, drawn on
-the server (``humeval.ratings.plot.plot_scores``; the page runs no script).
+the server (``humeval.report.ratings_plot.plot_scores``; the page runs no script).
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def chart(table: pd.DataFrame, key: str) -> bytes:
     """A PNG of a ranking table: scores with intervals, best on top, cluster boundaries dashed."""
     import matplotlib.pyplot as plt
 
-    from humeval.ratings.plot import plot_scores
+    from humeval.report.ratings_plot import plot_scores
     df = table.set_index("system") if "system" in table.columns else table
     df = df.rename(columns={"lower": "lo", "upper": "hi"})
     score = next(c for c in ("score", "z", "mqm", "raw") if c in df.columns)

@@ -164,9 +164,13 @@ def test_bootstrap_blocks_change_nothing(campaign):
     seeds = np.random.default_rng(1).integers(1, 2 ** 63, 150, dtype=np.int64)
     calls = []
     blocked = model._bootstrap(c, start, order, len(c), seeds, progress=lambda done, total: calls.append((done, total)))
-    whole, _ = kernel.bootstrap_play(len(c.systems), 0.0, 0.5, c.a.astype(np.int64), c.b.astype(np.int64),
-                                     c.outcome.astype(np.int64), start, order, len(c), seeds, model.beta_, 0.0,
+    codes = kernel.pack_matches(c.a, c.b, c.outcome)
+    whole, _ = kernel.bootstrap_play(len(c.systems), 0.0, 0.5, codes, start, order, len(c), seeds, model.beta_, 0.0,
                                      model.margin_)
+    np.testing.assert_array_equal(blocked, whole)
+    # unit u = comparison u without the lookup table: the same runs
+    direct, _ = kernel.bootstrap_play(len(c.systems), 0.0, 0.5, codes, start, np.zeros(0, dtype=np.int64), len(c),
+                                      seeds, model.beta_, 0.0, model.margin_)
     np.testing.assert_array_equal(blocked, whole)
     assert calls == [(64, 150), (128, 150), (150, 150)]
 
@@ -194,3 +198,31 @@ def test_data_order_bootstrap_equals_replaying_the_drawn_units(campaign, by):
         replay = TrueSkill(beta=model.beta_).fit(c.take(rows))
         played = np.bincount(np.concatenate([c.a[rows], c.b[rows]]), minlength=len(c.systems)) > 0
         np.testing.assert_allclose(compiled[r], np.where(played, replay.mu_, np.nan), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("order", ["data", "active"])
+def test_bootstrap_threads_change_no_number(campaign, order):
+    """``bootstrap(jobs=)`` sets the compiled runs' threads: one and two give the same runs (each
+    run draws from its own seed), and the thread count is restored afterwards."""
+    import numba
+
+    from humeval.experiments import bootstrap
+    c = campaign.comparisons
+    before = numba.get_num_threads()
+    one = bootstrap(TrueSkill(order=order), c, n=40, random_state=3, jobs=1).samples
+    two = bootstrap(TrueSkill(order=order), c, n=40, random_state=3, jobs=2).samples
+    assert numba.get_num_threads() == before
+    np.testing.assert_array_equal(one, two)
+    assert np.unique(one[:, 0]).size == 40  # the runs differ from each other
+
+
+def test_packed_matches_unpack_to_winner_loser_draw():
+    from humeval.ranking import _trueskill_kernel as kernel
+    a, b, outcome = np.array([0, 3, 5, 7]), np.array([1, 2, 6, 4]), np.array([1, 2, 0, 2])
+    expected = [(0, 1, 0), (2, 3, 0), (5, 6, 1), (4, 7, 0)]  # winner first; a draw keeps (a, b)
+    small = kernel.pack_matches(a, b, outcome)
+    big = kernel.pack_matches(a + 40_000, b + 40_000, outcome)  # beyond int32's 15-bit fields: int64
+    assert small.dtype == np.int32 and big.dtype == np.int64
+    for i, (w, l, d) in enumerate(expected):
+        assert tuple(int(x) for x in kernel._unpack(small, i)) == (w, l, d)
+        assert tuple(int(x) for x in kernel._unpack(big, i)) == (w + 40_000, l + 40_000, d)

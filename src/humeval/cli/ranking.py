@@ -70,7 +70,8 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 @click.option("--plot", type=FIGURE_OUT, help="Draw the scores (with intervals when bootstrapping).")
 @click.option("--heatmap", type=FIGURE_OUT, help="Draw the fitted preference model as a heatmap.")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
-              help="Processes for bootstrap refits (0 = all cores).")
+              help="Processes for bootstrap refits, threads for TrueSkill's compiled runs (0 = all cores; "
+                   "the numbers do not change).")
 @execution_options
 @click.option("--random-state", default=0, show_default=True, type=SEED, help="Seed for sampled models and resampling.")
 @click.option("--chains", default=1, show_default=True, type=count(1),

@@ -13,7 +13,7 @@ Fast paths are the models' own ``bootstrap_scores`` method (``Ranker.bootstrap_s
 Bradley–Terry models resample the pair-count table (a multinomial draw over its cells for
 ``by="comparison"``; for clustered units, per-unit cell counts weighted by how often each unit
 was drawn) and refit warm-started, never copying rows; TrueSkill replays all runs in compiled
-parallel code. Other models are refitted on resampled rows (``jobs`` processes), each refit a
+parallel code (``jobs`` threads; the numbers do not depend on how many). Other models are refitted on resampled rows (``jobs`` processes), each refit a
 ``clone`` with a seed of its own (``spawn_seeds``), so sampled models (IRT) draw fresh
 randomness per resample and the result is reproducible for a fixed ``random_state``.
 
@@ -198,7 +198,12 @@ def bootstrap(model: Ranker, comparisons: Comparisons, n: int = 1000, by: str = 
     unit, n_units, _ = units_of(comparisons, by)
     systems = tuple(comparisons.systems)
     failed: dict[str, int] = {}
-    samples = fitted.bootstrap_scores(comparisons, None if by == "comparison" else unit, n, rng, progress)
+    if getattr(fitted, "threaded_bootstrap", False):  # compiled runs in threads (TrueSkill): ``jobs`` of them
+        from humeval.ranking.trueskill import compiled_threads
+        with compiled_threads(jobs):
+            samples = fitted.bootstrap_scores(comparisons, None if by == "comparison" else unit, n, rng, progress)
+    else:
+        samples = fitted.bootstrap_scores(comparisons, None if by == "comparison" else unit, n, rng, progress)
     resampled = (fitted.bootstrap_unit or by) if by == "comparison" and samples is not None else by
     if samples is None:
         seeds = spawn_seeds(rng, n)

@@ -226,3 +226,19 @@ def test_packed_matches_unpack_to_winner_loser_draw():
     for i, (w, l, d) in enumerate(expected):
         assert tuple(int(x) for x in kernel._unpack(small, i)) == (w, l, d)
         assert tuple(int(x) for x in kernel._unpack(big, i)) == (w + 40_000, l + 40_000, d)
+
+
+def test_bootstrap_table_shows_the_number_it_sorts_by(campaign):
+    """TrueSkill's bootstrap table: score = the mean over the runs (what the rows are sorted by,
+    as WMT's tables), so the printed column has no inversions; Bradley–Terry keeps its fit."""
+    from humeval.experiments import bootstrap
+    from humeval.ranking import BradleyTerry
+    c = campaign.comparisons
+    result = bootstrap(TrueSkill(), c, n=60, random_state=1)
+    table = result.table()
+    np.testing.assert_array_equal(table["score"], np.nanmean(result.samples, axis=0)[
+        [result.systems.index(s) for s in table.index]])
+    assert table["score"].is_monotonic_decreasing and "mean over the 60 resamples" in result.score_note()
+    fitted = bootstrap(BradleyTerry(), c, n=20, random_state=1)
+    assert fitted.score_note() == ""
+    np.testing.assert_array_equal(fitted.table()["score"], fitted.estimate[fitted.table().index])

@@ -81,6 +81,10 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
               help="The order trueskill and elo play the comparisons in: as in the file (default), shuffled, or "
                    "active (Sakaguchi et al. 2014: the next match is the pair whose outcome is least certain, "
                    "as WMT14-16 ran TrueSkill; its bootstrap runs compiled).")
+@click.option("--wmt-trueskill", "wmt_trueskill", type=click.Choice(["2015", "2016"]), default=None,
+              help="WMT15's or WMT16's TrueSkill ranking exactly as their scripts ran it: --bootstrap runs "
+                   "(default 1000) of active-sampling TrueSkill, each on all comparisons (2015) or a resample "
+                   "of them (2016), N + 1 matches; cluster.py's rank ranges and clusters; score = mean μ.")
 @click.option("--keep-shared-outputs", is_flag=True,
               help="Systems that shared one displayed output tie with each other (as WMT15-16 counted them) "
                    "instead of not being compared.")
@@ -107,7 +111,7 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 @ratings_options
 @common_options
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
-         plot, heatmap, jobs, random_state, l2, chains, order, keep_shared_outputs, drop_file, anon, salt,
+         plot, heatmap, jobs, random_state, l2, chains, order, wmt_trueskill, keep_shared_outputs, drop_file, anon, salt,
          quiet, as_json, intervals, cluster, standardize, board_by, covariates, style_control, weight_column,
          category_column, both_bad, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
@@ -123,6 +127,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     Example:
       humeval rank data_RNK.csv --track Czech-English --model irt-gaussian --plot cz.png
       humeval rank sample-fr-en-train.csv -m trueskill --bootstrap 1000 --clusters --out wmt.csv
+      humeval rank sample-fr-en-train.csv --wmt-trueskill 2016 --bootstrap 40
       humeval rank data_RNK.csv --track Czech-English --model all
       humeval rank data_RNK.csv --track Czech-English -m bt --board-by judge
     """
@@ -144,6 +149,10 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     reader = arena_reader(covariates, style_control, weight_column, category_column)
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, pseudonym_salt(anon, salt),
                      drop_file, reader=reader)
+    if wmt_trueskill:  # one organiser's procedure end to end (humeval.experiments.wmt_trueskill)
+        from humeval.cli.wmt_trueskill import rank_wmt_trueskill
+        return rank_wmt_trueskill(file, judgments, int(wmt_trueskill), n_boot or 1000, confidence, random_state, jobs,
+                                  out_file, quiet, as_json, tracks)
     if judgments.comparisons is None and judgments.ratings is not None:  # DA, ESA, MQM: WMT's procedure
         if board_by:
             raise click.BadParameter("boards are built from pairwise comparisons; this file holds ratings",
@@ -218,7 +227,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                                "resamples them whole)" if result.resampled != by else "")
                             + f"; {confidence:.0%} intervals; rank range = WMT's trimmed "
                             "range, simultaneous = valid for all systems at once"]
-            notes[track] += [f"{v:,} {k}" for k, v in result.failed.items()]
+            notes[track] += [result.score_note()] + [f"{v:,} {k}" for k, v in result.failed.items()]
             if plot:
                 plot_bootstrap(table, suffix(plot), title=f"{track}: {first!r}, {n_boot} bootstrap resamples",
                                scale=result.scale)

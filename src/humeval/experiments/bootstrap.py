@@ -49,6 +49,7 @@ class BootstrapResult:
     scale: str = ""
     failed: dict[str, int] = field(default_factory=dict)
     resampled: str = ""  # the unit resampled: ``by``, or the model's coarser ``bootstrap_unit``
+    score_is_mean: bool = False  # the table's score is the bootstrap mean (the model's ``bootstrap_score``)
 
     def __post_init__(self):
         self.resampled = self.resampled or self.by
@@ -65,8 +66,16 @@ class BootstrapResult:
         ranks = 1 + (filled[:, None, :] > filled[:, :, None]).sum(axis=2).astype(float)
         return np.where(valid, ranks, np.nan)
 
+    def score_note(self) -> str:
+        """What the table's ``score`` is when it is not the full-data fit, else ""."""
+        if not self.score_is_mean:
+            return ""
+        return (f"score = mean over the {self.n:,} resamples, what the rows are sorted by (as WMT's TrueSkill tables; "
+                "one fit replays the comparisons in a single order, so it is not the estimate)")
+
     def table(self) -> pd.DataFrame:
-        """Per system, best first: the estimate, the bootstrap mean, the score interval
+        """Per system, best first: the estimate (``score``; the bootstrap mean when
+        ``score_is_mean``), the bootstrap mean, the score interval
         (percentiles), the marginal rank range (WMT: trimmed to the central ``confidence``
         share), the simultaneous rank range, and the WMT cluster."""
         lo_q, hi_q = (1 - self.confidence) / 2, 1 - (1 - self.confidence) / 2
@@ -83,6 +92,8 @@ class BootstrapResult:
                            "rank_lo": rank_lo, "rank_hi": rank_hi, "sim_rank_lo": sim_lo, "sim_rank_hi": sim_hi,
                            "missing": np.isnan(s).sum(axis=0)},
                           index=pd.Index(self.systems, name="system"))
+        if self.score_is_mean:  # the number shown is the one the rows are sorted by
+            df["score"] = df["mean"]
         df = df.sort_values(["mean", "score"], ascending=False, kind="stable")
         df["cluster"] = rank_clusters(df["rank_lo"].to_numpy(), df["rank_hi"].to_numpy())
         return df
@@ -226,4 +237,4 @@ def bootstrap(model: Ranker, comparisons: Comparisons, n: int = 1000, by: str = 
     if missing > 0:
         failed["system scores left undefined by a resample (NaN)"] = missing
     return BootstrapResult(systems, fitted.scores_, samples, by, confidence, getattr(fitted, "scale_", ""), failed,
-                           resampled)
+                           resampled, getattr(fitted, "bootstrap_score", "fit") == "mean")

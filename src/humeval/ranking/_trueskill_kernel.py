@@ -327,6 +327,11 @@ def bootstrap_play(n_systems, mu0, sigma0, codes, unit_start, unit_order, n_unit
     return out_mu, out_sigma
 
 
+def first_on_ties(n: int) -> np.ndarray:
+    """``active_play``'s priority that picks the first system (lowest index) among equal σ."""
+    return np.arange(n, 0, -1, dtype=np.int64)
+
+
 @numba.njit(cache=True)
 def _uniform(state):
     state, z = _splitmix(state)
@@ -335,9 +340,9 @@ def _uniform(state):
 
 @numba.njit(cache=True)
 def active_play(mu, sigma, a, b, outcome, pair_start, pair_rows, n_matches, seed, beta, dynamic,
-                margin):  # pragma: no cover - compiled
+                margin, priority):  # pragma: no cover - compiled
     """Sakaguchi, Post & Van Durme (2014): ``n_matches`` times, take the system with the largest
-    σ (the first on ties), draw an opponent t among the systems it has judgments with, with
+    σ (on ties, the one with the largest ``priority``: ``first_on_ties`` picks the first), draw an opponent t among the systems it has judgments with, with
     probability ∝ exp(−|μ_s − μ_t|), and replay a random observed judgment of that pair.
     ``pair_rows[pair_start[s * n + t]:pair_start[s * n + t + 1]]`` lists the comparisons of s and t.
     Returns how often each comparison was replayed."""
@@ -348,7 +353,7 @@ def active_play(mu, sigma, a, b, outcome, pair_start, pair_rows, n_matches, seed
     for _ in range(n_matches):
         s = 0
         for i in range(1, n):
-            if sigma[i] > sigma[s]:
+            if sigma[i] > sigma[s] or (sigma[i] == sigma[s] and priority[i] > priority[s]):
                 s = i
         total = 0.0
         for t in range(n):
@@ -425,25 +430,27 @@ def pair_lists(a, b, rows, n):  # pragma: no cover - compiled
 
 @numba.njit(cache=True, parallel=True)
 def bootstrap_active_play(n_systems, mu0, sigma0, a, b, outcome, unit_start, unit_order, n_units, seeds,
-                          play_seeds, n_matches, beta_fixed, margin_per_beta,
-                          dynamic):  # pragma: no cover - compiled
+                          play_seeds, n_matches, beta_fixed, margin_per_beta, dynamic, extra_matches,
+                          resample, priority):  # pragma: no cover - compiled
     """Bootstrap runs of Sakaguchi's active sampling, in parallel. Run r refits the resample
-    ``resample_rows(seeds[r], …)`` exactly as ``TrueSkill(order="active")`` would with a kernel
-    seed ``play_seeds[r]``: ``n_matches`` (or, if negative, the resample's size) active matches,
-    β = ``beta_fixed`` (or, if NaN, σ0 · matches / 40) and draw margin ``margin_per_beta`` · β.
-    Systems without a comparison in the resample get NaN."""
+    ``resample_rows(seeds[r], …)`` (all comparisons, once each, if not ``resample``) exactly as
+    ``TrueSkill(order="active")`` would with a kernel seed ``play_seeds[r]``: ``n_matches`` (or,
+    if negative, the resample's size + ``extra_matches``) active matches, β = ``beta_fixed`` (or,
+    if NaN, σ0 · matches / 40) and draw margin ``margin_per_beta`` · β; ties of σ go to the
+    largest ``priority``. Systems without a comparison in the resample get NaN."""
     runs = len(seeds)
     out_mu = np.empty((runs, n_systems))
     out_sigma = np.empty((runs, n_systems))
     for r in numba.prange(runs):
-        rows = resample_rows(seeds[r], unit_start, unit_order, n_units, len(a))
+        rows = resample_rows(seeds[r], unit_start, unit_order, n_units, len(a)) if resample else \
+            np.arange(len(a))
         start, pair_rows = pair_lists(a, b, rows, n_systems)
-        matches = len(rows) if n_matches < 0 else n_matches
+        matches = len(rows) + extra_matches if n_matches < 0 else n_matches
         beta = sigma0 * (matches / 40.0) if math.isnan(beta_fixed) else beta_fixed
         mu = np.full(n_systems, mu0)
         sigma = np.full(n_systems, sigma0)
         active_play(mu, sigma, a, b, outcome, start, pair_rows, matches, play_seeds[r], beta, dynamic,
-                    margin_per_beta * beta)
+                    margin_per_beta * beta, priority)
         played = np.zeros(n_systems, dtype=np.bool_)
         for i in rows:
             played[a[i]] = True

@@ -54,6 +54,9 @@ class TrueSkill(PreferenceModel):
 
     fast_bootstrap = True
     threaded_bootstrap = True  # its bootstrap runs in compiled threads: ``bootstrap(jobs=)`` sets how many
+    # A fit replays the comparisons once, in one order: the bootstrap table shows (and sorts by) the mean
+    # over the runs, as WMT's cluster.py printed the mean μ, not one fit beside rows sorted by another number.
+    bootstrap_score = "mean"
     orders = ORDERS  # the orders it can play the comparisons in (``order``)
 
     def __init__(self, mu: float = 0.0, sigma: float = 0.5, beta: float | None = None, tau: float = 0.0,
@@ -90,7 +93,7 @@ class TrueSkill(PreferenceModel):
             self.beta_, margin = self._settings(matches)
             start, rows = pair_index(c, n)
             used = kernel.active_play(mu, sigma, a, b, outcome, start, rows, matches, _play_seed(rng),
-                                      self.beta_, self.tau, margin)
+                                      self.beta_, self.tau, margin, kernel.first_on_ties(n))
             self.n_matches_ = int(used.sum())
         else:
             order = np.arange(len(c)) if self.order == "data" else rng.permutation(len(c))
@@ -182,7 +185,8 @@ class TrueSkill(PreferenceModel):
         return in_blocks(lambda run: kernel.bootstrap_active_play(
             len(self.systems_), float(self.mu), float(self.sigma), a, b, outcome, unit_start, unit_order, n_units,
             seeds[run], play_seeds[run], matches, beta, draw_margin(self.draw_probability, 1.0),
-            float(self.tau))[0], len(seeds), len(self.systems_), progress)
+            float(self.tau), 0, True, kernel.first_on_ties(len(self.systems_)))[0], len(seeds), len(self.systems_),
+            progress)
 
 
 @contextmanager

@@ -192,7 +192,7 @@ def test_data_order_bootstrap_equals_replaying_the_drawn_units(campaign, by):
     for r, seed in enumerate(seeds):
         state, drawn = np.uint64(seed), []
         for _ in range(n_units):
-            state, u = kernel._uniform_int(np.uint64(state), n_units)
+            state, u = kernel._uniform_below(np.uint64(state), n_units)
             drawn.append(order[start[u]:start[u + 1]])
         rows = np.concatenate(drawn)
         replay = TrueSkill(beta=model.beta_).fit(c.take(rows))

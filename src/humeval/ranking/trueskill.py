@@ -163,6 +163,8 @@ class TrueSkill(PreferenceModel):
         if self.order == "active":
             return self._active_bootstrap(comparisons, unit_start, unit_order, n_units, seeds, progress)
         beta, margin = self._settings(int(unit_start[-1]))
+        if n_units >= 2 ** 32:  # the kernel draws units with 32 random bits (``_uniform_below``)
+            raise ValueError(f"{n_units:,} resampling units: the compiled bootstrap draws fewer than 2³² units")
         codes = kernel.pack_matches(*_columns(comparisons))
         if n_units == len(comparisons) and np.array_equal(unit_order, np.arange(n_units)):
             unit_order = np.zeros(0, dtype=np.int64)  # unit u is comparison u: the kernel skips the lookup

@@ -40,7 +40,8 @@ def main():
     parser.add_argument("--comparisons", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--sample", type=int, default=5000)
-    parser.add_argument("--numpy-steps", type=int, default=2000, help="steps of the numpy baseline timed (all runs each)")
+    parser.add_argument("--numpy-steps", type=int, default=2000,
+                        help="steps of the numpy baseline timed (all runs each)")
     parser.add_argument("--active-comparisons", type=int, default=10_000)
     parser.add_argument("--active-runs", type=int, default=1000)
     args = parser.parse_args()
@@ -145,15 +146,18 @@ def default_order(args):
     all_wall, _ = timings[0]
     print(f"TrueSkill bootstrap: {args.runs:,} runs x {n:,} comparisons = {updates:,} updates, 16 systems "
           f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
-    print(f"humeval, compiled, 1 thread (jobs=1)        {one_wall:8.2f} s   {one_wall / updates * 1e9:6.1f} ns per update "
+    print(f"humeval, compiled, 1 thread (jobs=1)        {one_wall:8.2f} s   "
+          f"{one_wall / updates * 1e9:6.1f} ns per update "
           f"({one_cpu / updates * 1e9:.1f} ns of CPU)")
     print(f"humeval, compiled, {numba.config.NUMBA_NUM_THREADS} threads (jobs=0)       {all_wall:8.2f} s   "
           f"{all_wall / updates * 1e9:6.1f} ns per update")
-    print(f"numpy loop vectorised across the runs      {numpy_wall * updates:8.2f} s   {numpy_wall * 1e9:6.1f} ns per update "
+    print(f"numpy loop vectorised across the runs      {numpy_wall * updates:8.2f} s   "
+          f"{numpy_wall * 1e9:6.1f} ns per update "
           f"({numpy_cpu * 1e9:.1f} ns of CPU; timed on {args.numpy_steps:,} steps of all runs, scaled)")
     print(f"   ratio numpy / humeval, one thread each:  {numpy_cpu / (one_cpu / updates):5.1f}x (CPU time)  "
           f"{numpy_wall / (one_wall / updates):5.1f}x (wall)")
-    print(f"trueskill package loop                      {per_update * updates:8.0f} s   ({per_update * 1e6:.0f} µs per update, "
+    print(f"trueskill package loop                      {per_update * updates:8.0f} s   "
+          f"({per_update * 1e6:.0f} µs per update, "
           f"timed on {args.sample:,} and scaled)   {per_update * updates / one_wall:8.0f}x humeval's one-thread time")
     print(f"(the table of {len(result.table())} systems with rank ranges and clusters is included in humeval's time)")
 

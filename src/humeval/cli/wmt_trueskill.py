@@ -25,7 +25,8 @@ def rank_wmt_trueskill(file, judgments, year: int, n_runs: int, confidence: floa
                                  param_hint="--model")
     for option, name in (("plot", "--plot"), ("heatmap", "--heatmap"), ("board_by", "--board-by")):
         if ctx.params.get(option):
-            raise click.BadParameter("not drawn with --wmt-trueskill (its table is the scripts' output)", param_hint=name)
+            raise click.BadParameter("not drawn with --wmt-trueskill (its table is the scripts' output)",
+                                     param_hint=name)
     for option, name in (("order", "--order"), ("by", "--by"), ("intervals", "--intervals")):
         if ctx.get_parameter_source(option) not in (None, click.core.ParameterSource.DEFAULT):
             raise click.BadParameter(f"--wmt-trueskill {year} fixes it (active order; what each run replays is the "

@@ -35,6 +35,13 @@ humeval's own ``bootstrap(TrueSkill(order="active"), …)`` (``rank -m trueskill
 therefore wider than the official ones (a bootstrap's spread on top of active sampling's),
 which is why this procedure is its own function.
 
+The comparisons are those of the per-pair CSV files the runs read, in which systems that shared
+one displayed output are tied: read WMT15/16 files with ``keep_shared_outputs=True`` (``rank
+--wmt-trueskill`` does). The READMEs' clustering command (``cluster.py -by-rank
+results/$lang/ts/*/*.json``) hands the first run's file to the ``langpair`` argument, so if it
+was run literally 999 runs were clustered; α is 25 for 999 runs as for 1,000, so that changes
+the ranks of one run only, and it is not imitated.
+
 Not reproduced bit for bit: Python 2's Mersenne Twister and ``random.choice`` (humeval draws
 from its own counter-based generator, so the official partitions are reproduced in
 distribution: at a boundary the official file is one draw of 1,000 runs, and so is ours); the
@@ -110,7 +117,8 @@ class WMTTrueSkillResult:
                 else "each on all the comparisons (WMT15: no resample; runs differ by active sampling only)")
         alpha = wmt_alpha(self.n, self.confidence)
         return (f"WMT{self.year % 100}'s TrueSkill procedure: {self.n} active-sampling runs {what}, "
-                f"N + 1 = {int(self.matches.max()):,} matches each (β = 0.5 · matches / 40); score = mean μ over the "
+                f"N + 1 = {int(self.matches.max()):,} matches each (β = 0.5 · matches / 40); "
+                "score = mean μ over the "
                 f"runs (what the rows are sorted by); rank = cluster.py -by-rank's range ({alpha} of {self.n} sorted "
                 "ranks dropped at each end); clusters by its check_boundary")
 
@@ -144,7 +152,8 @@ def wmt_trueskill(comparisons: Comparisons, year: int = 2016, n: int = 1000, con
         raise ValueError(f"year must be one of {sorted(RESAMPLES)} (the TrueSkill scripts read), not {year!r}")
     comparisons = check_comparisons(comparisons)
     if comparisons.weighted:
-        raise ValueError("the WMT scripts replay single judgments: weighted comparisons (counts) are not what they read")
+        raise ValueError("the WMT scripts replay single judgments: weighted comparisons (counts) are not what "
+                         "they read")
     systems = tuple(comparisons.systems)
     size = len(comparisons)
     rng = np.random.default_rng(random_state)

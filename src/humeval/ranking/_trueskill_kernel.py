@@ -353,7 +353,8 @@ def _uniform(state):
 def active_play(mu, sigma, a, b, outcome, pair_start, pair_rows, n_matches, seed, beta, dynamic,
                 margin, priority):  # pragma: no cover - compiled
     """Sakaguchi, Post & Van Durme (2014): ``n_matches`` times, take the system with the largest
-    σ (on ties, the one with the largest ``priority``: ``first_on_ties`` picks the first), draw an opponent t among the systems it has judgments with, with
+    σ (on ties, the one with the largest ``priority``: ``first_on_ties`` picks the first; WMT's
+    scripts the largest name), draw an opponent t among the systems it has judgments with, with
     probability ∝ exp(−|μ_s − μ_t|), and replay a random observed judgment of that pair.
     ``pair_rows[pair_start[s * n + t]:pair_start[s * n + t + 1]]`` lists the comparisons of s and t.
     Returns how often each comparison was replayed."""

@@ -242,3 +242,25 @@ def test_bootstrap_table_shows_the_number_it_sorts_by(campaign):
     fitted = bootstrap(BradleyTerry(), c, n=20, random_state=1)
     assert fitted.score_note() == ""
     np.testing.assert_array_equal(fitted.table()["score"], fitted.estimate[fitted.table().index])
+
+
+def test_cached_normal_series_equal_the_exact_functions():
+    """The bootstrap's φ and Φ come from Taylor series re-centred when an argument leaves their
+    radius (``_normal_at``): relative error ≤ 1e-14 against erfc/exp for |x| ≤ 8, anywhere inside
+    the radius, and the same V, W as ``_vw``."""
+    from humeval.ranking import _trueskill_kernel as kernel
+    cache = kernel.new_cache()
+    worst = 0.0
+    for x0 in np.linspace(-8, 8, 321):
+        kernel._expand(x0, cache, 0)
+        radius = cache[0, 1]
+        for x in x0 + radius * np.array([-0.999, -0.5, 0.3, 0.999]):
+            pdf, cdf = kernel._normal_at(x, cache, 0)
+            assert cache[0, 0] == x0  # inside the radius: no re-centring
+            worst = max(worst, abs(pdf / kernel._pdf(x) - 1), abs(cdf / kernel._cdf(x) - 1))
+    assert worst < 1e-14
+    pdf, cdf = kernel._normal_at(3.0, cache, 0)  # far outside: re-centred there, exact
+    assert cache[0, 0] == 3.0 and (pdf, cdf) == (kernel._pdf(3.0), kernel._cdf(3.0))
+    for diff, margin, draw in [(0.001, 0.3186, False), (-0.4, 0.3, True), (0.2, 0.5, True), (2.0, 0.1, False)]:
+        np.testing.assert_allclose(kernel._vw_cached(diff, margin, draw, cache), kernel._vw(diff, margin, draw),
+                                   rtol=1e-13)

@@ -268,8 +268,78 @@ def _unpack(codes, i):
     return np.int64(code & 0x7FFFFFFF), np.int64((code >> 31) & 0x7FFFFFFF), (code >> 62) & 1
 
 
+TERMS = 7  # Taylor terms of φ and Φ in the bootstrap's cache (``_normal_at``)
+
+
+@numba.njit(cache=True)
+def _expand(x0, cache, slot):  # pragma: no cover - compiled
+    """Centre the slot's Taylor series of φ and Φ at x0: φ' = −xφ gives, with h = x − x0,
+    φ = Σ p_k h^k, p_0 = φ(x0), (k + 1) p_{k+1} = −(x0 p_k + p_{k−1}); Φ' = φ gives Φ_0 = Φ(x0),
+    Φ_k = p_{k−1} / k. Radius 0.002 / (1 + |x0|): the terms fall by a factor ≤ 0.006 each, so
+    ``TERMS`` of them agree with ``_pdf``/``_cdf`` to 1e-14 (relative) for |x| ≤ 8 and 2e-13 in
+    the far tails, where φ's own conditioning (|x| · ulp) is of that size (a test checks)."""
+    cache[slot, 0] = x0
+    cache[slot, 1] = 0.002 / (1.0 + abs(x0))
+    phi, cdf = 2, 2 + TERMS
+    cache[slot, phi] = _pdf(x0)
+    cache[slot, phi + 1] = -x0 * cache[slot, phi]
+    for k in range(1, TERMS - 1):
+        cache[slot, phi + k + 1] = -(x0 * cache[slot, phi + k] + cache[slot, phi + k - 1]) / (k + 1)
+    cache[slot, cdf] = _cdf(x0)
+    for k in range(1, TERMS):
+        cache[slot, cdf + k] = cache[slot, phi + k - 1] / k
+
+
 @numba.njit(cache=True, inline="always")
-def _rate_variance(mu, var, lane, w, l, draw, two_beta2, dynamic2, margin):  # pragma: no cover - compiled
+def _normal_at(x, cache, slot):  # pragma: no cover - compiled
+    """(φ(x), Φ(x)) from the slot's Taylor series (``_expand``), centred anew at x (exactly
+    ``_pdf``, ``_cdf`` there) when x is outside its radius. In a bootstrap with WMT's β the
+    arguments barely move (c ≈ √2 β for every match), so the series is re-centred rarely and an
+    update costs polynomials instead of erfc and exp."""
+    h = x - cache[slot, 0]
+    if not abs(h) <= cache[slot, 1]:
+        _expand(x, cache, slot)
+        h = 0.0
+    phi, cdf = 2, 2 + TERMS
+    p = cache[slot, phi + TERMS - 1]
+    q = cache[slot, cdf + TERMS - 1]
+    for k in range(TERMS - 2, -1, -1):
+        p = p * h + cache[slot, phi + k]
+        q = q * h + cache[slot, cdf + k]
+    return p, q
+
+
+@numba.njit(cache=True, inline="always")
+def _vw_cached(diff, margin, draw, cache):  # pragma: no cover - compiled
+    """``_vw`` with φ and Φ from the cached series: slot 0 the win's x, slots 1, 2 a draw's a, b."""
+    if not draw:
+        x = diff - margin
+        pdf, cdf = _normal_at(x, cache, 0)
+        v = pdf / cdf if cdf > 0.0 else -x
+        return v, v * (v + x)
+    a, b = margin - abs(diff), -margin - abs(diff)
+    pa, ca = _normal_at(a, cache, 1)
+    pb, cb = _normal_at(b, cache, 2)
+    denom = ca - cb
+    if denom <= 0.0:
+        v = a
+        w = 1.0
+    else:
+        inv = 1.0 / denom
+        v = (pb - pa) * inv
+        w = v * v + (a * pa - b * pb) * inv
+    return (-v if diff < 0 else v), w
+
+
+def new_cache() -> np.ndarray:
+    """An empty ``_vw_cached`` cache (every slot re-centres on first use)."""
+    cache = np.zeros((3, 2 + 2 * TERMS))
+    cache[:, 0] = np.nan
+    return cache
+
+
+@numba.njit(cache=True, inline="always")
+def _rate_variance(mu, var, lane, w, l, draw, two_beta2, dynamic2, margin, cache):  # pragma: no cover - compiled
     """``rate_pair`` on variances: ``var[lane, s]`` = σ² (no square root per update; σ once at the
     end). Winner ``w``, loser ``l`` (or a draw). The same arithmetic as ``rate_pair`` otherwise:
     c² = 2β² + σw² + σl²; t = (μw − μl)/c, ε = margin/c; μw += σw²/c·v, μl −= σl²/c·v;
@@ -278,7 +348,7 @@ def _rate_variance(mu, var, lane, w, l, draw, two_beta2, dynamic2, margin):  # p
     sl2 = var[lane, l] + dynamic2
     c2 = two_beta2 + sw2 + sl2
     inv_c = 1.0 / math.sqrt(c2)
-    v, wv = _vw((mu[lane, w] - mu[lane, l]) * inv_c, margin * inv_c, draw != 0)
+    v, wv = _vw_cached((mu[lane, w] - mu[lane, l]) * inv_c, margin * inv_c, draw != 0, cache)
     mu[lane, w] += sw2 * inv_c * v
     mu[lane, l] -= sl2 * inv_c * v
     inv_c2 = inv_c * inv_c
@@ -297,8 +367,10 @@ def bootstrap_play(n_systems, mu0, sigma0, codes, unit_start, unit_order, n_unit
     run), so neither the thread count nor the grouping of runs changes any number.
 
     Speed: ``LANES`` runs advance side by side in one thread (each draws its next unit, then the
-    next run does): their update chains are independent, so the CPU overlaps their square roots,
-    erfc and divisions instead of waiting on one chain's latency; the states are variances."""
+    next run does): their update chains are independent, so the CPU overlaps their square roots
+    and divisions instead of waiting on one chain's latency; the states are variances; φ and Φ
+    come from Taylor series the thread keeps (``_vw_cached``), re-centred only when an argument
+    leaves their radius."""
     runs = len(seeds)
     out_mu = np.empty((runs, n_systems))
     out_sigma = np.empty((runs, n_systems))
@@ -313,6 +385,8 @@ def bootstrap_play(n_systems, mu0, sigma0, codes, unit_start, unit_order, n_unit
         var = np.full((LANES, n_systems), sigma0 * sigma0)
         played = np.zeros((LANES, n_systems), dtype=np.bool_)
         state = np.empty(LANES, dtype=np.uint64)
+        cache = np.zeros((3, 2 + 2 * TERMS))
+        cache[:, 0] = np.nan
         for lane in range(lanes):
             state[lane] = np.uint64(seeds[first + lane])
         for _ in range(n_units):
@@ -321,13 +395,13 @@ def bootstrap_play(n_systems, mu0, sigma0, codes, unit_start, unit_order, n_unit
                 state[lane] = s
                 if identity:
                     w, l, draw = _unpack(codes, u)
-                    _rate_variance(mu, var, lane, w, l, draw, two_beta2, dynamic2, margin)
+                    _rate_variance(mu, var, lane, w, l, draw, two_beta2, dynamic2, margin, cache)
                     played[lane, w] = True
                     played[lane, l] = True
                 else:
                     for j in range(unit_start[u], unit_start[u + 1]):
                         w, l, draw = _unpack(codes, unit_order[j])
-                        _rate_variance(mu, var, lane, w, l, draw, two_beta2, dynamic2, margin)
+                        _rate_variance(mu, var, lane, w, l, draw, two_beta2, dynamic2, margin, cache)
                         played[lane, w] = True
                         played[lane, l] = True
         for lane in range(lanes):

@@ -118,14 +118,15 @@ MASK = (1 << 64) - 1
 
 def splitmix_units(seed: int, n_units: int) -> list[int]:
     """The units one compiled TrueSkill bootstrap run draws: SplitMix64 (Steele, Lea & Flood 2014)
-    from the run's seed, each output modulo the number of units."""
+    from the run's seed, each output's top 32 bits times the number of units, divided by 2³²
+    (Lemire's multiply-shift reduction)."""
     state, drawn = seed, []
     for _ in range(n_units):
         state = (state + 0x9E3779B97F4A7C15) & MASK
         z = state
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        drawn.append((z ^ (z >> 31)) % n_units)
+        drawn.append((((z ^ (z >> 31)) >> 32) * n_units) >> 32)
     return drawn
 
 

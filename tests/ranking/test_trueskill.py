@@ -164,9 +164,13 @@ def test_bootstrap_blocks_change_nothing(campaign):
     seeds = np.random.default_rng(1).integers(1, 2 ** 63, 150, dtype=np.int64)
     calls = []
     blocked = model._bootstrap(c, start, order, len(c), seeds, progress=lambda done, total: calls.append((done, total)))
-    whole, _ = kernel.bootstrap_play(len(c.systems), 0.0, 0.5, c.a.astype(np.int64), c.b.astype(np.int64),
-                                     c.outcome.astype(np.int64), start, order, len(c), seeds, model.beta_, 0.0,
+    codes = kernel.pack_matches(c.a, c.b, c.outcome)
+    whole, _ = kernel.bootstrap_play(len(c.systems), 0.0, 0.5, codes, start, order, len(c), seeds, model.beta_, 0.0,
                                      model.margin_)
+    np.testing.assert_array_equal(blocked, whole)
+    # unit u = comparison u without the lookup table: the same runs
+    direct, _ = kernel.bootstrap_play(len(c.systems), 0.0, 0.5, codes, start, np.zeros(0, dtype=np.int64), len(c),
+                                      seeds, model.beta_, 0.0, model.margin_)
     np.testing.assert_array_equal(blocked, whole)
     assert calls == [(64, 150), (128, 150), (150, 150)]
 
@@ -188,9 +192,75 @@ def test_data_order_bootstrap_equals_replaying_the_drawn_units(campaign, by):
     for r, seed in enumerate(seeds):
         state, drawn = np.uint64(seed), []
         for _ in range(n_units):
-            state, u = kernel._uniform_int(np.uint64(state), n_units)
+            state, u = kernel._uniform_below(np.uint64(state), n_units)
             drawn.append(order[start[u]:start[u + 1]])
         rows = np.concatenate(drawn)
         replay = TrueSkill(beta=model.beta_).fit(c.take(rows))
         played = np.bincount(np.concatenate([c.a[rows], c.b[rows]]), minlength=len(c.systems)) > 0
         np.testing.assert_allclose(compiled[r], np.where(played, replay.mu_, np.nan), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("order", ["data", "active"])
+def test_bootstrap_threads_change_no_number(campaign, order):
+    """``bootstrap(jobs=)`` sets the compiled runs' threads: one and two give the same runs (each
+    run draws from its own seed), and the thread count is restored afterwards."""
+    import numba
+
+    from humeval.experiments import bootstrap
+    c = campaign.comparisons
+    before = numba.get_num_threads()
+    one = bootstrap(TrueSkill(order=order), c, n=40, random_state=3, jobs=1).samples
+    two = bootstrap(TrueSkill(order=order), c, n=40, random_state=3, jobs=2).samples
+    assert numba.get_num_threads() == before
+    np.testing.assert_array_equal(one, two)
+    assert np.unique(one[:, 0]).size == 40  # the runs differ from each other
+
+
+def test_packed_matches_unpack_to_winner_loser_draw():
+    from humeval.ranking import _trueskill_kernel as kernel
+    a, b, outcome = np.array([0, 3, 5, 7]), np.array([1, 2, 6, 4]), np.array([1, 2, 0, 2])
+    expected = [(0, 1, 0), (2, 3, 0), (5, 6, 1), (4, 7, 0)]  # winner first; a draw keeps (a, b)
+    small = kernel.pack_matches(a, b, outcome)
+    big = kernel.pack_matches(a + 40_000, b + 40_000, outcome)  # beyond int32's 15-bit fields: int64
+    assert small.dtype == np.int32 and big.dtype == np.int64
+    for i, (w, l, d) in enumerate(expected):
+        assert tuple(int(x) for x in kernel._unpack(small, i)) == (w, l, d)
+        assert tuple(int(x) for x in kernel._unpack(big, i)) == (w + 40_000, l + 40_000, d)
+
+
+def test_bootstrap_table_shows_the_number_it_sorts_by(campaign):
+    """TrueSkill's bootstrap table: score = the mean over the runs (what the rows are sorted by,
+    as WMT's tables), so the printed column has no inversions; Bradley–Terry keeps its fit."""
+    from humeval.experiments import bootstrap
+    from humeval.ranking import BradleyTerry
+    c = campaign.comparisons
+    result = bootstrap(TrueSkill(), c, n=60, random_state=1)
+    table = result.table()
+    np.testing.assert_array_equal(table["score"], np.nanmean(result.samples, axis=0)[
+        [result.systems.index(s) for s in table.index]])
+    assert table["score"].is_monotonic_decreasing and "mean over the 60 resamples" in result.score_note()
+    fitted = bootstrap(BradleyTerry(), c, n=20, random_state=1)
+    assert fitted.score_note() == ""
+    np.testing.assert_array_equal(fitted.table()["score"], fitted.estimate[fitted.table().index])
+
+
+def test_cached_normal_series_equal_the_exact_functions():
+    """The bootstrap's φ and Φ come from Taylor series re-centred when an argument leaves their
+    radius (``_normal_at``): relative error ≤ 1e-14 against erfc/exp for |x| ≤ 8, anywhere inside
+    the radius, and the same V, W as ``_vw``."""
+    from humeval.ranking import _trueskill_kernel as kernel
+    cache = kernel.new_cache()
+    worst = 0.0
+    for x0 in np.linspace(-8, 8, 321):
+        kernel._expand(x0, cache, 0)
+        radius = cache[0, 1]
+        for x in x0 + radius * np.array([-0.999, -0.5, 0.3, 0.999]):
+            pdf, cdf = kernel._normal_at(x, cache, 0)
+            assert cache[0, 0] == x0  # inside the radius: no re-centring
+            worst = max(worst, abs(pdf / kernel._pdf(x) - 1), abs(cdf / kernel._cdf(x) - 1))
+    assert worst < 1e-14
+    pdf, cdf = kernel._normal_at(3.0, cache, 0)  # far outside: re-centred there, exact
+    assert cache[0, 0] == 3.0 and (pdf, cdf) == (kernel._pdf(3.0), kernel._cdf(3.0))
+    for diff, margin, draw in [(0.001, 0.3186, False), (-0.4, 0.3, True), (0.2, 0.5, True), (2.0, 0.1, False)]:
+        np.testing.assert_allclose(kernel._vw_cached(diff, margin, draw, cache), kernel._vw(diff, margin, draw),
+                                   rtol=1e-13)

@@ -54,13 +54,13 @@ def judge_quality(table: Comparisons | Ratings, exclude=(), drop_ties: bool = Fa
     """One row per judge, least reliable first (see the module doc for the columns and flags)."""
     if isinstance(table, Comparisons):
         counts, share, _ = ranking_labels(table, exclude, drop_ties)
-        p_e = expected_agreement(share, expected)
+        p_e = expected_agreement(share, expected, 2 if drop_ties else 3)
         return _quality(counts, p_e, table.judges, alpha, min_pairs, outlier_mads)
     if isinstance(table, Ratings):
-        from humeval.agreement.scales import _units
+        from humeval.agreement.scales import _units, chance_shares
         values, label = np.unique(table.score, return_inverse=True)
         counts = LabelCounts(_units(table), table.judge.astype(np.int64), label, len(values))
-        share = np.bincount(label, minlength=len(values)) / len(label)
+        _, share = chance_shares(table, values, label, expected)
         return _quality(counts, float((share ** 2).sum()), table.judges, alpha, min_pairs, outlier_mads)
     raise TypeError(f"judge_quality takes Comparisons or Ratings, not {type(table).__name__}")
 

@@ -5,7 +5,9 @@ Every pair of outputs ranked in one elicitation gives a label: <, = or > (for th
 system order). Inter-annotator agreement is over pairs of different judges who labelled the same
 system pair on the same segment; intra-annotator agreement over the same judge's repeated labels
 of it. P(A) is the share of identical labels; P(E) = P(<)² + P(=)² + P(>)² from the observed label
-distribution (``expected="observed"``) or WMT's P(=)² + 2·((1 − P(=))/2)² (``expected="wmt"``).
+distribution (``expected="observed"``), WMT's P(=)² + 2·((1 − P(=))/2)² (``expected="wmt"``), or
+WMT07's uniform 1/3 (``expected="uniform"``; 1/2 with ties dropped: Callison-Burch et al. 2007,
+§3.3, "three possible outcomes when ranking the output of a pair of systems").
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from humeval.agreement.pairs import LabelCounts, agreement_from
 from humeval.data.tables import Comparisons
 
 REFERENCE_NAMES = ("_ref", "ref", "reference", "human")
-EXPECTED = ("observed", "wmt")
+EXPECTED = ("observed", "wmt", "uniform")
 
 
 def ranking_labels(comparisons: Comparisons, exclude=(), drop_ties: bool = False) -> tuple[LabelCounts, np.ndarray, dict]:
@@ -46,9 +48,12 @@ def ranking_labels(comparisons: Comparisons, exclude=(), drop_ties: bool = False
     return counts, share, {k: v for k, v in left_out.items() if v}
 
 
-def expected_agreement(share: np.ndarray, expected: str = "observed") -> float:
+def expected_agreement(share: np.ndarray, expected: str = "observed", labels: int = 3) -> float:
+    """P(E) of the pairwise labels (module doc); ``labels``: 3 (<, =, >), or 2 with ties dropped."""
     if expected not in EXPECTED:
         raise ValueError(f"expected must be one of {EXPECTED}, not {expected!r}")
+    if expected == "uniform":  # WMT07: each of the possible labels equally likely
+        return 1.0 / labels
     if expected == "wmt":
         return float(share[0] ** 2 + 2 * ((1 - share[0]) / 2) ** 2)
     return float((share ** 2).sum())
@@ -58,6 +63,6 @@ def ranking_agreement(comparisons: Comparisons, exclude=(), drop_ties: bool = Fa
                       expected: str = "observed") -> dict[str, Agreement]:
     """Inter- and intra-annotator agreement of pairwise labels: {"inter": …, "intra": …}."""
     counts, share, _ = ranking_labels(comparisons, exclude, drop_ties)
-    p_e = expected_agreement(share, expected)
+    p_e = expected_agreement(share, expected, 2 if drop_ties else 3)
     name = "WMT ranking kappa" + (" (no ties)" if drop_ties else "")
     return {"inter": agreement_from(*counts.inter(), p_e, name), "intra": agreement_from(*counts.intra(), p_e, name)}

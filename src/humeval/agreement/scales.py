@@ -1,10 +1,18 @@
 """Agreement on absolute scales: adequacy/fluency (1–5, 1–7), DA (0–100), MQM.
 
-A unit is an (item, system, criterion); two scores of the same unit by different judges are an
-inter-annotator pair, by the same judge an intra-annotator pair. Small integer scales get the
-exact-match kappa of the WMT reports (P(E) from the observed score distribution), a linearly
-weighted kappa and Krippendorff's ordinal alpha; continuous scores (DA, MQM) get the interval
-alpha and, for repeats, the correlation of a judge's two scores (Graham et al. 2013 use it).
+A unit is a (track, item, system, criterion); two scores of the same unit by different judges
+are an inter-annotator pair, by the same judge an intra-annotator pair. Small integer scales get
+the exact-match kappa of the WMT reports, a linearly weighted kappa and Krippendorff's ordinal
+alpha; continuous scores (DA, MQM) get the interval alpha and, for repeats, the correlation of a
+judge's two scores (Graham et al. 2013 use it).
+
+The kappas' chance agreement P(E) (``expected``): ``"observed"``, Σ_v p_v² with p_v the share of
+scores v (WMT08 on); or ``"uniform"``, 1/k for a scale of k points, WMT07's definition
+(Callison-Burch et al. 2007, §3.3: chance agreement "1/5, since they are based on five point
+scales" for fluency and adequacy, and 1/3 for rankings: A > B, A = B, A < B). The points are
+the whole numbers of the ratings' declared scale ("1-5": 1, …, 5) or, without one, from the
+lowest to the highest score seen; the weighted kappa then expects the uniform distribution over
+them too. Krippendorff's alpha keeps its own chance model.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from humeval.agreement.pairs import LabelCounts, agreement_from
 from humeval.data.tables import Ratings
 
 CATEGORICAL_MAX = 10  # a scale with at most this many distinct whole-number scores is categorical
+EXPECTED = ("observed", "uniform")  # the chance agreement of the kappas on a scale
 
 
 def is_categorical(scores: np.ndarray) -> bool:
@@ -25,22 +34,55 @@ def is_categorical(scores: np.ndarray) -> bool:
 
 
 def _units(r: Ratings) -> np.ndarray:
-    return (r.item.astype(np.int64) * (len(r.systems) + 1) + r.system) * (len(r.criteria) + 1) + r.criterion
+    """One code per (track, item, system, criterion): items of different tracks never pair."""
+    item = (r.track.astype(np.int64) + 1) * (len(r.items) + 1) + r.item
+    return (item * (len(r.systems) + 1) + r.system) * (len(r.criteria) + 1) + r.criterion
 
 
-def rating_agreement(ratings: Ratings) -> dict[str, Agreement]:
-    """Inter/intra agreement of one criterion's scores (call per criterion and track)."""
+def scale_points(ratings: Ratings) -> np.ndarray:
+    """The points of a whole-number scale: those of the declared scale ("1-5", "1–7") when every
+    score is one of them, else every whole number from the lowest score seen to the highest."""
+    score = ratings.score[~np.isnan(ratings.score)]
+    parts = str(ratings.scale or "").replace("–", "-").split("-")
+    if len(parts) == 2 and all(p.strip().isdigit() for p in parts):
+        points = np.arange(int(parts[0]), int(parts[1]) + 1, dtype=float)
+        if np.isin(score, points).all():
+            return points
+    return np.arange(score.min(), score.max() + 1) if len(score) else np.zeros(0)
+
+
+def chance_shares(ratings: Ratings, values: np.ndarray, label: np.ndarray, expected: str = "observed",
+                  points: np.ndarray | None = None):
+    """The distribution of scores chance agreement assumes, over ``values`` (the distinct scores
+    seen, ``label`` coding each score) or, for ``"uniform"``, over every point of the scale
+    (``points``, default ``scale_points(ratings)``): (values, shares). P(E) of exact-match kappa
+    is Σ share²."""
+    if expected not in EXPECTED:
+        raise ValueError(f"expected must be one of {EXPECTED} on a scale (\"wmt\" is for rankings), not {expected!r}")
+    if expected == "uniform":  # WMT07: chance agreement 1/k on a k-point scale
+        points = scale_points(ratings) if points is None else np.asarray(points, dtype=float)
+        return points, np.full(len(points), 1.0 / len(points))
+    return values, np.bincount(label, minlength=len(values)) / max(len(label), 1)
+
+
+def rating_agreement(ratings: Ratings, expected: str = "observed", points: np.ndarray | None = None
+                     ) -> dict[str, Agreement]:
+    """Inter/intra agreement of one criterion's scores (call per criterion, per track or pooled
+    over tracks); ``expected`` sets the kappas' chance agreement (module doc), ``points`` the
+    scale's points for ``"uniform"`` (default: ``scale_points(ratings)``; give the whole file's
+    so that every track is measured against the same scale)."""
     score = ratings.score
     unit = _units(ratings)
     out = {}
     if is_categorical(score):
         values, label = np.unique(score, return_inverse=True)
         counts = LabelCounts(unit, ratings.judge.astype(np.int64), label, len(values))
-        share = np.bincount(label, minlength=len(values)) / len(label)
+        points, share = chance_shares(ratings, values, label, expected, points)
         p_e = float((share ** 2).sum())
-        out["inter"] = agreement_from(*counts.inter(), p_e, "exact-match kappa")
-        out["intra"] = agreement_from(*counts.intra(), p_e, "exact-match kappa")
-        out["inter (linear weights)"] = _weighted_inter(counts, values, share)
+        name = "exact-match kappa" + (f" (P(E) = 1/{len(points)}, uniform as WMT07)" if expected == "uniform" else "")
+        out["inter"] = agreement_from(*counts.inter(), p_e, name)
+        out["intra"] = agreement_from(*counts.intra(), p_e, name)
+        out["inter (linear weights)"] = _weighted_inter(counts, values, points, share)
         out["alpha (ordinal)"] = krippendorff_alpha(units_matrix(unit, score), "ordinal")
     else:
         out["alpha (interval)"] = krippendorff_alpha(units_matrix(unit, score), "interval")
@@ -48,15 +90,19 @@ def rating_agreement(ratings: Ratings) -> dict[str, Agreement]:
     return out
 
 
-def _weighted_inter(counts: LabelCounts, values: np.ndarray, share: np.ndarray) -> Agreement:
-    """Linearly weighted kappa over inter-annotator pairs: P(A) = 1 − mean disagreement weight."""
-    span = max(values.max() - values.min(), 1e-12)
+def _weighted_inter(counts: LabelCounts, values: np.ndarray, points: np.ndarray, share: np.ndarray) -> Agreement:
+    """Linearly weighted kappa over inter-annotator pairs: P(A) = 1 − mean disagreement weight
+    |a − b| / (highest − lowest point); P(E) = 1 − Σ share_a share_b |a − b| / span over the
+    chance distribution's ``points`` (the values seen, or the whole scale)."""
+    low, high = min(values.min(), points.min()), max(values.max(), points.max())
+    span = max(high - low, 1e-12)
     w = np.abs(values[:, None] - values[None, :]) / span
     disagree_all = (counts.c @ w * counts.c).sum() / 2
     disagree_same = (counts.cj @ w * counts.cj).sum() / 2
     _, total = counts.inter()
     p_agree = 1 - (disagree_all - disagree_same) / total if total else float("nan")
-    p_expected = 1 - float(share @ w @ share)
+    chance = np.abs(points[:, None] - points[None, :]) / span
+    p_expected = 1 - float(share @ chance @ share)
     return Agreement(chance_corrected(p_agree, p_expected), float(p_agree), p_expected, int(total),
                      "linearly weighted kappa")
 
@@ -136,4 +182,5 @@ def quality_control(ratings: Ratings, degraded: dict[str, str], alpha: float = 0
         columns=["pairs", "mean difference", "p-value", "passes"])
 
 
-__all__ = ["is_categorical", "quality_control", "rating_agreement", "repeat_correlation", "z_normalize"]
+__all__ = ["chance_shares", "is_categorical", "quality_control", "rating_agreement", "repeat_correlation",
+           "scale_points", "z_normalize"]

@@ -31,19 +31,27 @@ def agreement_options(f):
                      help="Leave out the human reference (systems named _ref, ref, reference, human)."),
         click.option("--exclude", "exclude_systems", multiple=True, help="Leave out this system (repeatable)."),
         click.option("--drop-ties", is_flag=True, help="Leave out tied pairs, as some WMT reports did."),
-        click.option("--expected", type=click.Choice(["observed", "wmt"]), default="observed", show_default=True,
-                     help="P(E) from the observed label shares, or WMT's P(=)² + 2((1 − P(=))/2)²."),
+        click.option("--expected", type=click.Choice(["observed", "wmt", "uniform"]), default="observed",
+                     show_default=True,
+                     help="Chance agreement P(E): from the observed label (or score) shares; WMT's P(=)² + "
+                          "2((1 − P(=))/2)² (rankings); or uniform, 1/k over the k labels or scale points, as "
+                          "WMT07 defined it (1/3 for rankings, 1/2 with --drop-ties; 1/5 on the five-point "
+                          "adequacy and fluency scales; the points of the file's declared scale, else lowest to "
+                          "highest score)."),
     ]):
         f = option(f)
     return f
 
 
 def ranking_options_apply(judgments):
-    """--exclude-reference, --exclude, --drop-ties and --expected shape the pairwise labels of
-    rankings; on ratings alone they would do nothing."""
-    needs(click.get_current_context(), {"exclude_reference": "--exclude-reference", "exclude_systems": "--exclude",
-                                        "drop_ties": "--drop-ties", "expected": "--expected"},
+    """--exclude-reference, --exclude, --drop-ties and --expected wmt shape the pairwise labels of
+    rankings; on ratings alone they would do nothing (--expected observed/uniform apply to both)."""
+    ctx = click.get_current_context()
+    needs(ctx, {"exclude_reference": "--exclude-reference", "exclude_systems": "--exclude", "drop_ties": "--drop-ties"},
           judgments.comparisons is not None, "on ratings (they shape the pairwise labels of rankings)")
+    if ctx.params.get("expected") == "wmt" and judgments.comparisons is None:
+        raise click.BadParameter("WMT's P(E) is for the pairwise labels of rankings; on a scale use observed or "
+                                 "uniform (WMT07's 1/k)", param_hint="--expected")
 
 
 def _excluded(exclude_reference, exclude_systems):
@@ -81,7 +89,9 @@ def agreement(files, fmt, encoding, columns, outcomes, tracks, exclude_reference
             shown.index = [" / ".join(map(str, i)) for i in shown.index]
             out.print(render(shown, f"{path}: agreement", "track / judgments / pairs of"))
             methods = sorted(set(table["method"]))
-            out.print("  " + "; ".join(methods) + ("; P(E) as WMT" if expected == "wmt" else ""))
+            out.print("  " + "; ".join(methods) + ("; P(E) as WMT" if expected == "wmt" else "")
+                      + ("; P(E) uniform over the labels or scale points (WMT07)" if expected == "uniform" else "")
+                      + ("; (all): pooled over the tracks" if (table["track"] == "(all)").any() else ""))
             out.print()
     if as_json:
         click.echo(json.dumps({p: json.loads(t.to_json(orient="records")) for p, t in results.items()}, indent=2))

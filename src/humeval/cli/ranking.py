@@ -51,7 +51,7 @@ from humeval.cli.common import (
     read_options,
     render,
 )
-from humeval.cli.ratings import NOT_YET, protocol_controls, rank_ratings_command, ratings_options, refuse_protocol
+from humeval.cli.ratings import NOT_YET, PAIRWISE_PROTOCOLS, protocol_controls, rank_ratings_command, ratings_options, refuse_protocol
 from humeval.data.export import write
 from humeval.errors import DisconnectedError
 from humeval.ranking.base import FitWarning
@@ -78,7 +78,8 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 @click.option("--plot", type=TRACK_FIGURES_OUT, help="Draw the scores (with intervals when bootstrapping).")
 @click.option("--heatmap", type=TRACK_FIGURES_OUT, help="Draw the fitted preference model as a heatmap.")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
-              help="Processes for bootstrap refits (0 = all cores).")
+              help="Processes for bootstrap refits, threads for TrueSkill's compiled runs (0 = all cores; "
+                   "the numbers do not change).")
 @execution_options
 @click.option("--random-state", default=0, show_default=True, type=SEED, help="Seed for sampled models and resampling.")
 @click.option("--chains", default=1, show_default=True, type=count(1, MAX_CHAINS),
@@ -88,6 +89,11 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
               help="The order trueskill and elo play the comparisons in: as in the file (default), shuffled, or "
                    "active (Sakaguchi et al. 2014: the next match is the pair whose outcome is least certain, "
                    "as WMT14-16 ran TrueSkill; its bootstrap runs compiled).")
+@click.option("--wmt-trueskill", "wmt_trueskill", type=click.Choice(["2015", "2016"]), default=None, hidden=True,
+              help="Old spelling of --protocol wmt15-trueskill / wmt16-trueskill (kept for one release). "
+"WMT15's or WMT16's TrueSkill ranking exactly as their scripts ran it: --bootstrap runs "
+                   "(default 1000) of active-sampling TrueSkill, each on all comparisons (2015) or a resample "
+                   "of them (2016), N + 1 matches; cluster.py's rank ranges and clusters; score = mean μ.")
 @click.option("--keep-shared-outputs", is_flag=True,
               help="Systems that shared one displayed output tie with each other (as WMT15-16 counted them) "
                    "instead of not being compared.")
@@ -114,7 +120,7 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 @ratings_options
 @common_options
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
-         plot, heatmap, jobs, random_state, l2, chains, order, keep_shared_outputs, drop_file, anon, salt,
+         plot, heatmap, jobs, random_state, l2, chains, order, wmt_trueskill, keep_shared_outputs, drop_file, anon, salt,
          quiet, as_json, intervals, cluster, standardize, board_by, covariates, style_control, weight_column,
          category_column, both_bad, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
@@ -130,6 +136,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     Example:
       humeval rank data_RNK.csv --track Czech-English --model irt-gaussian --plot cz.png
       humeval rank sample-fr-en-train.csv -m trueskill --bootstrap 1000 --clusters --out wmt.csv
+      humeval rank sample-fr-en-train.csv --wmt-trueskill 2016 --bootstrap 40
       humeval rank data_RNK.csv --track Czech-English --model all
       humeval rank data_RNK.csv --track Czech-English -m bt --board-by judge
     """
@@ -153,6 +160,12 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     reader = arena_reader(covariates, style_control, weight_column, category_column)
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, pseudonym_salt(anon, salt),
                      drop_file, controls=protocol_controls(ratings_kw), reader=reader)
+    if ratings_kw.get("protocol") in PAIRWISE_PROTOCOLS:
+        wmt_trueskill = PAIRWISE_PROTOCOLS[ratings_kw["protocol"]]
+    if wmt_trueskill:  # one organiser's procedure end to end (humeval.experiments.wmt_trueskill)
+        from humeval.cli.wmt_trueskill import rank_wmt_trueskill
+        return rank_wmt_trueskill(file, judgments, int(wmt_trueskill), n_boot or 1000, confidence, random_state, jobs,
+                                  out_file, quiet, as_json, tracks)
     if judgments.comparisons is None and judgments.ratings is not None:  # DA, ESA, MQM: WMT's procedure
         if board_by:
             raise click.BadParameter("boards are built from pairwise comparisons; this file holds ratings",
@@ -232,7 +245,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                                "resamples them whole)" if result.resampled != by else "")
                             + f"; {confidence:.0%} intervals; rank range = WMT's trimmed "
                             "range, simultaneous = valid for all systems at once"]
-            notes[track] += [f"{v:,} {k}" for k, v in result.failed.items()] + [result.too_few_note()]
+            notes[track] += ([result.score_note()] + [f"{v:,} {k}" for k, v in result.failed.items()]
+                             + [result.too_few_note()])
             if plot:
                 plot_bootstrap(table, suffix(plot), title=f"{track}: {first!r}, {n_boot:,} bootstrap resamples",
                                scale=result.scale)

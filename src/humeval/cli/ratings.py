@@ -26,7 +26,9 @@ def ratings_options(f):
         click.option("--protocol", metavar="NAME", default=None,
                      help="Ratings: run one organiser's procedure end to end (humeval.ratings.protocols): wmt-da-toen "
                           "(WMT DA into English 2019–2022: controls in each annotator's z, SYSTEM+REPEAT segment means, "
-                          "one-sided rank-sum, WINS clusters), humeval (the default: --model, --significance, ...)."),
+                          "one-sided rank-sum, WINS clusters), wmt24-esa, google-mqm, humeval (the default: --model, "
+                          "--significance, ...). Comparisons: wmt15-trueskill, wmt16-trueskill (WMT15/16's TrueSkill "
+                          "runs, rank ranges and clusters as their scripts computed them)."),
         click.option("--worker-stats", type=click.Path(exists=True, dir_okay=False), default=None,
                      help="Ratings, --protocol wmt-da-toen: WMT's per-worker mean and sd (*-trk-mean-sd.txt) to recover "
                           "raw scores from a z-score file (default: the one beside the input, if any)."),
@@ -115,15 +117,19 @@ def procedure_reason(judgments, protocol, model, given) -> str:
     return line
 
 
+# the organisers' procedures for comparisons (humeval.experiments.wmt_trueskill): name -> WMT year
+PAIRWISE_PROTOCOLS = {"wmt15-trueskill": 2015, "wmt16-trueskill": 2016}
+
+
 def protocol_controls(ratings_kw) -> bool:
     """Whether the protocol named in ``rank``'s ratings options needs the reader's control rows
     (an unknown name is refused here, before the file is read)."""
     name = ratings_kw.get("protocol")
-    if name in (None, "humeval"):
+    if name in (None, "humeval") or name in PAIRWISE_PROTOCOLS:
         return False
     from humeval.ratings.protocols import PROTOCOLS
     if name not in PROTOCOLS:
-        raise click.BadParameter(f"unknown protocol {name!r}; choose one of {', '.join(PROTOCOLS)}",
+        raise click.BadParameter(f"unknown protocol {name!r}; choose one of {', '.join([*PROTOCOLS, *PAIRWISE_PROTOCOLS])}",
                                  param_hint="--protocol")
     return PROTOCOLS[name].needs_controls
 

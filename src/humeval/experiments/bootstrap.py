@@ -13,7 +13,7 @@ Fast paths are the models' own ``bootstrap_scores`` method (``Ranker.bootstrap_s
 Bradley–Terry models resample the pair-count table (a multinomial draw over its cells for
 ``by="comparison"``; for clustered units, per-unit cell counts weighted by how often each unit
 was drawn) and refit warm-started, never copying rows; TrueSkill replays all runs in compiled
-parallel code. Other models are refitted on resampled rows (``jobs`` processes), each refit a
+parallel code (``jobs`` threads; the numbers do not depend on how many). Other models are refitted on resampled rows (``jobs`` processes), each refit a
 ``clone`` with a seed of its own (``spawn_seeds``), so sampled models (IRT) draw fresh
 randomness per resample and the result is reproducible for a fixed ``random_state``.
 
@@ -61,6 +61,7 @@ class BootstrapResult:
     resampled: str = ""  # the unit resampled: ``by``, or the model's coarser ``bootstrap_unit``
     units: float = math.inf  # how many units were resampled (Σ weights for whole-number weights)
     std: pd.Series | None = None  # the model's own standard errors of the estimate, when it has them
+    score_is_mean: bool = False  # the table's score is the bootstrap mean (the model's ``bootstrap_score``)
 
     def __post_init__(self):
         self.resampled = self.resampled or self.by
@@ -87,8 +88,16 @@ class BootstrapResult:
         ranks = 1 + (filled[:, None, :] > filled[:, :, None]).sum(axis=2).astype(float)
         return np.where(valid, ranks, np.nan)
 
+    def score_note(self) -> str:
+        """What the table's ``score`` is when it is not the full-data fit, else ""."""
+        if not self.score_is_mean:
+            return ""
+        return (f"score = mean over the {self.n:,} resamples, what the rows are sorted by (as WMT's TrueSkill tables; "
+                "one fit replays the comparisons in a single order, so it is not the estimate)")
+
     def table(self) -> pd.DataFrame:
-        """Per system, best first: the estimate, the bootstrap mean, the score interval
+        """Per system, best first: the estimate (``score``; the bootstrap mean when
+        ``score_is_mean``), the bootstrap mean, the score interval
         (percentiles), the marginal rank range (WMT: trimmed to the central ``confidence``
         share), the simultaneous rank range, and the WMT cluster."""
         lo_q, hi_q = (1 - self.confidence) / 2, 1 - (1 - self.confidence) / 2
@@ -107,6 +116,8 @@ class BootstrapResult:
                           index=pd.Index(self.systems, name="system"))
         if self.too_few:
             self._widen(df)
+        if self.score_is_mean:  # the number shown is the one the rows are sorted by
+            df["score"] = df["mean"]
         df = df.sort_values(["mean", "score"], ascending=False, kind="stable")
         df["cluster"] = rank_clusters(df["rank_lo"].to_numpy(), df["rank_hi"].to_numpy())
         return df
@@ -259,7 +270,12 @@ def bootstrap(model: Ranker, comparisons: Comparisons, n: int = 1000, by: str = 
     unit, n_units, _ = units_of(comparisons, by)
     systems = tuple(comparisons.systems)
     failed: dict[str, int] = {}
-    samples = fitted.bootstrap_scores(comparisons, None if by == "comparison" else unit, n, rng, progress)
+    if getattr(fitted, "threaded_bootstrap", False):  # compiled runs in threads (TrueSkill): ``jobs`` of them
+        from humeval.ranking.trueskill import compiled_threads
+        with compiled_threads(jobs):
+            samples = fitted.bootstrap_scores(comparisons, None if by == "comparison" else unit, n, rng, progress)
+    else:
+        samples = fitted.bootstrap_scores(comparisons, None if by == "comparison" else unit, n, rng, progress)
     resampled = (fitted.bootstrap_unit or by) if by == "comparison" and samples is not None else by
     if samples is None:
         seeds = spawn_seeds(rng, n)
@@ -285,4 +301,5 @@ def bootstrap(model: Ranker, comparisons: Comparisons, n: int = 1000, by: str = 
     if resampled == "ranking" and by == "comparison":  # the model's coarser unit
         units = float(units_of(comparisons, "ranking")[1])
     return BootstrapResult(systems, fitted.scores_, samples, by, confidence, getattr(fitted, "scale_", ""), failed,
-                           resampled, units, getattr(fitted, "scores_std_", None))
+                           resampled, units, getattr(fitted, "scores_std_", None),
+                           getattr(fitted, "bootstrap_score", "fit") == "mean")

@@ -16,12 +16,13 @@ import numba
 import numpy as np
 
 SQRT2 = math.sqrt(2.0)
+INV_SQRT2 = 1.0 / SQRT2
 INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 @numba.njit(cache=True)
 def _cdf(x):
-    return 0.5 * math.erfc(-x / SQRT2)
+    return 0.5 * math.erfc(-x * INV_SQRT2)  # a product, not a division: the divider is the update's bottleneck
 
 
 @numba.njit(cache=True)
@@ -43,8 +44,9 @@ def _vw(diff, margin, draw):
         v = a
         w = 1.0
     else:
-        v = (_pdf(b) - _pdf(a)) / denom
-        w = v * v + (a * _pdf(a) - b * _pdf(b)) / denom
+        pa, pb, inv = _pdf(a), _pdf(b), 1.0 / denom
+        v = (pb - pa) * inv
+        w = v * v + (a * pa - b * pb) * inv
     return (-v if diff < 0 else v), w
 
 
@@ -224,6 +226,15 @@ def _uniform_int(state, n):
     return state, np.int64(z % np.uint64(n))
 
 
+@numba.njit(cache=True, inline="always")
+def _uniform_below(state, n):
+    """A uniform integer in [0, n) for n < 2³², by multiplying the top 32 random bits by n and
+    keeping the top 32 bits of the product (Lemire 2019; bias below n / 2³²): no division, which
+    would compete with the update's square root and divisions for the divider."""
+    state, z = _splitmix(state)
+    return state, np.int64(((z >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
 @numba.njit(cache=True)
 def _store(out_mu, out_sigma, r, mu, sigma, played):  # pragma: no cover - compiled
     """Row r of a bootstrap's output: the ratings, NaN for systems the run never played."""
@@ -232,30 +243,178 @@ def _store(out_mu, out_sigma, r, mu, sigma, played):  # pragma: no cover - compi
         out_sigma[r, s] = sigma[s] if played[s] else np.nan
 
 
+LANES = 8  # bootstrap runs one thread plays side by side (independent chains the CPU overlaps)
+
+
+def pack_matches(a, b, outcome) -> np.ndarray:
+    """Every comparison as one integer, winner first: ``w | l << 15 | draw << 30`` (int32, up to
+    32,768 systems; int64 ``w | l << 31 | draw << 62`` beyond). One load per replayed match
+    instead of three, and a quarter of the memory: the replay reads the comparisons in random
+    order, so it is bound by cache misses before it is bound by arithmetic."""
+    a, b, outcome = (np.asarray(x, dtype=np.int64) for x in (a, b, outcome))
+    winner, loser = np.where(outcome == 2, b, a), np.where(outcome == 2, a, b)
+    draw = (outcome == 0).astype(np.int64)
+    n = int(max(a.max(initial=0), b.max(initial=0))) + 1
+    if n <= 1 << 15:
+        return (winner | loser << 15 | draw << 30).astype(np.int32)
+    return winner | loser << 31 | draw << 62
+
+
+@numba.njit(cache=True, inline="always")
+def _unpack(codes, i):
+    code = codes[i]
+    if codes.itemsize == 4:
+        return np.int64(code & 0x7FFF), np.int64((code >> 15) & 0x7FFF), (code >> 30) & 1
+    return np.int64(code & 0x7FFFFFFF), np.int64((code >> 31) & 0x7FFFFFFF), (code >> 62) & 1
+
+
+TERMS = 7  # Taylor terms of φ and Φ in the bootstrap's cache (``_normal_at``)
+
+
+@numba.njit(cache=True)
+def _expand(x0, cache, slot):  # pragma: no cover - compiled
+    """Centre the slot's Taylor series of φ and Φ at x0: φ' = −xφ gives, with h = x − x0,
+    φ = Σ p_k h^k, p_0 = φ(x0), (k + 1) p_{k+1} = −(x0 p_k + p_{k−1}); Φ' = φ gives Φ_0 = Φ(x0),
+    Φ_k = p_{k−1} / k. Radius 0.002 / (1 + |x0|): the terms fall by a factor ≤ 0.006 each, so
+    ``TERMS`` of them agree with ``_pdf``/``_cdf`` to 1e-14 (relative) for |x| ≤ 8 and 2e-13 in
+    the far tails, where φ's own conditioning (|x| · ulp) is of that size (a test checks)."""
+    cache[slot, 0] = x0
+    cache[slot, 1] = 0.002 / (1.0 + abs(x0))
+    phi, cdf = 2, 2 + TERMS
+    cache[slot, phi] = _pdf(x0)
+    cache[slot, phi + 1] = -x0 * cache[slot, phi]
+    for k in range(1, TERMS - 1):
+        cache[slot, phi + k + 1] = -(x0 * cache[slot, phi + k] + cache[slot, phi + k - 1]) / (k + 1)
+    cache[slot, cdf] = _cdf(x0)
+    for k in range(1, TERMS):
+        cache[slot, cdf + k] = cache[slot, phi + k - 1] / k
+
+
+@numba.njit(cache=True, inline="always")
+def _normal_at(x, cache, slot):  # pragma: no cover - compiled
+    """(φ(x), Φ(x)) from the slot's Taylor series (``_expand``), centred anew at x (exactly
+    ``_pdf``, ``_cdf`` there) when x is outside its radius. In a bootstrap with WMT's β the
+    arguments barely move (c ≈ √2 β for every match), so the series is re-centred rarely and an
+    update costs polynomials instead of erfc and exp."""
+    h = x - cache[slot, 0]
+    if not abs(h) <= cache[slot, 1]:
+        _expand(x, cache, slot)
+        h = 0.0
+    phi, cdf = 2, 2 + TERMS
+    p = cache[slot, phi + TERMS - 1]
+    q = cache[slot, cdf + TERMS - 1]
+    for k in range(TERMS - 2, -1, -1):
+        p = p * h + cache[slot, phi + k]
+        q = q * h + cache[slot, cdf + k]
+    return p, q
+
+
+@numba.njit(cache=True, inline="always")
+def _vw_cached(diff, margin, draw, cache):  # pragma: no cover - compiled
+    """``_vw`` with φ and Φ from the cached series: slot 0 the win's x, slots 1, 2 a draw's a, b."""
+    if not draw:
+        x = diff - margin
+        pdf, cdf = _normal_at(x, cache, 0)
+        v = pdf / cdf if cdf > 0.0 else -x
+        return v, v * (v + x)
+    a, b = margin - abs(diff), -margin - abs(diff)
+    pa, ca = _normal_at(a, cache, 1)
+    pb, cb = _normal_at(b, cache, 2)
+    denom = ca - cb
+    if denom <= 0.0:
+        v = a
+        w = 1.0
+    else:
+        inv = 1.0 / denom
+        v = (pb - pa) * inv
+        w = v * v + (a * pa - b * pb) * inv
+    return (-v if diff < 0 else v), w
+
+
+def new_cache() -> np.ndarray:
+    """An empty ``_vw_cached`` cache (every slot re-centres on first use)."""
+    cache = np.zeros((3, 2 + 2 * TERMS))
+    cache[:, 0] = np.nan
+    return cache
+
+
+@numba.njit(cache=True, inline="always")
+def _rate_variance(mu, var, lane, w, l, draw, two_beta2, dynamic2, margin, cache):  # pragma: no cover - compiled
+    """``rate_pair`` on variances: ``var[lane, s]`` = σ² (no square root per update; σ once at the
+    end). Winner ``w``, loser ``l`` (or a draw). The same arithmetic as ``rate_pair`` otherwise:
+    c² = 2β² + σw² + σl²; t = (μw − μl)/c, ε = margin/c; μw += σw²/c·v, μl −= σl²/c·v;
+    σ² ← σ²(1 − σ²/c²·w) (Herbrich et al. 2007, Table 1)."""
+    sw2 = var[lane, w] + dynamic2
+    sl2 = var[lane, l] + dynamic2
+    c2 = two_beta2 + sw2 + sl2
+    inv_c = 1.0 / math.sqrt(c2)
+    v, wv = _vw_cached((mu[lane, w] - mu[lane, l]) * inv_c, margin * inv_c, draw != 0, cache)
+    mu[lane, w] += sw2 * inv_c * v
+    mu[lane, l] -= sl2 * inv_c * v
+    inv_c2 = inv_c * inv_c
+    var[lane, w] = sw2 * (1.0 - sw2 * inv_c2 * wv)
+    var[lane, l] = sl2 * (1.0 - sl2 * inv_c2 * wv)
+
+
 @numba.njit(cache=True, parallel=True)
-def bootstrap_play(n_systems, mu0, sigma0, a, b, outcome, unit_start, unit_order, n_units, seeds,
+def bootstrap_play(n_systems, mu0, sigma0, codes, unit_start, unit_order, n_units, seeds,
                    beta, dynamic, margin):  # pragma: no cover - compiled
     """Many bootstrap runs in parallel: each draws ``n_units`` units with replacement (a unit is a
     run of comparisons ``unit_order[unit_start[u]:unit_start[u + 1]]``, e.g. one comparison, one
-    judge's or one segment's) and replays them in the order drawn. Systems with no match in a run
-    get NaN. A per-run counter-based generator keeps results independent of the thread count."""
+    judge's or one segment's; ``unit_order`` empty = unit u is comparison u) and replays them in
+    the order drawn. ``codes`` are the comparisons packed by ``pack_matches``. Systems with no
+    match in a run get NaN. Run r depends on ``seeds[r]`` alone (a counter-based generator per
+    run), so neither the thread count nor the grouping of runs changes any number.
+
+    Speed: ``LANES`` runs advance side by side in one thread (each draws its next unit, then the
+    next run does): their update chains are independent, so the CPU overlaps their square roots
+    and divisions instead of waiting on one chain's latency; the states are variances; φ and Φ
+    come from Taylor series the thread keeps (``_vw_cached``), re-centred only when an argument
+    leaves their radius."""
     runs = len(seeds)
     out_mu = np.empty((runs, n_systems))
     out_sigma = np.empty((runs, n_systems))
-    for r in numba.prange(runs):
-        mu = np.full(n_systems, mu0)
-        sigma = np.full(n_systems, sigma0)
-        played = np.zeros(n_systems, dtype=np.bool_)
-        state = np.uint64(seeds[r])
+    identity = len(unit_order) == 0
+    two_beta2 = 2.0 * beta * beta
+    dynamic2 = dynamic * dynamic
+    groups = (runs + LANES - 1) // LANES
+    for g in numba.prange(groups):
+        first = g * LANES
+        lanes = min(LANES, runs - first)
+        mu = np.full((LANES, n_systems), mu0)
+        var = np.full((LANES, n_systems), sigma0 * sigma0)
+        played = np.zeros((LANES, n_systems), dtype=np.bool_)
+        state = np.empty(LANES, dtype=np.uint64)
+        cache = np.zeros((3, 2 + 2 * TERMS))
+        cache[:, 0] = np.nan
+        for lane in range(lanes):
+            state[lane] = np.uint64(seeds[first + lane])
         for _ in range(n_units):
-            state, u = _uniform_int(state, n_units)
-            for j in range(unit_start[u], unit_start[u + 1]):
-                i = unit_order[j]
-                rate_pair(mu, sigma, a[i], b[i], outcome[i], beta, dynamic, margin)
-                played[a[i]] = True
-                played[b[i]] = True
-        _store(out_mu, out_sigma, r, mu, sigma, played)
+            for lane in range(lanes):
+                s, u = _uniform_below(state[lane], n_units)
+                state[lane] = s
+                if identity:
+                    w, l, draw = _unpack(codes, u)
+                    _rate_variance(mu, var, lane, w, l, draw, two_beta2, dynamic2, margin, cache)
+                    played[lane, w] = True
+                    played[lane, l] = True
+                else:
+                    for j in range(unit_start[u], unit_start[u + 1]):
+                        w, l, draw = _unpack(codes, unit_order[j])
+                        _rate_variance(mu, var, lane, w, l, draw, two_beta2, dynamic2, margin, cache)
+                        played[lane, w] = True
+                        played[lane, l] = True
+        for lane in range(lanes):
+            for s in range(n_systems):
+                ok = played[lane, s]
+                out_mu[first + lane, s] = mu[lane, s] if ok else np.nan
+                out_sigma[first + lane, s] = math.sqrt(var[lane, s]) if ok else np.nan
     return out_mu, out_sigma
+
+
+def first_on_ties(n: int) -> np.ndarray:
+    """``active_play``'s priority that picks the first system (lowest index) among equal σ."""
+    return np.arange(n, 0, -1, dtype=np.int64)
 
 
 @numba.njit(cache=True)
@@ -266,9 +425,10 @@ def _uniform(state):
 
 @numba.njit(cache=True)
 def active_play(mu, sigma, a, b, outcome, pair_start, pair_rows, n_matches, seed, beta, dynamic,
-                margin):  # pragma: no cover - compiled
+                margin, priority):  # pragma: no cover - compiled
     """Sakaguchi, Post & Van Durme (2014): ``n_matches`` times, take the system with the largest
-    σ (the first on ties), draw an opponent t among the systems it has judgments with, with
+    σ (on ties, the one with the largest ``priority``: ``first_on_ties`` picks the first; WMT's
+    scripts the largest name), draw an opponent t among the systems it has judgments with, with
     probability ∝ exp(−|μ_s − μ_t|), and replay a random observed judgment of that pair.
     ``pair_rows[pair_start[s * n + t]:pair_start[s * n + t + 1]]`` lists the comparisons of s and t.
     Returns how often each comparison was replayed."""
@@ -279,7 +439,7 @@ def active_play(mu, sigma, a, b, outcome, pair_start, pair_rows, n_matches, seed
     for _ in range(n_matches):
         s = 0
         for i in range(1, n):
-            if sigma[i] > sigma[s]:
+            if sigma[i] > sigma[s] or (sigma[i] == sigma[s] and priority[i] > priority[s]):
                 s = i
         total = 0.0
         for t in range(n):
@@ -356,25 +516,27 @@ def pair_lists(a, b, rows, n):  # pragma: no cover - compiled
 
 @numba.njit(cache=True, parallel=True)
 def bootstrap_active_play(n_systems, mu0, sigma0, a, b, outcome, unit_start, unit_order, n_units, seeds,
-                          play_seeds, n_matches, beta_fixed, margin_per_beta,
-                          dynamic):  # pragma: no cover - compiled
+                          play_seeds, n_matches, beta_fixed, margin_per_beta, dynamic, extra_matches,
+                          resample, priority):  # pragma: no cover - compiled
     """Bootstrap runs of Sakaguchi's active sampling, in parallel. Run r refits the resample
-    ``resample_rows(seeds[r], …)`` exactly as ``TrueSkill(order="active")`` would with a kernel
-    seed ``play_seeds[r]``: ``n_matches`` (or, if negative, the resample's size) active matches,
-    β = ``beta_fixed`` (or, if NaN, σ0 · matches / 40) and draw margin ``margin_per_beta`` · β.
-    Systems without a comparison in the resample get NaN."""
+    ``resample_rows(seeds[r], …)`` (all comparisons, once each, if not ``resample``) exactly as
+    ``TrueSkill(order="active")`` would with a kernel seed ``play_seeds[r]``: ``n_matches`` (or,
+    if negative, the resample's size + ``extra_matches``) active matches, β = ``beta_fixed`` (or,
+    if NaN, σ0 · matches / 40) and draw margin ``margin_per_beta`` · β; ties of σ go to the
+    largest ``priority``. Systems without a comparison in the resample get NaN."""
     runs = len(seeds)
     out_mu = np.empty((runs, n_systems))
     out_sigma = np.empty((runs, n_systems))
     for r in numba.prange(runs):
-        rows = resample_rows(seeds[r], unit_start, unit_order, n_units, len(a))
+        rows = resample_rows(seeds[r], unit_start, unit_order, n_units, len(a)) if resample else \
+            np.arange(len(a))
         start, pair_rows = pair_lists(a, b, rows, n_systems)
-        matches = len(rows) if n_matches < 0 else n_matches
+        matches = len(rows) + extra_matches if n_matches < 0 else n_matches
         beta = sigma0 * (matches / 40.0) if math.isnan(beta_fixed) else beta_fixed
         mu = np.full(n_systems, mu0)
         sigma = np.full(n_systems, sigma0)
         active_play(mu, sigma, a, b, outcome, start, pair_rows, matches, play_seeds[r], beta, dynamic,
-                    margin_per_beta * beta)
+                    margin_per_beta * beta, priority)
         played = np.zeros(n_systems, dtype=np.bool_)
         for i in rows:
             played[a[i]] = True

@@ -15,6 +15,8 @@ exact ``scipy`` backend to 1e-13 (its default backend approximates erfc to about
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 from scipy.special import ndtri
 
@@ -51,6 +53,10 @@ class TrueSkill(PreferenceModel):
     """
 
     fast_bootstrap = True
+    threaded_bootstrap = True  # its bootstrap runs in compiled threads: ``bootstrap(jobs=)`` sets how many
+    # A fit replays the comparisons once, in one order: the bootstrap table shows (and sorts by) the mean
+    # over the runs, as WMT's cluster.py printed the mean μ, not one fit beside rows sorted by another number.
+    bootstrap_score = "mean"
     orders = ORDERS  # the orders it can play the comparisons in (``order``)
 
     def __init__(self, mu: float = 0.0, sigma: float = 0.5, beta: float | None = None, tau: float = 0.0,
@@ -87,7 +93,7 @@ class TrueSkill(PreferenceModel):
             self.beta_, margin = self._settings(matches)
             start, rows = pair_index(c, n)
             used = kernel.active_play(mu, sigma, a, b, outcome, start, rows, matches, _play_seed(rng),
-                                      self.beta_, self.tau, margin)
+                                      self.beta_, self.tau, margin, kernel.first_on_ties(n))
             self.n_matches_ = int(used.sum())
         else:
             order = np.arange(len(c)) if self.order == "data" else rng.permutation(len(c))
@@ -157,9 +163,13 @@ class TrueSkill(PreferenceModel):
         if self.order == "active":
             return self._active_bootstrap(comparisons, unit_start, unit_order, n_units, seeds, progress)
         beta, margin = self._settings(int(unit_start[-1]))
-        a, b, outcome = _columns(comparisons)
+        if n_units >= 2 ** 32:  # the kernel draws units with 32 random bits (``_uniform_below``)
+            raise ValueError(f"{n_units:,} resampling units: the compiled bootstrap draws fewer than 2³² units")
+        codes = kernel.pack_matches(*_columns(comparisons))
+        if n_units == len(comparisons) and np.array_equal(unit_order, np.arange(n_units)):
+            unit_order = np.zeros(0, dtype=np.int64)  # unit u is comparison u: the kernel skips the lookup
         return in_blocks(lambda run: kernel.bootstrap_play(
-            len(self.systems_), float(self.mu), float(self.sigma), a, b, outcome, unit_start, unit_order, n_units,
+            len(self.systems_), float(self.mu), float(self.sigma), codes, unit_start, unit_order, n_units,
             seeds[run], beta, self.tau, margin)[0], len(seeds), len(self.systems_), progress)
 
     def _active_bootstrap(self, comparisons: Comparisons, unit_start, unit_order, n_units, seeds,
@@ -177,7 +187,26 @@ class TrueSkill(PreferenceModel):
         return in_blocks(lambda run: kernel.bootstrap_active_play(
             len(self.systems_), float(self.mu), float(self.sigma), a, b, outcome, unit_start, unit_order, n_units,
             seeds[run], play_seeds[run], matches, beta, draw_margin(self.draw_probability, 1.0),
-            float(self.tau))[0], len(seeds), len(self.systems_), progress)
+            float(self.tau), 0, True, kernel.first_on_ties(len(self.systems_)))[0], len(seeds), len(self.systems_),
+            progress)
+
+
+@contextmanager
+def compiled_threads(jobs: int):
+    """Run the block inside with ``jobs`` numba threads (0 = every thread numba has, one per core;
+    never more than that), then restore the previous count. The compiled bootstrap runs of
+    ``TrueSkill`` use it for ``bootstrap(…, jobs=)``: one thread by default, since on a shared
+    machine extra threads that find their cores busy make the whole job slower, not faster. Every
+    run has its own seed, so the count changes no number."""
+    import numba
+    pool = numba.config.NUMBA_NUM_THREADS
+    wanted = pool if jobs == 0 else max(1, min(int(jobs), pool))
+    before = numba.get_num_threads()
+    numba.set_num_threads(wanted)
+    try:
+        yield wanted
+    finally:
+        numba.set_num_threads(before)
 
 
 def in_blocks(play, runs: int, n_systems: int, progress=None, block: int = 64) -> np.ndarray:

@@ -136,7 +136,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     Example:
       humeval rank data_RNK.csv --track Czech-English --model irt-gaussian --plot cz.png
       humeval rank sample-fr-en-train.csv -m trueskill --bootstrap 1000 --clusters --out wmt.csv
-      humeval rank sample-fr-en-train.csv --wmt-trueskill 2016 --bootstrap 40
+      humeval rank sample-fr-en-train.csv --protocol wmt16-trueskill --bootstrap 40
       humeval rank data_RNK.csv --track Czech-English --model all
       humeval rank data_RNK.csv --track Czech-English -m bt --board-by judge
     """

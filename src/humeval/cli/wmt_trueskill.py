@@ -21,19 +21,19 @@ def rank_wmt_trueskill(file, judgments, year: int, n_runs: int, confidence: floa
     ctx = click.get_current_context()
     given = ctx.get_parameter_source("model_names") != click.core.ParameterSource.DEFAULT
     if given and ctx.params.get("model_names") != "trueskill":
-        raise click.BadParameter("--wmt-trueskill runs TrueSkill (WMT's settings): drop --model or give trueskill",
+        raise click.BadParameter("--protocol wmt15-trueskill|wmt16-trueskill runs TrueSkill (WMT's settings): drop --model or give trueskill",
                                  param_hint="--model")
     for option, name in (("plot", "--plot"), ("heatmap", "--heatmap"), ("board_by", "--board-by")):
         if ctx.params.get(option):
-            raise click.BadParameter("not drawn with --wmt-trueskill (its table is the scripts' output)",
+            raise click.BadParameter("not drawn with the TrueSkill protocols (its table is the scripts' output)",
                                      param_hint=name)
     for option, name in (("order", "--order"), ("by", "--by"), ("intervals", "--intervals")):
         if ctx.get_parameter_source(option) not in (None, click.core.ParameterSource.DEFAULT):
-            raise click.BadParameter(f"--wmt-trueskill {year} fixes it (active order; what each run replays is the "
+            raise click.BadParameter(f"--protocol wmt{year % 100}-trueskill fixes it (active order; what each run replays is the "
                                      "year's rule)", param_hint=name)
     if judgments.comparisons is None:
         raise InputError(file, None, "holds no pairwise comparisons or rankings",
-                         "--wmt-trueskill ranks WMT's ranking files (the WMT15/16 per-pair CSVs)")
+                         "the TrueSkill protocols rank WMT's ranking files (the WMT15/16 per-pair CSVs)")
     if judgments.rankings is not None:  # WMT15–16 counted systems that shared one output as tied
         judgments.expand(keep_shared_outputs=True)
     print_skips(judgments.report, quiet or as_json, tracks)

@@ -99,6 +99,11 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
                    "the overall board: judge, track, item, group, category (the --category column, else a column "
                    "named category) or any label column of a pairwise file (language, category_tag.math_v0.1.math). "
                    "(--by is taken: it names what the bootstrap resamples.)")
+@click.option("--robustness", "robust_by", type=click.Choice(["judgment", "judge"]), is_flag=False,
+              flag_value="judgment", default=None,
+              help="Worst-case robustness (bt, davidson, rao-kupper): per adjacent pair and for the top system, the "
+                   "fewest judgments (or with 'judge', whole judges) whose removal reverses the order, by AMIP, each "
+                   "checked by a refit.")
 @arena_options
 @l2_option
 @drop_option
@@ -108,7 +113,7 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
          plot, heatmap, jobs, random_state, l2, chains, order, keep_shared_outputs, drop_file, anon, salt,
          quiet, as_json, intervals, cluster, standardize, board_by, covariates, style_control, weight_column,
-         category_column, both_bad, **ratings_kw):
+         category_column, both_bad, robust_by, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -127,6 +132,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     """
 
     from humeval.experiments import bootstrap, wmt_view
+    from humeval.experiments.robustness import robustness_table
     from humeval.ranking.boards import ANCHOR, drop_system, set_anchor_aside
     from humeval.ratings import MODELS as RATINGS_MODELS
     from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
@@ -147,12 +153,19 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         if board_by:
             raise click.BadParameter("boards are built from pairwise comparisons; this file holds ratings",
                                      param_hint="--board-by")
-        return rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
-                                    random_state, quiet, as_json, **ratings_kw)
+        if robust_by and (as_json or robust_by == "judge"):
+            raise click.BadParameter("on ratings it prints the fewest ratings that reverse the order of mean "
+                                     "scores, as a table: without --json and 'judge'", param_hint="--robustness")
+        shown = rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
+                                     random_state, quiet, as_json, **ratings_kw)
+        if robust_by and not quiet:
+            print_ratings_robustness(judgments.ratings)
+        return shown
     refuse_protocol(ratings_kw)
     if not models:
         models = models_named(model_names, random_state, l2)  # a ratings model name on comparisons: the error
         check_analytic(models, analytic, style_control or standardize)
+    check_robustness(models, robust_by, board_by)
     for model in models.values():
         if hasattr(model, "chains"):
             model.chains = chains
@@ -186,7 +199,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     if board_by:
         return rank_boards(file, comparisons, models, board_by, both_bad, n_boot, by, confidence, jobs, random_state,
                            out_file, quiet, as_json, analytic, cluster)
-    results, notes, coefficients = {}, {}, {}
+    results, notes, coefficients, robust, robust_notes = {}, {}, {}, {}, {}
     parts = comparisons.by_track()
     policy_notes = {}
     for track, part in list(parts.items()):
@@ -258,6 +271,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                                 + (" — " + ", ".join(f"{j} ({f}, η = {r:.2f})" for j, (n, r, f)
                                                     in suspects.head(10).iterrows()) if len(suspects) else ""))
         results[track] = table
+        if robust_by:
+            robust[track], robust_notes[track] = robustness_table(first, part, robust_by)
         if comparisons.covariate_names:
             coefficients[track] = coefficient_table(first, analytic, confidence, cluster)
     if out_file:
@@ -267,6 +282,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         shown = {t: jsonable(df) for t, df in results.items()}
         if coefficients:
             shown["(coefficients)"] = {t: jsonable(df) for t, df in coefficients.items()}
+        if robust:
+            shown["(robustness)"] = {t: jsonable(df) for t, df in robust.items()}
         click.echo(json.dumps(shown, indent=2))
     elif not quiet:
         for track, table in results.items():
@@ -283,6 +300,30 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             out.print()
             if track in coefficients:
                 print_coefficients(coefficients[track], track)
+            if track in robust:
+                out.print(render(robust[track], f"{track}: how many judgments reverse each order"))
+                out.print(f"  {robust_notes[track]}\n")
+
+
+def print_ratings_robustness(ratings):
+    """Per track, the fewest ratings whose removal reverses each adjacent pair of mean scores."""
+    from humeval.experiments.robustness import RATINGS_NOTE, ratings_robustness
+    for track, part in ratings.by_track().items():
+        out.print(render(ratings_robustness(part).set_index("conclusion"),
+                         f"{track}: how many ratings reverse each order of mean scores"))
+        out.print(f"  {RATINGS_NOTE}\n")
+
+
+def check_robustness(models, robust_by, board_by):
+    """--robustness needs one model of the Bradley–Terry family (its influence functions) and one board."""
+    if robust_by is None:
+        return
+    from humeval.experiments.robustness import FAMILIES
+    if len(models) != 1 or type(next(iter(models.values()))).__name__ not in FAMILIES:
+        raise click.BadParameter("needs one model of the Bradley–Terry family (-m bt, davidson or rao-kupper): "
+                                 "its influence functions find the judgments", param_hint="--robustness")
+    if board_by:
+        raise click.BadParameter("applies to the overall board, not to --board-by boards", param_hint="--robustness")
 
 
 def check_rank_options(ctx, models, n_boot, plot, heatmap, analytic=None):

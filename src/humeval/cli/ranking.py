@@ -104,6 +104,10 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
               help="Worst-case robustness (bt, davidson, rao-kupper): per adjacent pair and for the top system, the "
                    "fewest judgments (or with 'judge', whole judges) whose removal reverses the order, by AMIP, each "
                    "checked by a refit.")
+@click.option("--rank-sets", is_flag=True,
+              help="Rank confidence sets (Mogstad et al. 2024): per system a rank interval holding for all systems at "
+                   "once (stepdown max-|t|), its marginal one and whether it may be the best (top1), from the "
+                   "--bootstrap resamples or the analytic covariance of bt, davidson, rao-kupper.")
 @arena_options
 @l2_option
 @drop_option
@@ -113,7 +117,7 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
          plot, heatmap, jobs, random_state, l2, chains, order, keep_shared_outputs, drop_file, anon, salt,
          quiet, as_json, intervals, cluster, standardize, board_by, covariates, style_control, weight_column,
-         category_column, both_bad, robust_by, **ratings_kw):
+         category_column, both_bad, robust_by, rank_sets, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -166,6 +170,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         models = models_named(model_names, random_state, l2)  # a ratings model name on comparisons: the error
         check_analytic(models, analytic, style_control or standardize)
     check_robustness(models, robust_by, board_by)
+    check_rank_sets(models, rank_sets, n_boot, board_by)
     for model in models.values():
         if hasattr(model, "chains"):
             model.chains = chains
@@ -270,6 +275,10 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             notes[track].append(f"judges flagged: {len(suspects)} of {len(first.judge_flags_)}"
                                 + (" — " + ", ".join(f"{j} ({f}, η = {r:.2f})" for j, (n, r, f)
                                                     in suspects.head(10).iterrows()) if len(suspects) else ""))
+        if rank_sets:
+            table, note = add_rank_sets(table, first, result if n_boot else None, analytic, confidence, cluster,
+                                        random_state)
+            notes[track].append(note)
         results[track] = table
         if robust_by:
             robust[track], robust_notes[track] = robustness_table(first, part, robust_by)
@@ -288,7 +297,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     elif not quiet:
         for track, table in results.items():
             what = next(iter(models)) if len(models) == 1 else "rank by model"
-            shown = wmt_view(table).join(table[[c for c in ("component", "note") if c in table]]) if n_boot else table
+            shown = wmt_view(table).join(table[[c for c in ("rank set", "marginal", "top1", "component", "note")
+                                                if c in table]]) if n_boot else table
             breaks = _cluster_breaks(table) if (n_boot and clusters) else ()
             c = parts[track]
             count = (f"{plural(c.weight.sum(), 'comparison')} in {plural(len(c), 'weighted row')}" if c.weighted
@@ -312,6 +322,39 @@ def print_ratings_robustness(ratings):
         out.print(render(ratings_robustness(part).set_index("conclusion"),
                          f"{track}: how many ratings reverse each order of mean scores"))
         out.print(f"  {RATINGS_NOTE}\n")
+
+
+def check_rank_sets(models, rank_sets, n_boot, board_by):
+    """--rank-sets needs resamples (--bootstrap) or one model with an analytic covariance."""
+    if not rank_sets:
+        return
+    if board_by:
+        raise click.BadParameter("applies to the overall board, not to --board-by boards", param_hint="--rank-sets")
+    first = next(iter(models.values()))
+    if not n_boot and (len(models) != 1 or not hasattr(first, "covariance")):
+        raise click.BadParameter("needs --bootstrap N, or one model with an analytic covariance (-m bt, davidson "
+                                 "or rao-kupper)", param_hint="--rank-sets")
+
+
+def add_rank_sets(table, model, result, analytic, confidence, cluster, random_state):
+    """The table with the rank-set columns (from the resamples, else the analytic covariance) and the note."""
+    from humeval.agreement.rankings import REFERENCE_NAMES
+    from humeval.experiments.rank_sets import model_rank_sets, rank_set_columns, rank_sets
+    from humeval.ranking.boards import ANCHOR
+    aside = (ANCHOR, *REFERENCE_NAMES)
+    if result is not None:
+        estimate = result.estimate.drop(list(aside), errors="ignore")
+        samples = result.samples[:, [result.estimate.index.get_loc(s) for s in estimate.index]]
+        sets, source = rank_sets(estimate, samples=samples, confidence=confidence), f"{result.n} resamples"
+    else:
+        kind = analytic or "fisher"
+        sets = model_rank_sets(model, kind, confidence, clusters=cluster, random_state=random_state,
+                               leave_out=aside)
+        source = f"the {kind} covariance" + (f" clustered by {cluster}" if cluster else "")
+    note = (f"rank set: every system's rank at once with {confidence:.0%} confidence (Mogstad et al. 2024, stepdown "
+            f"max-|t| over all pairs, from {source}; ranks among the systems, a human reference not counted); marginal: "
+            "each system's alone; top1: may be the best (all at once)")
+    return table.join(rank_set_columns(sets)), note
 
 
 def check_robustness(models, robust_by, board_by):

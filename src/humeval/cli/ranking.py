@@ -108,6 +108,13 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
               help="Rank confidence sets (Mogstad et al. 2024): per system a rank interval holding for all systems at "
                    "once (stepdown max-|t|), its marginal one and whether it may be the best (top1), from the "
                    "--bootstrap resamples or the analytic covariance of bt, davidson, rao-kupper.")
+@click.option("--reweight", "reweight_policy", metavar="POLICY", callback=lambda ctx, param, value: policy_of(value),
+              help="Uneven sampling: 'pairs[:FLOOR]' weighs each comparison of a pair 1/max(pair count, FLOOR) "
+                   "(arena-rank's, FLOOR 50); 'propensity' reads the --weight column as each comparison's sampling "
+                   "probability and weighs it 1/p. Weights are rescaled to the number of comparisons; the "
+                   "bootstrap resamples comparisons with their weights.")
+@click.option("--provisional", "provisional_below", type=count(1), default=None, metavar="N",
+              help="Flag systems with fewer than N comparisons as provisional (counted before any --reweight).")
 @arena_options
 @l2_option
 @drop_option
@@ -117,7 +124,7 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
          plot, heatmap, jobs, random_state, l2, chains, order, keep_shared_outputs, drop_file, anon, salt,
          quiet, as_json, intervals, cluster, standardize, board_by, covariates, style_control, weight_column,
-         category_column, both_bad, robust_by, rank_sets, **ratings_kw):
+         category_column, both_bad, robust_by, rank_sets, reweight_policy, provisional_below, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -207,9 +214,10 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     results, notes, coefficients, robust, robust_notes = {}, {}, {}, {}, {}
     parts = comparisons.by_track()
     policy_notes = {}
+    flagged = {}
     for track, part in list(parts.items()):
         part, policy_notes[track] = apply_both_bad(part, both_bad, file, track)
-        parts[track] = part
+        parts[track], flagged[track] = sampling_policy(part, reweight_policy, provisional_below, weight_column, file)
     for track, part in parts.items():
         suffix = (lambda p: Path(p).with_stem(f"{Path(p).stem}.{track}")) if len(parts) > 1 else Path
         try:
@@ -275,6 +283,11 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             notes[track].append(f"judges flagged: {len(suspects)} of {len(first.judge_flags_)}"
                                 + (" — " + ", ".join(f"{j} ({f}, η = {r:.2f})" for j, (n, r, f)
                                                     in suspects.head(10).iterrows()) if len(suspects) else ""))
+        if flagged[track] is not None:
+            table = table.join(flagged[track].map({True: "provisional", False: ""}))
+            notes[track].append(f"provisional: fewer than {provisional_below:,} comparisons")
+        if reweight_policy:
+            notes[track].append(reweight_note(reweight_policy))
         if rank_sets:
             table, note = add_rank_sets(table, first, result if n_boot else None, analytic, confidence, cluster,
                                         random_state)
@@ -297,7 +310,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     elif not quiet:
         for track, table in results.items():
             what = next(iter(models)) if len(models) == 1 else "rank by model"
-            shown = wmt_view(table).join(table[[c for c in ("rank set", "marginal", "top1", "component", "note")
+            shown = wmt_view(table).join(table[[c for c in ("rank set", "marginal", "top1", "provisional", "component",
+                                                               "note")
                                                 if c in table]]) if n_boot else table
             breaks = _cluster_breaks(table) if (n_boot and clusters) else ()
             c = parts[track]
@@ -322,6 +336,41 @@ def print_ratings_robustness(ratings):
         out.print(render(ratings_robustness(part).set_index("conclusion"),
                          f"{track}: how many ratings reverse each order of mean scores"))
         out.print(f"  {RATINGS_NOTE}\n")
+
+
+def policy_of(value):
+    """--reweight's value checked while the command line is parsed."""
+    if value is None:
+        return None
+    from humeval.ranking.reweight import parse_policy
+    try:
+        parse_policy(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--reweight") from None
+    return value
+
+
+def sampling_policy(part, policy, provisional_below, weight_column, file):
+    """(the comparisons reweighted by --reweight, the --provisional flags or None)."""
+    from humeval.ranking.reweight import provisional, reweight
+    flags = provisional(part, provisional_below) if provisional_below else None
+    if policy:
+        if policy.startswith("propensity") and not weight_column:
+            raise click.BadParameter("propensity reads each comparison's sampling probability from the --weight "
+                                     "column: add --weight COLUMN", param_hint="--reweight")
+        try:
+            part = reweight(part, policy)
+        except ValueError as error:
+            raise InputError(file, None, str(error), "give probabilities in (0, 1] in the --weight column") from None
+    return part, flags
+
+
+def reweight_note(policy) -> str:
+    from humeval.ranking.reweight import parse_policy
+    name, floor = parse_policy(policy)
+    return (f"weights: each comparison of a pair 1/max(pair count, {floor:g}) (arena-rank), rescaled to the number "
+            "of comparisons" if name == "pairs" else
+            "weights: 1/sampling probability (the --weight column), rescaled to the number of comparisons")
 
 
 def check_rank_sets(models, rank_sets, n_boot, board_by):

@@ -40,6 +40,7 @@ from scipy.special import expit
 from humeval.agreement.rankings import REFERENCE_NAMES
 from humeval.data.tables import Comparisons, Ratings
 from humeval.ranking.base import clone, integral
+from humeval.ranking.reweight import with_weight
 
 ELO_PER_LOGIT = 400.0 / np.log(10.0)  # the BT family's "elo" scale (ranking.bradley_terry)
 
@@ -182,15 +183,6 @@ class Influence:
 
 # -- the greedy search and its verification --------------------------------------------------
 
-def _with_weight(c: Comparisons, weight: np.ndarray) -> Comparisons:
-    """The comparisons with new weights, rows of weight 0 left out."""
-    columns = {name: getattr(c, name) for name in Comparisons.SCHEMA}
-    columns["weight"] = weight
-    labels = {name: getattr(c, name) for name in ("systems", "items", "judges", "tracks", "categories")}
-    keep = weight > 0
-    return Comparisons(**columns, **labels, covariate_names=c.covariate_names).take(keep)
-
-
 def _gap(model, i: int, j: int) -> float:
     s = model.scores_.to_numpy(dtype=float)
     return float(s[i] - s[j])
@@ -276,7 +268,8 @@ class _Units:
 
 
 def _refit(model, comparisons: Comparisons, removed: np.ndarray):
-    return clone(model).fit(_with_weight(comparisons, comparisons.weight - removed))
+    weight = comparisons.weight - removed
+    return clone(model).fit(with_weight(comparisons, weight).take(weight > 0))
 
 
 def _verify(model, comparisons, units: _Units, i: int, j: int, start: int, max_refits: int):

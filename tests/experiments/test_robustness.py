@@ -200,6 +200,7 @@ def test_cli_prints_the_table(tmp_path):
     result = run("rank", path, "-m", "bt", "--robustness")
     assert result.exit_code == 0, result.output
     assert "how many judgments reverse each order" in result.output and "top: " in result.output
+    assert "to flip" in result.output  # the fragility column beside the ranking
     judges = run("rank", path, "-m", "davidson", "--robustness", "judge")
     assert judges.exit_code == 0 and "fewest judges" in judges.output
 

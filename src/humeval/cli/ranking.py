@@ -143,7 +143,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     """
 
     from humeval.experiments import bootstrap, wmt_view
-    from humeval.experiments.robustness import robustness_table
+    from humeval.experiments.robustness import fragility, robustness_table
     from humeval.ranking.boards import ANCHOR, drop_system, set_anchor_aside
     from humeval.ratings import MODELS as RATINGS_MODELS
     from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
@@ -295,6 +295,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         results[track] = table
         if robust_by:
             robust[track], robust_notes[track] = robustness_table(first, part, robust_by)
+            results[track] = table.join(fragility(robust[track]))
         if comparisons.covariate_names:
             coefficients[track] = coefficient_table(first, analytic, confidence, cluster)
     if out_file:
@@ -310,8 +311,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     elif not quiet:
         for track, table in results.items():
             what = next(iter(models)) if len(models) == 1 else "rank by model"
-            shown = wmt_view(table).join(table[[c for c in ("rank set", "marginal", "top1", "provisional", "component",
-                                                               "note")
+            shown = wmt_view(table).join(table[[c for c in ("rank set", "marginal", "top1", "to flip", "provisional",
+                                                               "component", "note")
                                                 if c in table]]) if n_boot else table
             breaks = _cluster_breaks(table) if (n_boot and clusters) else ()
             c = parts[track]

@@ -484,6 +484,14 @@ def ratings_robustness(ratings: Ratings) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["conclusion", "gap", "dropped", "share", "rows"])
 
 
+def fragility(table: pd.DataFrame) -> pd.Series:
+    """From ``robustness``: per system, the judgments (or judges) whose removal puts the next
+    system level with or above it (the column printed beside the ranking's clusters)."""
+    frame = table if table.index.name == "conclusion" else table.set_index("conclusion")
+    pairs = frame[~frame.index.str.startswith("top: ")]
+    return pd.Series(pairs["dropped"].to_numpy(), index=[c.split(" > ")[0] for c in pairs.index], name="to flip")
+
+
 def robustness_table(model, comparisons: Comparisons, by: str = "judgment") -> tuple[pd.DataFrame, str]:
     """``robustness`` shaped for a report: indexed by the conclusion, counts as whole numbers, and
     the note that says what the numbers are."""
@@ -494,5 +502,5 @@ def robustness_table(model, comparisons: Comparisons, by: str = "judgment") -> t
     note = (f"robustness: the fewest {unit} whose removal reverses each order (AMIP, Broderick, Giordano & "
             f"Meager: first-order influence, then checked by refitting without them: dropped = the refit's count; "
             f"share of all {unit}; the reference, if any, left out); rows = comparison numbers within the track (1-based), ×k = k of a weighted "
-            "row's judgments")
+            "row's judgments; 'to flip' in the ranking: the count that puts the next system level with or above it")
     return table, note

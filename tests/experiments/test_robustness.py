@@ -184,6 +184,8 @@ def test_wmt10_top_flips_verify_by_refit():
     assert len(rows) == top.dropped
     refit = BradleyTerry().fit(c.take(np.setdiff1d(np.arange(len(c)), rows)))
     assert refit.scores_["onlineB"] >= refit.scores_["cmu-heafield-combo"]
+    alone = robustness(model, c, adjacent=False)  # rank 1 only: the same answer
+    assert len(alone) == 1 and alone.iloc[0].dropped == top.dropped and alone.iloc[0].refits >= 1
 
 
 def run(*args):

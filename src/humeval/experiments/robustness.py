@@ -329,7 +329,8 @@ def _labels(comparisons, units: _Units, removed: np.ndarray, limit: int = 5) -> 
 
 
 def robustness(model, comparisons: Comparisons, by: str = "judgment", top: bool = True,
-               max_refits: int = 24, leave_out=REFERENCE_NAMES, verify: bool = True) -> pd.DataFrame:
+               max_refits: int = 24, leave_out=REFERENCE_NAMES, verify: bool = True,
+               adjacent: bool = True) -> pd.DataFrame:
     """AMIP for every adjacent pair of the model's ranking (and "the top system is the top").
 
     Parameters
@@ -341,6 +342,7 @@ def robustness(model, comparisons: Comparisons, by: str = "judgment", top: bool 
     top : add the row "top": the fewest judgments that make any other system overtake the first
     max_refits : refits allowed per conclusion to verify (and, if needed, enlarge) the set
     verify : False skips the refits (``dropped`` is then NaN): the first-order answer alone
+    adjacent : False answers for rank 1 only (``top``)
     leave_out : systems that are no conclusion's subject (default the human reference, ``_ref``
         and its usual names: it is in the data, not in the competition)
 
@@ -349,7 +351,7 @@ def robustness(model, comparisons: Comparisons, by: str = "judgment", top: bool 
     DataFrame, one row per conclusion: ``conclusion`` ("A > B"), ``gap`` (score difference),
     ``amip`` (the first-order count), ``dropped`` (the count whose refit reversed the order; NaN
     when no refit within ``max_refits`` did), ``share`` (of all judgments or judges), ``rows``
-    (1-based row numbers of the dropped comparisons), ``judges``, ``verified`` (how).
+    (1-based row numbers of the dropped comparisons), ``judges``, ``verified`` (how), ``refits``.
     """
     if by not in ("judgment", "judge"):
         raise ValueError(f"by must be 'judgment' or 'judge', not {by!r}")
@@ -362,9 +364,9 @@ def robustness(model, comparisons: Comparisons, by: str = "judgment", top: bool 
     pairs = [(order[p], order[p + 1], f"{inf.systems[order[p]]} > {inf.systems[order[p + 1]]}")
              for p in range(len(order) - 1)]
     rows = []
-    for i, j, text in pairs:
+    for i, j, text in pairs if adjacent else []:
         rows.append(_conclusion(model, comparisons, inf, i, j, text, by, max_refits if verify else 0))
-    if top and len(order) > 2:
+    if top and len(order) > 2 or not adjacent and len(order) > 1:
         candidates = []
         scale = ELO_PER_LOGIT if model.scale == "elo" else 1.0
         for j in order[1:]:
@@ -384,7 +386,7 @@ def robustness(model, comparisons: Comparisons, by: str = "judgment", top: bool 
         _, _, j = min(candidates)
         rows.append(_conclusion(model, comparisons, inf, order[0], j, f"top: {inf.systems[order[0]]} "
                                 f"(overtaken by {inf.systems[j]})", by, max_refits if verify else 0))
-    columns = ["conclusion", "gap", "amip", "dropped", "share", "rows", "judges", "verified"]
+    columns = ["conclusion", "gap", "amip", "dropped", "share", "rows", "judges", "verified", "refits"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -407,14 +409,14 @@ def _conclusion(model, comparisons, inf: Influence, i: int, j: int, text: str, b
     if not max_refits:
         return dict(conclusion=text, gap=gap, amip=amip, dropped=np.nan, share=np.nan, rows="", judges="",
                     verified="not refitted")
-    dropped, _, how = _verify(model, comparisons, units, i, j, amip, max_refits)
+    dropped, refits, how = _verify(model, comparisons, units, i, j, amip, max_refits)
     if dropped is None:
         return dict(conclusion=text, gap=gap, amip=amip, dropped=np.nan, share=np.nan, rows="", judges="",
-                    verified=how)
+                    verified=how, refits=refits)
     removed = units.drop(dropped)
     row_text, judges = _labels(comparisons, units, removed)
     return dict(conclusion=text, gap=gap, amip=amip, dropped=dropped, share=dropped / units.total,
-                rows=row_text, judges=judges, verified=how)
+                rows=row_text, judges=judges, verified=how, refits=refits)
 
 
 def exact_robustness(model, comparisons: Comparisons, i: str, j: str, max_drop: int = 3,

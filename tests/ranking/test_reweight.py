@@ -107,7 +107,8 @@ def test_cli(tmp_path):
     assert ok.exit_code == 0, ok.output
     assert "1/max(pair count, 50)" in ok.output and "provisional" in ok.output
     assert run("rank", path, "-m", "bt", "--reweight", "propensity", "--weight", "p").exit_code == 0
-    for args in (["--reweight", "pairs:0"], ["--reweight", "propensity"], ["--provisional", "0"]):
+    for args in (["--reweight", "pairs:0"], ["--reweight", "propensity"], ["--provisional", "0"],
+                 ["--reweight", "pairs", "--board-by", "judge"], ["--provisional", "3", "--board-by", "judge"]):
         result = run("rank", path, "-m", "bt", *args)
         assert result.exit_code == 2, result.output
         assert args[0] in result.output

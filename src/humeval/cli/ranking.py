@@ -164,6 +164,10 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         if board_by:
             raise click.BadParameter("boards are built from pairwise comparisons; this file holds ratings",
                                      param_hint="--board-by")
+        for given, option in ((rank_sets, "--rank-sets"), (reweight_policy, "--reweight"),
+                              (provisional_below, "--provisional")):
+            if given:
+                raise click.BadParameter("applies to pairwise comparisons; this file holds ratings", param_hint=option)
         if robust_by and (as_json or robust_by == "judge"):
             raise click.BadParameter("on ratings it prints the fewest ratings that reverse the order of mean "
                                      "scores, as a table: without --json and 'judge'", param_hint="--robustness")
@@ -208,6 +212,9 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                                "or --style-control, or read a file convert wrote with cov: columns")
     if cluster:
         check_clusters(file, comparisons, cluster)
+    if board_by and (reweight_policy or provisional_below):
+        raise click.BadParameter("applies to the overall board, not to --board-by boards",
+                                 param_hint="--reweight" if reweight_policy else "--provisional")
     if board_by:
         return rank_boards(file, comparisons, models, board_by, both_bad, n_boot, by, confidence, jobs, random_state,
                            out_file, quiet, as_json, analytic, cluster)

@@ -497,7 +497,8 @@ def fragility(table: pd.DataFrame) -> pd.Series:
 def robustness_table(model, comparisons: Comparisons, by: str = "judgment") -> tuple[pd.DataFrame, str]:
     """``robustness`` shaped for a report: indexed by the conclusion, counts as whole numbers, and
     the note that says what the numbers are."""
-    table = robustness(model, comparisons, by=by).set_index("conclusion")
+    from humeval.ranking.boards import ANCHOR  # the both-bad anchor is no contestant either
+    table = robustness(model, comparisons, by=by, leave_out=(*REFERENCE_NAMES, ANCHOR)).set_index("conclusion")
     for column in ("amip", "dropped"):
         table[column] = table[column].astype("Int64")
     unit = "judges" if by == "judge" else "judgments"

@@ -113,6 +113,22 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
                    "the overall board: judge, track, item, group, category (the --category column, else a column "
                    "named category) or any label column of a pairwise file (language, category_tag.math_v0.1.math). "
                    "(--by is taken: it names what the bootstrap resamples.)")
+@click.option("--robustness", "robust_by", type=click.Choice(["judgment", "judge"]), is_flag=False,
+              flag_value="judgment", default=None,
+              help="Worst-case robustness (bt, davidson, rao-kupper): per adjacent pair and for the top system, the "
+                   "fewest judgments (or with 'judge', whole judges) whose removal reverses the order, by AMIP, each "
+                   "checked by a refit.")
+@click.option("--rank-sets", is_flag=True,
+              help="Rank confidence sets (Mogstad et al. 2024): per system a rank interval holding for all systems at "
+                   "once (stepdown max-|t|), its marginal one and whether it may be the best (top1), from the "
+                   "--bootstrap resamples or the analytic covariance of bt, davidson, rao-kupper.")
+@click.option("--reweight", "reweight_policy", metavar="POLICY", callback=lambda ctx, param, value: policy_of(value),
+              help="Uneven sampling: 'pairs[:FLOOR]' weighs each comparison of a pair 1/max(pair count, FLOOR) "
+                   "(arena-rank's, FLOOR 50); 'propensity' reads the --weight column as each comparison's sampling "
+                   "probability and weighs it 1/p. Weights are rescaled to the number of comparisons; the "
+                   "bootstrap resamples comparisons with their weights.")
+@click.option("--provisional", "provisional_below", type=count(1), default=None, metavar="N",
+              help="Flag systems with fewer than N comparisons as provisional (counted before any --reweight).")
 @arena_options
 @l2_option
 @drop_option
@@ -122,7 +138,7 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
          plot, heatmap, jobs, random_state, l2, chains, order, wmt_trueskill, keep_shared_outputs, drop_file, anon, salt,
          quiet, as_json, intervals, cluster, standardize, board_by, covariates, style_control, weight_column,
-         category_column, both_bad, **ratings_kw):
+         category_column, both_bad, robust_by, rank_sets, reweight_policy, provisional_below, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -143,6 +159,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
 
     from humeval.experiments import bootstrap, wmt_view
     from humeval.experiments.bootstrap import judgment_count, too_few_note
+    from humeval.experiments.robustness import fragility, robustness_table
     from humeval.ranking.boards import ANCHOR, drop_system, set_anchor_aside
     from humeval.ratings import MODELS as RATINGS_MODELS
     from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
@@ -170,12 +187,24 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         if board_by:
             raise click.BadParameter("boards are built from pairwise comparisons; this file holds ratings",
                                      param_hint="--board-by")
-        return rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
-                                    random_state, quiet, as_json, **ratings_kw)
+        for given, option in ((rank_sets, "--rank-sets"), (reweight_policy, "--reweight"),
+                              (provisional_below, "--provisional")):
+            if given:
+                raise click.BadParameter("applies to pairwise comparisons; this file holds ratings", param_hint=option)
+        if robust_by and (as_json or robust_by == "judge"):
+            raise click.BadParameter("on ratings it prints the fewest ratings that reverse the order of mean "
+                                     "scores, as a table: without --json and 'judge'", param_hint="--robustness")
+        shown = rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
+                                     random_state, quiet, as_json, **ratings_kw)
+        if robust_by and not quiet:
+            print_ratings_robustness(judgments.ratings)
+        return shown
     refuse_protocol(ratings_kw)
     if not models:
         models = models_named(model_names, random_state, l2)  # a ratings model name on comparisons: the error
         check_analytic(models, analytic, style_control or standardize)
+    check_robustness(models, robust_by, board_by)
+    check_rank_sets(models, rank_sets, n_boot, board_by)
     for model in models.values():
         if tags(model).chains:
             model.set_params(chains=chains)
@@ -207,15 +236,19 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                                "or --style-control, or read a file convert wrote with cov: columns")
     if cluster:
         check_clusters(file, comparisons, cluster)
+    if board_by and (reweight_policy or provisional_below):
+        raise click.BadParameter("applies to the overall board, not to --board-by boards",
+                                 param_hint="--reweight" if reweight_policy else "--provisional")
     if board_by:
         return rank_boards(file, comparisons, models, board_by, both_bad, n_boot, by, confidence, jobs, random_state,
                            out_file, quiet, as_json, analytic, cluster)
-    results, notes, coefficients = {}, {}, {}
+    results, notes, coefficients, robust, robust_notes = {}, {}, {}, {}, {}
     parts = comparisons.by_track()
     policy_notes = {}
+    flagged = {}
     for track, part in list(parts.items()):
         part, policy_notes[track] = apply_both_bad(part, both_bad, file, track)
-        parts[track] = part
+        parts[track], flagged[track] = sampling_policy(part, reweight_policy, provisional_below, weight_column, file)
     for track, part in parts.items():
         suffix = (lambda p: Path(p).with_stem(f"{Path(p).stem}.{track}")) if len(parts) > 1 else Path
         try:
@@ -291,7 +324,19 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             notes[track].append(f"judges flagged: {len(suspects)} of {len(first.judge_flags_)}"
                                 + (" — " + ", ".join(f"{j} ({f}, η = {r:.2f})" for j, (n, r, f)
                                                     in suspects.head(10).iterrows()) if len(suspects) else ""))
+        if flagged[track] is not None:
+            table = table.join(flagged[track].map({True: "provisional", False: ""}))
+            notes[track].append(f"provisional: fewer than {provisional_below:,} comparisons")
+        if reweight_policy:
+            notes[track].append(reweight_note(reweight_policy))
+        if rank_sets:
+            table, note = add_rank_sets(table, first, result if n_boot else None, analytic, confidence, cluster,
+                                        random_state)
+            notes[track].append(note)
         results[track] = table
+        if robust_by:
+            robust[track], robust_notes[track] = robustness_table(first, part, robust_by)
+            results[track] = table.join(fragility(robust[track]))
         if comparisons.covariate_names:
             coefficients[track] = coefficient_table(first, analytic, confidence, cluster)
     if out_file:
@@ -301,11 +346,15 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         shown = {t: jsonable(df) for t, df in results.items()}
         if coefficients:
             shown["(coefficients)"] = {t: jsonable(df) for t, df in coefficients.items()}
+        if robust:
+            shown["(robustness)"] = {t: jsonable(df) for t, df in robust.items()}
         click.echo(json.dumps(shown, indent=2))
     elif not quiet:
         for track, table in results.items():
             what = next(iter(models)) if len(models) == 1 else "rank by model"
-            shown = wmt_view(table).join(table[[c for c in ("component", "note") if c in table]]) if n_boot else table
+            shown = wmt_view(table).join(table[[c for c in ("rank set", "marginal", "top1", "to flip", "provisional",
+                                                               "component", "note")
+                                                if c in table]]) if n_boot else table
             breaks = _cluster_breaks(table) if (n_boot and clusters) else ()
             c = parts[track]
             count = (f"{plural(c.weight.sum(), 'comparison')} in {plural(len(c), 'weighted row')}" if c.weighted
@@ -317,6 +366,98 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             out.print()
             if track in coefficients:
                 print_coefficients(coefficients[track], track)
+            if track in robust:
+                out.print(render(robust[track], f"{track}: how many judgments reverse each order"))
+                out.print(f"  {robust_notes[track]}\n")
+
+
+def print_ratings_robustness(ratings):
+    """Per track, the fewest ratings whose removal reverses each adjacent pair of mean scores."""
+    from humeval.experiments.robustness import RATINGS_NOTE, ratings_robustness
+    for track, part in ratings.by_track().items():
+        out.print(render(ratings_robustness(part).set_index("conclusion"),
+                         f"{track}: how many ratings reverse each order of mean scores"))
+        out.print(f"  {RATINGS_NOTE}\n")
+
+
+def policy_of(value):
+    """--reweight's value checked while the command line is parsed."""
+    if value is None:
+        return None
+    from humeval.ranking.reweight import parse_policy
+    try:
+        parse_policy(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--reweight") from None
+    return value
+
+
+def sampling_policy(part, policy, provisional_below, weight_column, file):
+    """(the comparisons reweighted by --reweight, the --provisional flags or None)."""
+    from humeval.ranking.reweight import provisional, reweight
+    flags = provisional(part, provisional_below) if provisional_below else None
+    if policy:
+        if policy.startswith("propensity") and not weight_column:
+            raise click.BadParameter("propensity reads each comparison's sampling probability from the --weight "
+                                     "column: add --weight COLUMN", param_hint="--reweight")
+        try:
+            part = reweight(part, policy)
+        except ValueError as error:
+            raise InputError(file, None, str(error), "give probabilities in (0, 1] in the --weight column") from None
+    return part, flags
+
+
+def reweight_note(policy) -> str:
+    from humeval.ranking.reweight import parse_policy
+    name, floor = parse_policy(policy)
+    return (f"weights: each comparison of a pair 1/max(pair count, {floor:g}) (arena-rank), rescaled to the number "
+            "of comparisons" if name == "pairs" else
+            "weights: 1/sampling probability (the --weight column), rescaled to the number of comparisons")
+
+
+def check_rank_sets(models, rank_sets, n_boot, board_by):
+    """--rank-sets needs resamples (--bootstrap) or one model with an analytic covariance."""
+    if not rank_sets:
+        return
+    if board_by:
+        raise click.BadParameter("applies to the overall board, not to --board-by boards", param_hint="--rank-sets")
+    first = next(iter(models.values()))
+    if not n_boot and (len(models) != 1 or not hasattr(first, "covariance")):
+        raise click.BadParameter("needs --bootstrap N, or one model with an analytic covariance (-m bt, davidson "
+                                 "or rao-kupper)", param_hint="--rank-sets")
+
+
+def add_rank_sets(table, model, result, analytic, confidence, cluster, random_state):
+    """The table with the rank-set columns (from the resamples, else the analytic covariance) and the note."""
+    from humeval.agreement.rankings import REFERENCE_NAMES
+    from humeval.experiments.rank_sets import model_rank_sets, rank_set_columns, rank_sets
+    from humeval.ranking.boards import ANCHOR
+    aside = (ANCHOR, *REFERENCE_NAMES)
+    if result is not None:
+        estimate = result.estimate.drop(list(aside), errors="ignore")
+        samples = result.samples[:, [result.estimate.index.get_loc(s) for s in estimate.index]]
+        sets, source = rank_sets(estimate, samples=samples, confidence=confidence), f"{result.n} resamples"
+    else:
+        kind = analytic or "fisher"
+        sets = model_rank_sets(model, kind, confidence, clusters=cluster, random_state=random_state,
+                               leave_out=aside)
+        source = f"the {kind} covariance" + (f" clustered by {cluster}" if cluster else "")
+    note = (f"rank set: every system's rank at once with {confidence:.0%} confidence (Mogstad et al. 2024, stepdown "
+            f"max-|t| over all pairs, from {source}; ranks among the systems, a human reference not counted); marginal: "
+            "each system's alone; top1: may be the best (all at once)")
+    return table.join(rank_set_columns(sets)), note
+
+
+def check_robustness(models, robust_by, board_by):
+    """--robustness needs one model of the Bradley–Terry family (its influence functions) and one board."""
+    if robust_by is None:
+        return
+    from humeval.experiments.robustness import FAMILIES
+    if len(models) != 1 or type(next(iter(models.values()))).__name__ not in FAMILIES:
+        raise click.BadParameter("needs one model of the Bradley–Terry family (-m bt, davidson or rao-kupper): "
+                                 "its influence functions find the judgments", param_hint="--robustness")
+    if board_by:
+        raise click.BadParameter("applies to the overall board, not to --board-by boards", param_hint="--robustness")
 
 
 def _tagged(tag: str) -> list[str]:

@@ -1,0 +1,110 @@
+"""Weighting policies for unevenly sampled comparisons, and the "provisional" flag.
+
+Arenas do not sample pairs uniformly: new or favoured models battle more, and a pair that is
+shown a thousand times outweighs one shown fifty times in the fit (the "Leaderboard Illusion"
+critique, Singh et al. 2025). Two corrections set ``Comparisons.weight``:
+
+- ``pairs`` (arena-rank's): each comparison of the unordered pair {a, b} weighs
+  1 / max(n_ab, floor), n_ab the pair's (weighted) count, so every pair with at least ``floor``
+  comparisons counts the same in total and rarer pairs are not inflated beyond 1/floor each
+  (default floor 50, arena-rank's);
+- ``propensity`` (inverse probability weighting, Horvitz & Thompson 1952): a comparison that was
+  sampled with probability π weighs 1/π, so the weighted sample stands for the population of
+  comparisons the sampler chose from.
+
+Both are rescaled so the weights sum to the number of comparisons they replace (Σ new = Σ old):
+the likelihood keeps its size against the prior, and the fit does not change because of the
+scale alone. The weights are fractional, so the bootstrap resamples comparisons as units, each
+adding its weight (``bradley_terry.resample_counts``), and the analytic covariances weigh each
+comparison's score by its weight.
+
+``provisional`` flags systems with fewer than a threshold of comparisons (counted before any
+reweighting: judgments, not weight), as LMArena marks preliminary scores.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from humeval.data.tables import Comparisons
+
+POLICIES = ("pairs", "propensity")
+PAIR_FLOOR = 50.0  # arena-rank's floor
+
+
+def with_weight(comparisons: Comparisons, weight: np.ndarray) -> Comparisons:
+    """The same comparisons with new weights (every column and label kept)."""
+    columns = {name: getattr(comparisons, name) for name in Comparisons.SCHEMA}
+    columns["weight"] = np.asarray(weight, dtype=float)
+    labels = {name: getattr(comparisons, name) for name in ("systems", "items", "judges", "tracks", "categories")}
+    return Comparisons(**columns, **labels, covariate_names=comparisons.covariate_names)
+
+
+def _rescaled(comparisons: Comparisons, weight: np.ndarray) -> Comparisons:
+    total = comparisons.weight.sum()
+    return with_weight(comparisons, weight * (total / weight.sum()) if weight.sum() > 0 else weight)
+
+
+def reweight_pairs(comparisons: Comparisons, floor: float = PAIR_FLOOR) -> Comparisons:
+    """Weights w / max(n_ab, floor) per unordered pair {a, b}, rescaled to the old total (module doc)."""
+    if not floor > 0:
+        raise ValueError(f"the floor is a positive count, not {floor!r}")
+    c = comparisons
+    lo, hi = np.minimum(c.a, c.b).astype(np.int64), np.maximum(c.a, c.b).astype(np.int64)
+    key = lo * max(len(c.systems), 1) + hi
+    _, pair, = np.unique(key, return_inverse=True)
+    count = np.bincount(pair, weights=c.weight)
+    return _rescaled(c, c.weight / np.maximum(count[pair], floor))
+
+
+def inverse_propensity(comparisons: Comparisons, probability) -> Comparisons:
+    """Weights w / π per comparison (π its sampling probability, 0 < π ≤ 1), rescaled to the old total."""
+    p = np.asarray(probability, dtype=float)
+    if p.shape != (len(comparisons),):
+        raise ValueError(f"{p.shape[0] if p.ndim else 0} probabilities for {len(comparisons)} comparisons")
+    bad = ~((p > 0) & (p <= 1))
+    if bad.any():
+        first = int(np.nonzero(bad)[0][0])
+        raise ValueError(f"{int(bad.sum())} sampling probabilities are not in (0, 1] (the first, {p[first]!r}, "
+                         f"at comparison {first + 1})")
+    return _rescaled(comparisons, comparisons.weight / p)
+
+
+def parse_policy(text: str) -> tuple[str, float | None]:
+    """``"pairs"``, ``"pairs:FLOOR"`` or ``"propensity"`` → (policy, floor)."""
+    name, _, floor = str(text).partition(":")
+    name = name.strip().lower()
+    if name not in POLICIES:
+        raise ValueError(f"{text!r}: the policies are pairs[:FLOOR] and propensity")
+    if name == "propensity":
+        if floor:
+            raise ValueError("propensity takes no floor")
+        return name, None
+    try:
+        value = float(floor) if floor else PAIR_FLOOR
+    except ValueError:
+        raise ValueError(f"{text!r}: the floor is a number, e.g. pairs:50") from None
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{text!r}: the floor is a positive number, e.g. pairs:50")
+    return name, value
+
+
+def reweight(comparisons: Comparisons, policy: str) -> Comparisons:
+    """Apply ``policy`` (``parse_policy``): with ``propensity`` the comparisons' current weights
+    are the sampling probabilities (a file's --weight column) and become 1/π."""
+    name, floor = parse_policy(policy)
+    if name == "pairs":
+        return reweight_pairs(comparisons, floor)
+    ones = with_weight(comparisons, np.ones(len(comparisons)))
+    return inverse_propensity(ones, comparisons.weight)
+
+
+def provisional(comparisons: Comparisons, threshold: float) -> pd.Series:
+    """Per system: True when it appears in fewer than ``threshold`` comparisons (rows, each
+    counted once whatever its weight unless the weights are whole-number counts)."""
+    c = comparisons
+    counts = c.weight if np.all(c.weight == np.round(c.weight)) else np.ones(len(c))
+    seen = np.bincount(c.a, weights=counts, minlength=len(c.systems)) + np.bincount(c.b, weights=counts,
+                                                                                  minlength=len(c.systems))
+    return pd.Series(seen < threshold, index=pd.Index(c.systems, name="system"), name="provisional")

@@ -1,0 +1,114 @@
+"""Weighting policies for uneven sampling (arena-rank's pair weights, inverse propensity), the
+bootstrap with them, and the provisional flag."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from humeval.cli import cli
+from humeval.data import Comparisons
+from humeval.experiments import bootstrap
+from humeval.ranking import BradleyTerry
+from humeval.ranking.reweight import inverse_propensity, parse_policy, provisional, reweight, reweight_pairs
+
+
+def pairs(spec, weight=None):
+    """Rows from (a, b, a-wins, b-wins) over systems A, B, C."""
+    a, b, o = [], [], []
+    for x, y, wins, losses in spec:
+        a += [x] * (wins + losses)
+        b += [y] * (wins + losses)
+        o += [1] * wins + [2] * losses
+    code = {"A": 0, "B": 1, "C": 2}
+    extra = {} if weight is None else {"weight": weight}
+    return Comparisons(a=[code[s] for s in a], b=[code[s] for s in b], outcome=o, systems=("A", "B", "C"), **extra)
+
+
+def test_pair_weights_by_hand():
+    """AB × 100, AC × 10, BC × 60, floor 50: raw weights 1/100, 1/50, 1/60 (sum 1 + 0.2 + 1 = 2.2),
+    rescaled to the 170 comparisons: AB rows weigh 170/220, AC rows 170/110, BC rows 170/132."""
+    c = reweight_pairs(pairs([("A", "B", 60, 40), ("C", "A", 5, 5), ("B", "C", 30, 30)]), floor=50)
+    assert c.weight.sum() == pytest.approx(170)
+    assert c.weight[0] == pytest.approx(170 / 220) and c.weight[100] == pytest.approx(170 / 110)
+    assert c.weight[-1] == pytest.approx(170 / 132)
+
+
+def test_pair_weights_make_every_pair_count_the_same():
+    """Over-sampled pairs no longer dominate: with floor 1 the fit equals the fit on the same win
+    rates with every pair equally often (the sampler's pair frequencies do not matter)."""
+    uneven = reweight_pairs(pairs([("A", "B", 80, 20), ("A", "C", 35, 15), ("B", "C", 120, 80)]), floor=1)
+    even = pairs([("A", "B", 80, 20), ("A", "C", 70, 30), ("B", "C", 60, 40)])
+    even = reweight_pairs(even, floor=1)  # the same total weight (350 → 300 rows rescaled alike)
+    scale = uneven.weight.sum() / even.weight.sum()
+    balanced = Comparisons(a=even.a, b=even.b, outcome=even.outcome, systems=even.systems, weight=even.weight * scale)
+    np.testing.assert_allclose(BradleyTerry().fit(uneven).scores_, BradleyTerry().fit(balanced).scores_, atol=1e-8)
+    raw = BradleyTerry().fit(pairs([("A", "B", 80, 20), ("A", "C", 35, 15), ("B", "C", 120, 80)])).scores_
+    assert np.abs(raw - BradleyTerry().fit(uneven).scores_).max() > 0.01  # the weighting does change it
+
+
+def test_inverse_propensity_by_hand():
+    c = pairs([("A", "B", 2, 1)])
+    out = inverse_propensity(c, [0.5, 0.25, 1.0])
+    np.testing.assert_allclose(out.weight, [6 / 7, 12 / 7, 3 / 7])
+    with pytest.raises(ValueError, match=r"not in \(0, 1\]"):
+        inverse_propensity(c, [0.5, 0.0, 1.0])
+    assert np.allclose(reweight(pairs([("A", "B", 2, 1)], weight=[0.5, 0.25, 1.0]), "propensity").weight, out.weight)
+
+
+def test_policies_parse():
+    assert parse_policy("pairs") == ("pairs", 50.0) and parse_policy("pairs:10") == ("pairs", 10.0)
+    assert parse_policy("propensity") == ("propensity", None)
+    for bad in ("pair", "pairs:0", "pairs:x", "propensity:3"):
+        with pytest.raises(ValueError):
+            parse_policy(bad)
+
+
+def test_bootstrap_respects_the_weights():
+    """With fractional pair weights the bootstrap resamples comparisons with their weights: its
+    standard errors match the weighted sandwich's (the design-based variance) within 15 %, and
+    are wider than the unweighted data's where the weights are uneven."""
+    rng = np.random.default_rng(0)
+    theta = np.array([0.5, 0.0, -0.5, 0.2])
+    n = 6000
+    first = rng.choice(4, n, p=[0.55, 0.25, 0.1, 0.1])  # A is sampled far more often
+    second = (first + rng.integers(1, 4, n)) % 4
+    win = rng.random(n) < 1 / (1 + np.exp(-(theta[first] - theta[second])))
+    c = Comparisons(a=first, b=second, outcome=np.where(win, 1, 2), systems=tuple("ABCD"))
+    weighted = reweight_pairs(c, floor=50)
+    model = BradleyTerry().fit(weighted)
+    boot = bootstrap(model, weighted, n=300, random_state=1)
+    std_boot = np.nanstd(boot.samples, axis=0, ddof=1)
+    std_sandwich = model.intervals("sandwich")["std"].to_numpy()
+    np.testing.assert_allclose(std_boot, std_sandwich, rtol=0.15)
+
+
+def test_provisional_counts_comparisons():
+    c = pairs([("A", "B", 3, 2), ("A", "C", 1, 1)])  # A 7, B 5, C 2
+    assert provisional(c, 5).tolist() == [False, False, True]
+    assert provisional(c, 6).tolist() == [False, True, True]
+
+
+def run(*args):
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    assert "this is a bug" not in result.output, result.output
+    return result
+
+
+def test_cli(tmp_path):
+    path = tmp_path / "battles.csv"
+    c = pairs([("A", "B", 60, 40), ("C", "A", 5, 5), ("B", "C", 30, 30)])
+    frame = pd.DataFrame({"model_a": np.array(c.systems)[c.a], "model_b": np.array(c.systems)[c.b],
+                          "winner": np.where(c.outcome == 1, "model_a", "model_b")})
+    frame.assign(p=0.5).to_csv(path, index=False)
+    ok = run("rank", path, "-m", "bt", "--reweight", "pairs:50", "--provisional", "30")
+    assert ok.exit_code == 0, ok.output
+    assert "1/max(pair count, 50)" in ok.output and "provisional" in ok.output
+    assert run("rank", path, "-m", "bt", "--reweight", "propensity", "--weight", "p").exit_code == 0
+    for args in (["--reweight", "pairs:0"], ["--reweight", "propensity"], ["--provisional", "0"],
+                 ["--reweight", "pairs", "--board-by", "judge"], ["--provisional", "3", "--board-by", "judge"]):
+        result = run("rank", path, "-m", "bt", *args)
+        assert result.exit_code == 2, result.output
+        assert args[0] in result.output

@@ -100,3 +100,11 @@ def test_wmt20_de_en_hold_out_equals_the_library():
     for r in rows:
         assert r["ppi"] == pytest.approx(want.at[r["system"], "ppi"], abs=1e-12)
         assert r["all_humans"] == pytest.approx(full[r["system"]], abs=1e-12)
+
+
+def test_too_many_judge_kinds_is_an_input_error(tmp_path):
+    path = tmp_path / "ratings.csv"
+    pd.DataFrame({"item": range(200), "system": "A", "score": 1.0,
+                  "judge_kind": [f"annotator{i}" for i in range(200)]}).to_csv(path, index=False)
+    result = run("ppi", path, "--format", "ratings")
+    assert result.exit_code == 2 and "judge_kind column holds 200" in result.output

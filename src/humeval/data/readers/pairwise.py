@@ -133,6 +133,7 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
     for name, label_set in (("item", "items"), ("judge", "judges"), ("track", "tracks"), ("judge_kind", "judge_kinds")):
         if name in mapping:
             (kwargs[name],), kwargs[label_set] = encode_arrow(table[mapping[name]])
+    check_judge_kinds(kwargs.get("judge_kinds", ()), path)
     if "group" in mapping:
         kwargs["group"] = _integers(table[mapping["group"]], path, mapping["group"], kind)
     keep = report.skip_rows((("rows without an outcome", outcome < 0),
@@ -163,6 +164,14 @@ def _mapping(names: list[str], columns: dict[str, str] | None, path) -> dict[str
         raise error
     raise InputError(path, 1, f"cannot tell which columns hold the two systems and the outcome "
                      f"(columns: {shown(', '.join(names))})", COLUMNS_FIX)
+
+
+def check_judge_kinds(kinds, path) -> None:
+    """judge_kind says who judged (human, or which automatic judge): a few values, stored as int8."""
+    if len(kinds) > 127:
+        raise InputError(path, None, f"the judge_kind column holds {len(kinds):,} different values; it says who judged "
+                         "('human' or an automatic judge's name), at most 127 kinds",
+                         "put individual annotators in the judge column, and only their kind in judge_kind")
 
 
 def _own_layout(mapping: dict) -> bool:

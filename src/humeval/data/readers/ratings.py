@@ -23,6 +23,7 @@ from humeval.data.readers._arrow import (
     user_columns,
 )
 from humeval.data.readers._io import shown
+from humeval.data.readers.pairwise import check_judge_kinds
 from humeval.data.tables import Ratings
 from humeval.errors import InputError
 
@@ -59,6 +60,7 @@ def read_ratings(path, columns: dict[str, str] | None = None, scale: str = "",
                             ("track", "tracks"), ("criterion", "criteria"), ("judge_kind", "judge_kinds")):
         if name in mapping:
             (kwargs[name],), kwargs[label_set] = encode_arrow(table[mapping[name]])
+    check_judge_kinds(kwargs.get("judge_kinds", ()), path)
     keep = report.skip_rows((("rows without a score (empty or NaN)", np.isnan(score)),
                              ("rows without an item or system name", (kwargs["item"] < 0) | (kwargs["system"] < 0))),
                             first_row_line(kind))

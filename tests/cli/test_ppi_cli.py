@@ -108,3 +108,12 @@ def test_too_many_judge_kinds_is_an_input_error(tmp_path):
                   "judge_kind": [f"annotator{i}" for i in range(200)]}).to_csv(path, index=False)
     result = run("ppi", path, "--format", "ratings")
     assert result.exit_code == 2 and "judge_kind column holds 200" in result.output
+
+
+def test_audit_prints_the_judges_biases(tmp_path):
+    path = tmp_path / "battles.csv"
+    _battles_file(path)
+    result = run("ppi", path, "--audit")
+    assert result.exit_code == 0, result.output
+    assert "position bias: judge − humans" in result.output and "favours it" in result.output
+    assert run("ppi", path, "--audit", "--json").exit_code == 2

@@ -36,11 +36,13 @@ from humeval.errors import InputError
                    "replayed), and show the all-human means beside the estimates.")
 @click.option("--confidence", type=CONFIDENCE, default=0.95, show_default=True, help="Coverage of the intervals.")
 @click.option("--random-state", type=SEED, default=0, show_default=True, help="Seed of --hold-out.")
+@click.option("--audit", is_flag=True, help="Battles: also audit the judge against the humans (agreement, kappa, "
+              "position and covariate biases, calibration, the systems it lifts or sinks), each with an interval.")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write the table (with interval bounds).")
 @read_options
 @common_options
 def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, hold_out, confidence, random_state,
-        out_file, fmt, encoding, columns, outcomes, tracks, as_json, quiet):
+        audit, out_file, fmt, encoding, columns, outcomes, tracks, as_json, quiet):
     """Human and automatic judges together: human-only, judge-only and prediction-powered (PPI++)
     estimates side by side, with interval widths, the judge's weight λ and how many human
     judgments the judge is worth.
@@ -53,6 +55,8 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
     """
     if (file is None) == (da_file is None):
         raise click.UsageError("give FILE (with a judge_kind column) or --da with --details and --metric")
+    if audit and (da_file is not None or as_json):
+        raise click.UsageError("--audit goes with a battles FILE and the printed tables")
     from humeval.experiments import ppi as P
     if da_file is not None:
         if metric_file is None or details is None:
@@ -83,11 +87,20 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
     human_rows, judge_rows, judge_label = _split(table, file, human_label, judge_name, quiet)
     title = f"{file}: humans and {judge_label}"
     if table is judgments.ratings:
+        if audit:
+            raise click.UsageError("--audit audits a judge of battles; this file holds ratings")
         h, j = _series(table.take(human_rows)), _series(table.take(judge_rows))
         _means(P.system_means(h, j, confidence, path=file), title, None, out_file, as_json)
     else:
         _battles(P.ppi_bradley_terry(table.take(human_rows), table.take(judge_rows), path=file), title,
                  confidence, out_file, as_json)
+        if audit:
+            from humeval.agreement.judge_audit import audit as audit_judge
+            summary, per_system = audit_judge(table.take(human_rows), table.take(judge_rows),
+                                              random_state=random_state, path=file)
+            out.print(render(summary, f"{judge_label} against the humans (95% intervals)", "measure"))
+            out.print(render(per_system, f"{judge_label}: mean verdict for each system minus the humans' "
+                             "(positive: the judge favours it)", "system"))
 
 
 def _split(table, path, human_label, judge_name, quiet):

@@ -41,9 +41,11 @@ def judged_battles(n_human: int = 300, n_judge: int = 3000, k: int = 6, spread: 
     human = np.where(u[:n_human] > 0, 1, 2).astype(np.int8)
     judge = np.where(seen > 0, 1, 2).astype(np.int8)
     items = tuple(f"q{i}" for i in range(m))
+    longer = (length[a] - length[b])[:, None]  # the covariate both tables carry: length difference a − b
     h = Comparisons(a=a[:n_human], b=b[:n_human], outcome=human, item=np.arange(n_human), systems=systems,
-                    items=items[:n_human])
-    j = Comparisons(a=a, b=b, outcome=judge, item=np.arange(m), systems=systems, items=items)
+                    items=items[:n_human], covariates=longer[:n_human], covariate_names=("length",))
+    j = Comparisons(a=a, b=b, outcome=judge, item=np.arange(m), systems=systems, items=items, covariates=longer,
+                    covariate_names=("length",))
     return pd.Series(theta, index=systems), h, j
 
 

@@ -117,3 +117,14 @@ def test_audit_prints_the_judges_biases(tmp_path):
     assert result.exit_code == 0, result.output
     assert "position bias: judge − humans" in result.output and "favours it" in result.output
     assert run("ppi", path, "--audit", "--json").exit_code == 2
+
+
+def test_a_system_without_enough_human_scores_is_named(tmp_path):
+    truth, h, j = judged_ratings(n_items=100, random_state=0)
+    h = h[h.index.get_level_values("system") != "S4"]
+    frames = [s.rename("score").reset_index().assign(judge_kind=k) for s, k in ((h, "human"), (j, "metric"))]
+    path = tmp_path / "ratings.csv"
+    pd.concat(frames).to_csv(path, index=False)
+    result = run("ppi", path, "--format", "ratings")
+    assert result.exit_code == 0, result.output
+    assert "left out" in result.output and "S4" in result.output.split("left out")[1]

@@ -140,6 +140,7 @@ def _series(ratings) -> pd.Series:
 
 
 def _means(table, title, full, out_file, as_json):
+    left_out = table.attrs.get("left_out", [])
     shown = pd.DataFrame({"human": table.human, "±": table.width_human / 2, "judge": table.judge,
                           "± ": table.judge_hi - table.judge, "combined": table.ppi, "±  ": table.width_ppi / 2,
                           "λ": table.lam, "n": table.n, "N": table.N, "worth": table.effective_n})
@@ -157,6 +158,9 @@ def _means(table, title, full, out_file, as_json):
     out.print(f"  {n:,} human-scored units shared with the judge, {int(table.N.sum()):,} judge-only; the combined "
               f"means are as precise as {worth:,.0f} human-scored units alone (the judge is worth {worth - n:+,.0f}).")
     out.print("  judge: the judge's own mean, on its scale and with its bias — for contrast, not for conclusions.")
+    if left_out:
+        out.print(f"  left out (fewer than 2 human-scored units shared with the judge, or no judge-only unit): "
+                  f"{', '.join(map(str, left_out))}")
 
 
 def _battles(result, title, confidence, out_file, as_json):

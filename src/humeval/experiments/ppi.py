@@ -145,15 +145,18 @@ def system_means(human: pd.Series, judge: pd.Series, level: float = 0.95, lam: f
 
     Columns: n (human units), N (judge-only units), human, human_lo, human_hi, judge, judge_lo,
     judge_hi, ppi, ppi_lo, ppi_hi, lam, width_human, width_ppi, effective_n (n · var_human / var_ppi).
+    Systems with fewer than 2 shared units or no judge-only unit are left out and named in
+    ``attrs["left_out"]``.
     """
     lab, unl = units(human, judge, path)
-    rows = {}
+    rows, left_out = {}, []
     z = norm.ppf(0.5 + level / 2)
     by_lab, by_unl = dict(list(lab.groupby(level=1))), dict(list(unl.groupby(level=1)))
     for system in sorted(set(by_lab) | set(by_unl)):
         hs, js = by_lab.get(system, lab.iloc[:0]), by_unl.get(system, unl.iloc[:0])
         if len(hs) < 2 or len(js) < 1:
-            continue  # reported by the caller through the missing row
+            left_out.append(system)  # reported by the caller (attrs["left_out"])
+            continue
         h = classical_mean(hs["human"])
         allj = classical_mean(np.concatenate([hs["judge"], js["judge"]]))
         p = ppi_mean(hs["human"], hs["judge"], js["judge"], lam=lam, clip=False)
@@ -165,9 +168,14 @@ def system_means(human: pd.Series, judge: pd.Series, level: float = 0.95, lam: f
                         "lam": p.lam, "width_human": 2 * z * h.se, "width_ppi": 2 * z * p.se,
                         "effective_n": p.n * (h.se / p.se) ** 2 if p.se > 0 else np.inf,
                         "se_human": h.se, "se_ppi": p.se}
+    if not rows:
+        raise InputError(path, None, "no system has at least 2 human-scored units shared with the judge and 1 "
+                         "judge-only unit", "collect more human scores, or let the judge score more units")
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "system"
-    return out.sort_values("ppi", ascending=False)
+    out = out.sort_values("ppi", ascending=False)
+    out.attrs["left_out"] = left_out
+    return out
 
 
 def mean_differences(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:

@@ -128,3 +128,12 @@ def test_a_system_without_enough_human_scores_is_named(tmp_path):
     result = run("ppi", path, "--format", "ratings")
     assert result.exit_code == 0, result.output
     assert "left out" in result.output and "S4" in result.output.split("left out")[1]
+
+
+def test_a_judge_kind_column_survives_pooled_boards(tmp_path):
+    """ranking.boards.one_track rebuilds the table from every column: judge_kind's labels come along."""
+    from humeval.ranking.boards import one_track
+    path = tmp_path / "battles.csv"
+    _battles_file(path)
+    pooled = one_track(read(path).comparisons)
+    assert set(np.asarray(pooled.judge_kinds)[pooled.judge_kind]) == {"human", "llm-judge"}

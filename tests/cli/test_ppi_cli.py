@@ -137,3 +137,22 @@ def test_a_judge_kind_column_survives_pooled_boards(tmp_path):
     _battles_file(path)
     pooled = one_track(read(path).comparisons)
     assert set(np.asarray(pooled.judge_kinds)[pooled.judge_kind]) == {"human", "llm-judge"}
+
+
+def test_davidson_model_on_a_file_with_ties(tmp_path):
+    from humeval.experiments.ppi import ppi_davidson
+    truth, h, j = judged_battles(n_human=200, n_judge=1000, nu=0.8, random_state=0)
+    frames = []
+    for c, kind in ((h, "human"), (j, "llm-judge")):
+        systems = np.asarray(c.systems)
+        frames.append(pd.DataFrame({"model_a": systems[c.a], "model_b": systems[c.b],
+                                    "winner": np.array(["tie", "model_a", "model_b"])[c.outcome],
+                                    "question_id": np.asarray(c.items)[c.item], "judge_kind": kind}))
+    path = tmp_path / "ties.csv"
+    pd.concat(frames).to_csv(path, index=False)
+    result = run("ppi", path, "--model", "davidson", "--json")
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.output)
+    want = ppi_davidson(h, j)["ppi"]
+    assert got["nu"] == pytest.approx(want.extra["nu"], rel=1e-9)
+    assert "tie parameter" in run("ppi", path, "--model", "davidson").output

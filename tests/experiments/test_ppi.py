@@ -123,3 +123,32 @@ def test_wmt20_de_en_metric_as_judge_covers_the_full_human_means():
     assert len(t) == 12
     assert np.mean(cover) >= 0.9
     assert np.mean(ratio) <= 1.0
+
+
+def test_davidson_with_lambda_zero_is_humevals_davidson():
+    from humeval.data.tables import Comparisons
+    from humeval.experiments.ppi import ppi_davidson
+    from humeval.ranking import Davidson
+    truth, h, j = judged_battles(nu=0.8, random_state=2)
+    human = ppi_davidson(h, j)["human"]
+    model = Davidson(l2=0).fit(Comparisons(a=h.a, b=h.b, outcome=h.outcome, systems=h.systems))
+    s = model.scores_
+    assert human.scores.to_numpy() == pytest.approx((s - s.mean()).loc[human.scores.index].to_numpy(), abs=1e-5)
+    assert human.extra["nu"] == pytest.approx(model.nu_, rel=1e-5)
+
+
+def test_davidson_coverage_with_ties_and_a_biased_judge():
+    """100 campaigns with Davidson ties (ν = 0.8, about a quarter of battles tied), 300 human and
+    1,500 judge battles: PPI++ covers θ at ≥ 93 %, the judge alone does not, PPI++ is narrower."""
+    from humeval.experiments.ppi import ppi_davidson
+    cover = {"human": [], "judge": [], "ppi": []}
+    width = {"human": [], "judge": [], "ppi": []}
+    for seed in range(100):
+        truth, h, j = judged_battles(n_judge=1500, nu=0.8, random_state=seed)
+        for kind, est in ppi_davidson(h, j).items():
+            iv = est.intervals(0.95).loc[truth.index]
+            cover[kind].append(((iv.lo <= truth) & (truth <= iv.hi)).mean())
+            width[kind].append((iv.hi - iv.lo).mean())
+    assert np.mean(cover["ppi"]) >= 0.93
+    assert np.mean(cover["judge"]) < 0.6
+    assert np.mean(width["ppi"]) < 0.9 * np.mean(width["human"])

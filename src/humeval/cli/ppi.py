@@ -36,13 +36,15 @@ from humeval.errors import InputError
                    "replayed), and show the all-human means beside the estimates.")
 @click.option("--confidence", type=CONFIDENCE, default=0.95, show_default=True, help="Coverage of the intervals.")
 @click.option("--random-state", type=SEED, default=0, show_default=True, help="Seed of --hold-out.")
+@click.option("--model", type=click.Choice(["bt", "davidson"]), default="bt", show_default=True,
+              help="Battles: Bradley–Terry with ties counted ½, or Davidson's ties model (ties an outcome of their own).")
 @click.option("--audit", is_flag=True, help="Battles: also audit the judge against the humans (agreement, kappa, "
               "position and covariate biases, calibration, the systems it lifts or sinks), each with an interval.")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write the table (with interval bounds).")
 @read_options
 @common_options
 def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, hold_out, confidence, random_state,
-        audit, out_file, fmt, encoding, columns, outcomes, tracks, as_json, quiet):
+        model, audit, out_file, fmt, encoding, columns, outcomes, tracks, as_json, quiet):
     """Human and automatic judges together: human-only, judge-only and prediction-powered (PPI++)
     estimates side by side, with interval widths, the judge's weight λ and how many human
     judgments the judge is worth.
@@ -87,13 +89,13 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
     human_rows, judge_rows, judge_label = _split(table, file, human_label, judge_name, quiet)
     title = f"{file}: humans and {judge_label}"
     if table is judgments.ratings:
-        if audit:
-            raise click.UsageError("--audit audits a judge of battles; this file holds ratings")
+        if audit or model != "bt":
+            raise click.UsageError("--audit and --model go with battles; this file holds ratings")
         h, j = _series(table.take(human_rows)), _series(table.take(judge_rows))
         _means(P.system_means(h, j, confidence, path=file), title, None, out_file, as_json)
     else:
-        _battles(P.ppi_bradley_terry(table.take(human_rows), table.take(judge_rows), path=file), title,
-                 confidence, out_file, as_json)
+        fit = P.ppi_davidson if model == "davidson" else P.ppi_bradley_terry
+        _battles(fit(table.take(human_rows), table.take(judge_rows), path=file), title, confidence, out_file, as_json)
         if audit:
             from humeval.agreement.judge_audit import audit as audit_judge
             summary, per_system = audit_judge(table.take(human_rows), table.take(judge_rows),
@@ -178,13 +180,18 @@ def _battles(result, title, confidence, out_file, as_json):
         write(table.reset_index(), out_file)
     if as_json:
         click.echo(json.dumps({"systems": jsonable(table.reset_index()), "lambda": ppi.lam, "n": ppi.n, "N": ppi.N,
-                               "effective_n": ppi.extra["effective_n"]}, indent=2))
+                               "effective_n": ppi.extra["effective_n"],
+                               **({"nu": ppi.extra["nu"]} if "nu" in ppi.extra else {})}, indent=2))
         return
-    out.print(render(shown, f"{title}: Bradley–Terry abilities (± half-width, {confidence:.0%})", "system"))
+    name = "Davidson" if "nu" in ppi.extra else "Bradley–Terry"
+    out.print(render(shown, f"{title}: {name} abilities (± half-width, {confidence:.0%})", "system"))
     worth = ppi.extra["effective_n"]
     out.print(f"  λ = {ppi.lam:.2f}; {ppi.n:,.0f} human battles the judge also judged, {ppi.N:,.0f} judge-only; the "
               f"combined intervals are as narrow as {worth:,.0f} human battles alone (the judge is worth "
               f"{worth - ppi.n:+,.0f}).")
+    if "nu" in ppi.extra:
+        out.print(f"  tie parameter ν: human {result['human'].extra['nu']:.3f}, judge {result['judge'].extra['nu']:.3f}, "
+                  f"combined {ppi.extra['nu']:.3f}")
     if ppi.extra["unmatched_human"]:
         out.print(f"  {ppi.extra['unmatched_human']:,} human battles the judge did not judge are left out.")
     out.print("  judge: the judge alone, its bias ignored — for contrast, not for conclusions.")

@@ -32,6 +32,9 @@ as ``ppi_py.ppi._calc_lam_glm`` computes it. The BT family's own ``fit`` cannot 
 non-negative there), and its Gaussian prior would bias a frequentist interval; hence the small
 Newton solver here.
 
+Davidson's ties model (``ppi_davidson``) minimises the same loss with ℓ its negative log-likelihood
+(ties an outcome of their own); being log-linear, its Hessian does not depend on the labels either.
+
 The effective number of human judgments the judge is worth is n · tr(Σ_human) / tr(Σ_PPI): how many
 human judgments a human-only estimate would need for the combined estimate's variance.
 """
@@ -328,13 +331,16 @@ def pair_battles(human, judge, path=None):
         y = _labels(c.outcome)
         flip = a > b  # orient every battle lo < hi, turning the label
         parts.append((np.where(flip, b, a), np.where(flip, a, b), np.where(flip, 1.0 - y, y),
-                      np.asarray(c.weight, float), np.asarray(c.items, dtype=object)[c.item]))
+                      np.asarray(c.weight, float), np.asarray(c.items, dtype=object)[c.item],
+                      (c.outcome == 0).astype(float)))
     items, _ = pd.factorize(np.concatenate([parts[0][4], parts[1][4]]))
-    (ha, hb, hy, hw, _), (ja, jb, jy, jw, _) = parts
+    (ha, hb, hy, hw, _, ht), (ja, jb, jy, jw, _, jt) = parts
     hkey = (items[:len(ha)].astype(np.int64) * k + ha) * k + hb
     jkey = (items[len(ha):].astype(np.int64) * k + ja) * k + jb
     keys, inverse = np.unique(jkey, return_inverse=True)
-    yhat = np.bincount(inverse, jw * jy, len(keys)) / np.bincount(inverse, jw, len(keys))
+    total = np.bincount(inverse, jw, len(keys))
+    yhat = np.bincount(inverse, jw * jy, len(keys)) / total
+    tiehat = np.bincount(inverse, jw * jt, len(keys)) / total  # the judge's share of tie verdicts
     where = np.minimum(np.searchsorted(keys, hkey), len(keys) - 1)
     matched = keys[where] == hkey
     if not matched.any():
@@ -342,9 +348,9 @@ def pair_battles(human, judge, path=None):
                          "systems)", "the automatic judge must also judge (some of) the battles humans judged: check "
                          "that item ids and system names are spelled alike in both parts")
     lab = pd.DataFrame({"a": ha[matched], "b": hb[matched], "y": hy[matched], "yhat": yhat[where[matched]],
-                        "w": hw[matched]})
+                        "w": hw[matched], "tie": ht[matched], "tiehat": tiehat[where[matched]]})
     rest = ~np.isin(jkey, hkey[matched])
-    unl = pd.DataFrame({"a": ja[rest], "b": jb[rest], "y": jy[rest], "w": jw[rest]})
+    unl = pd.DataFrame({"a": ja[rest], "b": jb[rest], "y": jy[rest], "w": jw[rest], "tie": jt[rest]})
     return systems, lab, unl, int((~matched).sum())
 
 
@@ -428,3 +434,107 @@ def hold_out(human: pd.Series, judge: pd.Series, fraction: float, random_state=N
     rng = np.random.default_rng(random_state)
     keep = shared[rng.random(len(shared)) < fraction]
     return human.loc[keep]
+
+
+# -- Davidson's ties model ------------------------------------------------------------------
+
+def _statistics(a, b, k):
+    """Davidson's model is log-linear: log P(outcome) = φ · T_outcome − log Σ exp(φ · T), with
+    φ = (θ_1..θ_{k−1}, log ν) (θ_0 = 0) and T_a = (e_a, 0), T_tie = ((e_a + e_b)/2, 1), T_b = (e_b, 0).
+    Returns T as (m, 3, k) over the outcomes (a, tie, b)."""
+    m = len(a)
+    t = np.zeros((m, 3, k + 1))
+    rows = np.arange(m)
+    t[rows, 0, a] = 1.0
+    t[rows, 2, b] = 1.0
+    t[rows, 1, a] += 0.5
+    t[rows, 1, b] += 0.5
+    t[:, 1, k] = 1.0
+    return t[:, :, 1:]
+
+
+def _shares(y, tie):
+    """(a, tie, b) shares from P(a preferred) with ties ½ and the tie share."""
+    return np.column_stack([y - tie / 2, tie, 1 - y - tie / 2])
+
+
+def _moments(t, phi):
+    eta = t @ phi
+    p = np.exp(eta - eta.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    mean = np.einsum("mk,mkd->md", p, t)
+    second = np.einsum("mk,mkd,mke->mde", p, t, t)
+    return mean, second - np.einsum("md,me->mde", mean, mean)
+
+
+def _fit_davidson(t, q, qh, w, tu, qu, wu, lam, tol=1e-10, max_iter=100):
+    """Newton's method on the PPI++ loss of Davidson's model (convex for λ ∈ [0, 1]: its Hessian
+    (1 − λ)/n Σ Cov(T) + λ/N Σ Cov(T) does not depend on the labels, an exponential family)."""
+    n, N = w.sum(), (wu.sum() if len(wu) else 1.0)
+    phi = np.zeros(t.shape[2])
+    for _ in range(max_iter):
+        mean, cov = _moments(t, phi)
+        target = np.einsum("mk,mkd->md", q - lam * qh, t)
+        grad = ((1 - lam) * mean - target).T @ w / n
+        hess = np.einsum("m,mde->de", w * (1 - lam), cov) / n
+        if len(wu) and lam:
+            mu, cu = _moments(tu, phi)
+            grad += lam * (mu - np.einsum("mk,mkd->md", qu, tu)).T @ wu / N
+            hess += lam * np.einsum("m,mde->de", wu, cu) / N
+        step = np.linalg.solve(hess + 1e-12 * np.eye(len(phi)), grad)
+        phi -= step
+        if np.max(np.abs(step)) < tol:
+            break
+    return phi
+
+
+def _sandwich_davidson(t, q, qh, w, tu, qu, wu, lam, phi):
+    n = w.sum()
+    mean, cov = _moments(t, phi)
+    g = mean - np.einsum("mk,mkd->md", q, t)
+    gh = mean - np.einsum("mk,mkd->md", qh, t)
+    hess = np.einsum("m,mde->de", w * (1 - lam), cov) / n
+    middle = _wcov(g - lam * gh, w)
+    gu = np.zeros((0, len(phi)))
+    if len(wu):
+        N = wu.sum()
+        mu, cu = _moments(tu, phi)
+        gu = mu - np.einsum("mk,mkd->md", qu, tu)
+        hess += lam * np.einsum("m,mde->de", wu, cu) / N
+        middle += lam ** 2 * (n / N) * _wcov(gu, wu)
+    inv = np.linalg.pinv(hess)
+    return inv @ middle @ inv / n, inv, g, gh, gu
+
+
+def ppi_davidson(human, judge, lam: float | None = None, path=None) -> dict[str, BTEstimate]:
+    """As ``ppi_bradley_terry`` with Davidson's (1970) ties model: P(tie) = ν / (e^u + e^−u + ν),
+    u = (θ_a − θ_b)/2 (``humeval.ranking.Davidson``'s parametrisation); ties are an outcome of
+    their own, and the judge's tie share is its predicted tie. Each estimate's ``extra['nu']`` is ν."""
+    systems, lab, unl, unmatched = pair_battles(human, judge, path)
+    k = len(systems)
+    _check_connected(lab, k, systems, path)
+    t, tu = _statistics(lab["a"].to_numpy(), lab["b"].to_numpy(), k), _statistics(unl["a"].to_numpy(),
+                                                                                    unl["b"].to_numpy(), k)
+    q = _shares(lab["y"].to_numpy(float), lab["tie"].to_numpy(float))
+    qh = _shares(lab["yhat"].to_numpy(float), lab["tiehat"].to_numpy(float))
+    qu = _shares(unl["y"].to_numpy(float), unl["tie"].to_numpy(float))
+    w, wu = lab["w"].to_numpy(float), unl["w"].to_numpy(float)
+
+    def estimate(t, q, qh, w, tu, qu, wu, lam, n, N):
+        phi = _fit_davidson(t, q, qh, w, tu, qu, wu, lam)
+        cov = _sandwich_davidson(t, q, qh, w, tu, qu, wu, lam, phi)[0]
+        scores, c = _centred(phi[:-1], cov[:-1, :-1], systems)
+        return BTEstimate(scores, c, float(lam), n, N, {"nu": float(np.exp(phi[-1]))})
+
+    out = {"human": estimate(t, q, qh, w, tu[:0], qu[:0], wu[:0], 0.0, float(w.sum()), 0.0)}
+    tj, qj, wj = np.concatenate([t, tu]), np.concatenate([qh, qu]), np.concatenate([w, wu])
+    out["judge"] = estimate(tj, qj, qj, wj, tu[:0], qu[:0], wu[:0], 0.0, 0.0, float(wj.sum()))
+    if lam is None:
+        phi1 = _fit_davidson(t, q, qh, w, tu, qu, wu, 1.0)
+        _, inv, g, gh, gu = _sandwich_davidson(t, q, qh, w, tu, qu, wu, 1.0, phi1)
+        lam = power_tuning(g, gh, gu, inv) if len(gu) else 0.0
+    ppi = estimate(t, q, qh, w, tu, qu, wu, lam, float(w.sum()), float(wu.sum()))
+    tr_h, tr_p = np.trace(out["human"].cov), np.trace(ppi.cov)
+    ppi.extra.update(effective_n=float(w.sum() * tr_h / tr_p) if tr_p > 0 else np.inf, unmatched_human=unmatched)
+    out["ppi"] = ppi
+    return out

@@ -22,10 +22,15 @@ from humeval.data.tables import Comparisons
 
 def judged_battles(n_human: int = 300, n_judge: int = 3000, k: int = 6, spread: float = 1.0,
                    position: float = 0.5, favour: float = 0.6, verbosity: float = 0.3,
-                   noise: float = 1.0, random_state=None):
+                   noise: float = 1.0, nu: float = 0.0, random_state=None):
     """(truth, human Comparisons, judge Comparisons): the judge judges the humans' n_human battles
     (same items and pairs) and n_judge more. Returns θ as a Series over systems ``S0``… (``S0`` is
-    the judge's favourite)."""
+    the judge's favourite).
+
+    With ``nu`` > 0, humans answer by Davidson's ties model (P(tie) = ν / (e^d + e^−d + ν),
+    d = (θ_a − θ_b)/2) through a uniform U per battle (a if U < P(a), tie if U < P(a) + P(tie));
+    the judge reads its own Davidson probabilities, on the biased difference, at U moved by
+    ``noise``·0.1·z (clipped), so its verdicts follow the humans'."""
     rng = np.random.default_rng(random_state)
     systems = tuple(f"S{i}" for i in range(k))
     theta = np.linspace(spread, -spread, k)
@@ -36,10 +41,19 @@ def judged_battles(n_human: int = 300, n_judge: int = 3000, k: int = 6, spread: 
     a = rng.integers(0, k, m)
     b = (a + rng.integers(1, k, m)) % k
     u = theta[a] - theta[b] + rng.logistic(0, 1, m)
-    seen = (u + position + favour * ((a == 0).astype(float) - (b == 0)) + verbosity * (length[a] - length[b])
-            + noise * rng.normal(0, 1, m))
+    tilt = position + favour * ((a == 0).astype(float) - (b == 0)) + verbosity * (length[a] - length[b])
+    seen = u + tilt + noise * rng.normal(0, 1, m)
     human = np.where(u[:n_human] > 0, 1, 2).astype(np.int8)
     judge = np.where(seen > 0, 1, 2).astype(np.int8)
+    if nu > 0:
+        def davidson(diff, uniform):
+            d = diff / 2
+            z = np.exp(d) + np.exp(-d) + nu
+            pa, pt = np.exp(d) / z, nu / z
+            return np.where(uniform < pa, 1, np.where(uniform < pa + pt, 0, 2)).astype(np.int8)
+        uniform = rng.random(m)
+        human = davidson(theta[a] - theta[b], uniform)[:n_human]
+        judge = davidson(theta[a] - theta[b] + tilt, np.clip(uniform + noise * 0.1 * rng.normal(0, 1, m), 0, 1))
     items = tuple(f"q{i}" for i in range(m))
     longer = (length[a] - length[b])[:, None]  # the covariate both tables carry: length difference a − b
     h = Comparisons(a=a[:n_human], b=b[:n_human], outcome=human, item=np.arange(n_human), systems=systems,

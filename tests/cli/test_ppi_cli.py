@@ -112,11 +112,16 @@ def test_too_many_judge_kinds_is_an_input_error(tmp_path):
 
 def test_audit_prints_the_judges_biases(tmp_path):
     path = tmp_path / "battles.csv"
-    _battles_file(path)
-    result = run("ppi", path, "--audit")
+    h, j = _battles_file(path)
+    df = pd.read_csv(path)
+    df["length_diff"] = np.concatenate([h.covariates[:, 0], j.covariates[:, 0]])
+    df.to_csv(path, index=False)
+    result = run("ppi", path, "--audit", "--covariates", "length_diff")
     assert result.exit_code == 0, result.output
     assert "position bias: judge − humans" in result.output and "favours it" in result.output
+    assert "length_diff: judge prefer the larger" in result.output
     assert run("ppi", path, "--audit", "--json").exit_code == 2
+    assert run("ppi", path, "--covariates", "length_diff").exit_code == 2
 
 
 def test_a_system_without_enough_human_scores_is_named(tmp_path):

@@ -40,11 +40,14 @@ from humeval.errors import InputError
               help="Battles: Bradley–Terry with ties counted ½, or Davidson's ties model (ties an outcome of their own).")
 @click.option("--audit", is_flag=True, help="Battles: also audit the judge against the humans (agreement, kappa, "
               "position and covariate biases, calibration, the systems it lifts or sinks), each with an interval.")
+@click.option("--covariates", default=None, metavar="COL,…",
+              help="With --audit: numeric columns of a battles file (a − b, or COL_A/COL_B for the difference of "
+                   "two) whose larger value the audit checks the judge prefers more than the humans (length: verbosity).")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write the table (with interval bounds).")
 @read_options
 @common_options
 def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, hold_out, confidence, random_state,
-        model, audit, out_file, fmt, encoding, columns, outcomes, tracks, as_json, quiet):
+        model, audit, covariates, out_file, fmt, encoding, columns, outcomes, tracks, as_json, quiet):
     """Human and automatic judges together: human-only, judge-only and prediction-powered (PPI++)
     estimates side by side, with interval widths, the judge's weight λ and how many human
     judgments the judge is worth.
@@ -80,7 +83,10 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         return
     if hold_out is not None:
         raise click.UsageError("--hold-out goes with --da")
-    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet)
+    if covariates and not audit:
+        raise click.UsageError("--covariates goes with --audit")
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet,
+                     reader={"covariates": covariates} if covariates else None)
     print_skips(judgments.report, quiet)
     table = judgments.ratings if judgments.ratings is not None and judgments.comparisons is None else \
         judgments.comparisons

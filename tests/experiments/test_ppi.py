@@ -152,3 +152,19 @@ def test_davidson_coverage_with_ties_and_a_biased_judge():
     assert np.mean(cover["ppi"]) >= 0.93
     assert np.mean(cover["judge"]) < 0.6
     assert np.mean(width["ppi"]) < 0.9 * np.mean(width["human"])
+
+
+def test_mean_differences_cover_the_true_differences():
+    from humeval.experiments.ppi import mean_differences
+    cover = []
+    for seed in range(100):
+        truth, h, j = judged_ratings(random_state=seed)
+        d = mean_differences(system_means(h, j))
+        true = truth[d.better].to_numpy() - truth[d.worse].to_numpy()
+        cover.append(((d.ppi_lo <= true) & (true <= d.ppi_hi)).mean())
+    t = system_means(h, j)
+    first = d.iloc[0]
+    assert first.ppi == pytest.approx(t.at[first.better, "ppi"] - t.at[first.worse, "ppi"])
+    assert first.ppi_hi - first.ppi == pytest.approx(1.959964 * np.hypot(t.at[first.better, "se_ppi"],
+                                                                          t.at[first.worse, "se_ppi"]), rel=1e-5)
+    assert np.mean(cover) >= 0.93

@@ -31,10 +31,10 @@ def test_columns_defaults_and_validation():
 
 
 def test_bytes_per_comparison():
-    # 38 bytes a comparison (a, b, item, judge, group, track, category: int32; weight: float64;
-    # outcome: int8; bothbad: bool): 10 million comparisons take 380 MB, well under 1 GB
+    # 39 bytes a comparison (a, b, item, judge, group, track, category: int32; weight: float64;
+    # outcome, judge_kind: int8; bothbad: bool): 10 million comparisons take 390 MB, well under 1 GB
     c = Comparisons(a=np.zeros(1000), b=np.ones(1000), outcome=np.zeros(1000), systems=("A", "B"))
-    assert c.nbytes / len(c) == 7 * 4 + 8 + 1 + 1
+    assert c.nbytes / len(c) == 7 * 4 + 8 + 1 + 1 + 1
 
 
 def test_take_by_track_compact_and_concat():

@@ -58,6 +58,8 @@ COMMANDS = {
         "HMEANT of every annotated output, per system and language, with the role weights used and the two annotators' agreement (Lo & Wu 2011, 2012; Birch et al."),
     'report': ('report', 'report',
         "One report of a campaign per file: the data, which model to trust (held-out perplexity), the ranking with intervals and clusters beside every model's, the preference heatmap, judge agreement and quality, completion for ratings, metric correlations."),
+    'ppi': ('ppi', 'ppi',
+        'Human and automatic judges together: human-only, judge-only and prediction-powered (PPI++) estimates side by side, with interval widths, the judge\'s weight λ and how many human judgments the judge is worth.'),
     'plan': ('planning', 'plan_command',
         "Plan a campaign from a pilot: fit the model to FILE's judgments, simulate campaigns of each budget from what the pilot says (parametric bootstrap, pilot uncertainty included), and report per budget the expected number of rank clusters, the probability that the top system is identified, the expected correlation with the full-information ranking and the expected held-out perplexity."),
     'active-study': ('planning', 'active_study_command',

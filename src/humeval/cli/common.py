@@ -527,8 +527,8 @@ REPORT_OUT = OutputPath(REPORT_SUFFIXES)
 TEXT_OUT = OutputPath()
 
 # --columns keys of the readers that take a mapping: pairwise (a, b, outcome, item, judge, track,
-# group) and ratings (item, system, judge, score, track, criterion).
-COLUMN_KEYS = ("a", "b", "outcome", "item", "judge", "track", "group", "system", "score", "criterion")
+# group) and ratings (item, system, judge, score, track, criterion); both: judge_kind.
+COLUMN_KEYS = ("a", "b", "outcome", "item", "judge", "track", "group", "system", "score", "criterion", "judge_kind")
 OUTCOME_CODES = {0: "tie", 1: "a wins", 2: "b wins"}
 
 

@@ -16,12 +16,13 @@ SUFFIXES = (".parquet", ".csv", ".tsv", ".jsonl")
 def pairwise_frame(comparisons: Comparisons) -> pd.DataFrame:
     """The layout ``read_pairwise`` recognises: track, item, judge, group, system_a, system_b,
     outcome (0 tie, 1 system_a preferred, 2 system_b preferred); then the arena columns the
-    table uses: bothbad (ties marked both bad), weight (when any is not 1), category, and one
+    table uses: judge_kind (human or an automatic judge's name), bothbad (ties marked both bad), weight (when any is not 1), category, and one
     column ``cov:NAME`` per covariate (``COVARIATE_PREFIX``), which ``read_pairwise`` reads back
     as covariate NAME without being told."""
     df = comparisons.to_pandas(covariates=False)  # they follow as cov:NAME (a NAME could shadow "weight")
     df = df.rename(columns={"a": "system_a", "b": "system_b"})
-    arena = [name for name, used in (("bothbad", comparisons.bothbad.any()), ("weight", comparisons.weighted),
+    arena = [name for name, used in (("judge_kind", (comparisons.judge_kind >= 0).any()),
+                                     ("bothbad", comparisons.bothbad.any()), ("weight", comparisons.weighted),
                                      ("category", (comparisons.category >= 0).any())) if used]
     df = df[["track", "item", "judge", "group", "system_a", "system_b", "outcome", *arena]]
     for j, name in enumerate(comparisons.covariate_names):
@@ -30,7 +31,12 @@ def pairwise_frame(comparisons: Comparisons) -> pd.DataFrame:
 
 
 def frame(table: Table) -> pd.DataFrame:
-    return pairwise_frame(table) if isinstance(table, Comparisons) else table.to_pandas()
+    if isinstance(table, Comparisons):
+        return pairwise_frame(table)
+    df = table.to_pandas()
+    if "judge_kind" in df and df["judge_kind"].isna().all():  # written only when the file said who judged
+        df = df.drop(columns="judge_kind")
+    return df
 
 
 def write(df: pd.DataFrame, path) -> Path:

@@ -301,6 +301,7 @@ class Comparisons(Table):
         "outcome": Col(np.int8, required=True),
         "item": Col(np.int32, "items"),
         "judge": Col(np.int32, "judges"),
+        "judge_kind": Col(np.int8, "judge_kinds"),  # who judged: "human" or an automatic judge's name
         "group": Col(np.int32),
         "track": Col(np.int32, "tracks"),
         "weight": Col(np.float64, fill=1.0),
@@ -516,6 +517,7 @@ class Ratings(Table):
         "item": Col(np.int32, "items"),
         "system": Col(np.int32, "systems"),
         "judge": Col(np.int32, "judges"),
+        "judge_kind": Col(np.int8, "judge_kinds"),  # who judged: "human" or an automatic judge's name
         "track": Col(np.int32, "tracks"),
         "criterion": Col(np.int32, "criteria"),
         "kind": Col(np.int8, "kinds"),

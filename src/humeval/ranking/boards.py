@@ -268,7 +268,7 @@ def one_track(comparisons: Comparisons) -> Comparisons:
     """The comparisons with their track cleared: all tracks pooled into one (the overall board
     when the boards are the tracks)."""
     columns = {name: getattr(comparisons, name) for name in Comparisons.SCHEMA if name != "track"}
-    labels = {name: getattr(comparisons, name) for name in ("systems", "items", "judges", "categories")}
+    labels = {name: getattr(comparisons, name) for name in ("systems", "items", "judges", "categories", "judge_kinds")}
     return Comparisons(**columns, **labels, covariate_names=comparisons.covariate_names)
 
 

@@ -2,7 +2,8 @@
 
 One row per comparison. ``columns`` maps humeval's names to the file's: ``a``, ``b``
 (the two systems), ``outcome`` (which one won), and optionally ``item``, ``judge``,
-``track``, ``group``. Without a mapping two layouts are recognised:
+``track``, ``group`` and ``judge_kind`` (who judged: ``human`` or an automatic judge's name; read
+whenever a column of that name is present, for ``humeval ppi``). Without a mapping two layouts are recognised:
 
 - LLM arena: ``model_a``, ``model_b``, ``winner`` ∈ {model_a, model_b, tie, tie (bothbad)},
   with ``question_id`` as the item and ``judge`` as the judge when present;
@@ -47,14 +48,15 @@ from humeval.errors import InputError
 
 FORMAT = "pairwise"
 LAYOUTS = {
-    "arena": {"a": "model_a", "b": "model_b", "outcome": "winner", "item": "question_id", "judge": "judge"},
+    "arena": {"a": "model_a", "b": "model_b", "outcome": "winner", "item": "question_id", "judge": "judge",
+              "judge_kind": "judge_kind"},
     "humeval": {"a": "system_a", "b": "system_b", "outcome": "outcome", "item": "item",
-                "judge": "judge", "track": "track", "group": "group"},
+                "judge": "judge", "track": "track", "group": "group", "judge_kind": "judge_kind"},
 }
 OUTCOMES = {"model_a": 1, "model_b": 2, "tie": 0, "tie (bothbad)": 0, "both_bad": 0, "bothbad": 0,
             "a": 1, "b": 2, "system_a": 1, "system_b": 2, "0": 0, "1": 1, "2": 2}
 BOTHBAD = ("tie (bothbad)", "both_bad", "bothbad")  # ties the judge marked "both are bad"
-KEYS = ("a", "b", "outcome", "item", "judge", "track", "group")
+KEYS = ("a", "b", "outcome", "item", "judge", "track", "group", "judge_kind")
 COLUMNS_FIX = "pass columns={'a': …, 'b': …, 'outcome': …} (CLI: --columns a=COL,b=COL,outcome=COL)"
 
 
@@ -129,9 +131,10 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
     if bothbad.any():
         kwargs["bothbad"] = bothbad
     extra = arena.columns(table, path, kind, covariates, style, weight, category)
-    for name, label_set in (("item", "items"), ("judge", "judges"), ("track", "tracks")):
+    for name, label_set in (("item", "items"), ("judge", "judges"), ("track", "tracks"), ("judge_kind", "judge_kinds")):
         if name in mapping:
             (kwargs[name],), kwargs[label_set] = encode_arrow(table[mapping[name]])
+    check_judge_kinds(kwargs.get("judge_kinds", ()), path)
     if "group" in mapping:
         kwargs["group"] = _integers(table[mapping["group"]], path, mapping["group"], kind)
     keep = report.skip_rows((("rows without an outcome", outcome < 0),
@@ -162,6 +165,14 @@ def _mapping(names: list[str], columns: dict[str, str] | None, path) -> dict[str
         raise error
     raise InputError(path, 1, f"cannot tell which columns hold the two systems and the outcome "
                      f"(columns: {shown(', '.join(names))})", COLUMNS_FIX)
+
+
+def check_judge_kinds(kinds, path) -> None:
+    """judge_kind says who judged (human, or which automatic judge): a few values, stored as int8."""
+    if len(kinds) > 127:
+        raise InputError(path, None, f"the judge_kind column holds {len(kinds):,} different values; it says who judged "
+                         "('human' or an automatic judge's name), at most 127 kinds",
+                         "put individual annotators in the judge column, and only their kind in judge_kind")
 
 
 def _own_layout(mapping: dict) -> bool:

@@ -1,7 +1,7 @@
 """Ratings in long form: one score per row, in CSV, TSV, JSONL or Parquet.
 
 Columns (rename with ``columns``): ``item``, ``system``, ``score`` (required), ``judge``,
-``track``, ``criterion`` (optional). Empty or NaN scores are counted and skipped; a score that
+``track``, ``criterion``, ``judge_kind`` (optional; "human" or the name of an automatic judge). Empty or NaN scores are counted and skipped; a score that
 is not a number is an error naming its line.
 """
 
@@ -23,12 +23,13 @@ from humeval.data.readers._arrow import (
     user_columns,
 )
 from humeval.data.readers._io import check_scale, shown
+from humeval.data.readers.pairwise import check_judge_kinds
 from humeval.data.tables import Ratings
 from humeval.errors import InputError
 
 FORMAT = "ratings"
 DEFAULT = {"item": "item", "system": "system", "judge": "judge", "score": "score",
-           "track": "track", "criterion": "criterion"}
+           "track": "track", "criterion": "criterion", "judge_kind": "judge_kind"}
 REQUIRED = ("item", "system", "score")
 COLUMNS_FIX = "pass columns={'item': …, 'system': …, 'score': …} (CLI: --columns item=COL,…)"
 
@@ -57,9 +58,10 @@ def read_ratings(path, columns: dict[str, str] | None = None, scale: str = "",
     score = _floats(table[mapping["score"]], path, kind, mapping["score"])
     kwargs = {}
     for name, label_set in (("item", "items"), ("system", "systems"), ("judge", "judges"),
-                            ("track", "tracks"), ("criterion", "criteria")):
+                            ("track", "tracks"), ("criterion", "criteria"), ("judge_kind", "judge_kinds")):
         if name in mapping:
             (kwargs[name],), kwargs[label_set] = encode_arrow(table[mapping[name]])
+    check_judge_kinds(kwargs.get("judge_kinds", ()), path)
     keep = report.skip_rows((("rows without a score (empty or NaN)", np.isnan(score)),
                              ("rows without an item or system name", (kwargs["item"] < 0) | (kwargs["system"] < 0))),
                             first_row_line(kind))

@@ -1,0 +1,203 @@
+"""``humeval ppi``: human and automatic judges together (prediction-powered inference, PPI++).
+
+A command of its own rather than ``rank --ppi``: it needs two kinds of judge (a ``judge_kind``
+column, or WMT DA beside a metric's segment scores), and none of rank's models, protocols or
+bootstrap options apply to it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+import numpy as np
+import pandas as pd
+
+from humeval.cli.common import (CONFIDENCE, SEED, SHARE, TABLE_OUT, common_options, jsonable, load, out,
+                                print_skips, read_options, render)
+from humeval.errors import InputError
+
+
+@click.command("ppi")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option("--judge", "judge_name", help="The automatic judge to combine with the humans, when the judge_kind "
+              "column names several.")
+@click.option("--human-label", default="human", show_default=True,
+              help="The judge_kind value of human judgments.")
+@click.option("--da", "da_file", type=click.Path(dir_okay=False, exists=True),
+              help="Instead of FILE: WMT segment-level DA scores (the human part), with --details and --metric.")
+@click.option("--details", type=click.Path(dir_okay=False, exists=True),
+              help="WMT details file: DA segment ids → document and segment.")
+@click.option("--metric", "metric_file", type=click.Path(dir_okay=False, exists=True),
+              help="A WMT segment-level metric-score file: the automatic judge.")
+@click.option("--refset", help="Reference set of --metric when it has several (default: the file's first).")
+@click.option("--hold-out", "hold_out", type=SHARE, default=None,
+              help="With --da: keep the DA scores of only this share of the units (a pre-annotation campaign "
+                   "replayed), and show the all-human means beside the estimates.")
+@click.option("--confidence", type=CONFIDENCE, default=0.95, show_default=True, help="Coverage of the intervals.")
+@click.option("--random-state", type=SEED, default=0, show_default=True, help="Seed of --hold-out.")
+@click.option("--model", type=click.Choice(["bt", "davidson"]), default="bt", show_default=True,
+              help="Battles: Bradley–Terry with ties counted ½, or Davidson's ties model (ties an outcome of their own).")
+@click.option("--audit", is_flag=True, help="Battles: also audit the judge against the humans (agreement, kappa, "
+              "position and covariate biases, calibration, the systems it lifts or sinks), each with an interval.")
+@click.option("--covariates", default=None, metavar="COL,…",
+              help="With --audit: numeric columns of a battles file (a − b, or COL_A/COL_B for the difference of "
+                   "two) whose larger value the audit checks the judge prefers more than the humans (length: verbosity).")
+@click.option("--out", "out_file", type=TABLE_OUT, help="Write the table (with interval bounds).")
+@read_options
+@common_options
+def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, hold_out, confidence, random_state,
+        model, audit, covariates, out_file, fmt, encoding, columns, outcomes, tracks, as_json, quiet):
+    """Human and automatic judges together: human-only, judge-only and prediction-powered (PPI++)
+    estimates side by side, with interval widths, the judge's weight λ and how many human
+    judgments the judge is worth.
+
+    FILE holds pairwise battles (Bradley–Terry abilities) or ratings (system means) with a
+    judge_kind column: "human" or an automatic judge's name. With --da/--details/--metric, WMT DA
+    is the human part and a metric the automatic judge. The combined intervals stay valid
+    whatever the judge's bias (Angelopoulos et al. 2023; PPI++: Angelopoulos, Duchi & Zrnic 2023;
+    battles: Boyeau et al. 2024); judge-only intervals ignore that bias and are shown for contrast.
+    """
+    if (file is None) == (da_file is None):
+        raise click.UsageError("give FILE (with a judge_kind column) or --da with --details and --metric")
+    if audit and (da_file is not None or as_json):
+        raise click.UsageError("--audit goes with a battles FILE and the printed tables")
+    from humeval.experiments import ppi as P
+    if da_file is not None:
+        if metric_file is None or details is None:
+            raise click.UsageError("--da needs --details and --metric")
+        from humeval.data.readers.wmt_metrics import read_da_scores, read_metric_scores
+        _, human = read_da_scores(da_file, details)
+        name, level, judge = read_metric_scores(metric_file, refset=refset)
+        if level != "seg":
+            raise InputError(metric_file, None, "system-level scores cannot judge segments",
+                             "pass a segment-level file (<METRIC>.seg.score…)")
+        full = None
+        if hold_out is not None:
+            shared = human.index.intersection(judge.index)
+            full = human.groupby(level=[0, 1]).mean().reindex(shared).groupby(level=1).mean()
+            judge = judge.loc[shared]  # the replayed campaign: the units humans rated, all scored by the judge
+            human = P.hold_out(human, judge, hold_out, random_state)
+        _means(P.system_means(human, judge, confidence, path=da_file), f"{da_file} (DA) with {name} as the judge",
+               full, out_file, as_json)
+        return
+    if hold_out is not None:
+        raise click.UsageError("--hold-out goes with --da")
+    if covariates and not audit:
+        raise click.UsageError("--covariates goes with --audit")
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet,
+                     reader={"covariates": covariates} if covariates else None)
+    print_skips(judgments.report, quiet)
+    table = judgments.ratings if judgments.ratings is not None and judgments.comparisons is None else \
+        judgments.comparisons
+    if table is None:
+        raise InputError(file, None, "holds neither battles nor ratings", "ppi takes a pairwise or ratings file")
+    human_rows, judge_rows, judge_label = _split(table, file, human_label, judge_name, quiet)
+    title = f"{file}: humans and {judge_label}"
+    if table is judgments.ratings:
+        if audit or model != "bt":
+            raise click.UsageError("--audit and --model go with battles; this file holds ratings")
+        h, j = _series(table.take(human_rows)), _series(table.take(judge_rows))
+        _means(P.system_means(h, j, confidence, path=file), title, None, out_file, as_json)
+    else:
+        fit = P.ppi_davidson if model == "davidson" else P.ppi_bradley_terry
+        _battles(fit(table.take(human_rows), table.take(judge_rows), path=file), title, confidence, out_file, as_json)
+        if audit:
+            from humeval.agreement.judge_audit import audit as audit_judge
+            summary, per_system = audit_judge(table.take(human_rows), table.take(judge_rows),
+                                              random_state=random_state, path=file)
+            out.print(render(summary, f"{judge_label} against the humans (95% intervals)", "measure"))
+            out.print(render(per_system, f"{judge_label}: mean verdict for each system minus the humans' "
+                             "(positive: the judge favours it)", "system"))
+
+
+def _split(table, path, human_label, judge_name, quiet):
+    """Rows judged by humans and by the chosen automatic judge; a file without judge_kind, without
+    humans, or naming several automatic judges and no --judge, is an error."""
+    kinds = np.asarray(table.judge_kinds, dtype=object)
+    if not len(kinds) or (table.judge_kind < 0).all():
+        raise InputError(path, None, "the file does not say who judged (no judge_kind column)",
+                         "add a judge_kind column: 'human' or the automatic judge's name (or --columns judge_kind=COL)")
+    human_codes = [i for i, k in enumerate(kinds) if k.strip().lower() == human_label.lower()]
+    others = [k for i, k in enumerate(kinds) if i not in human_codes]
+    if not human_codes:
+        raise InputError(path, None, f"no judge_kind is '{human_label}' (found: {', '.join(kinds)})",
+                         "mark human judgments 'human', or pass --human-label")
+    if judge_name is None:
+        if len(others) != 1:
+            raise InputError(path, None, f"{'no automatic judge' if not others else 'several automatic judges'} "
+                             f"in judge_kind ({', '.join(others) or 'only ' + human_label})",
+                             "pass --judge NAME to pick one" if others else "add the automatic judge's rows")
+        judge_name = others[0]
+    elif judge_name not in others:
+        raise InputError(path, None, f"no automatic judge named '{judge_name}' (judge_kind has: {', '.join(others)})",
+                         "pass one of these to --judge")
+    human_rows = np.flatnonzero(np.isin(table.judge_kind, human_codes))
+    judge_rows = np.flatnonzero(table.judge_kind == kinds.tolist().index(judge_name))
+    unmarked = int((table.judge_kind < 0).sum())
+    if unmarked and not quiet:
+        out.print(f"  {unmarked:,} rows without a judge_kind left out")
+    return human_rows, judge_rows, judge_name
+
+
+def _series(ratings) -> pd.Series:
+    """Scores indexed by (item, system) labels."""
+    items, systems = np.asarray(ratings.items, dtype=object), np.asarray(ratings.systems, dtype=object)
+    index = pd.MultiIndex.from_arrays([items[ratings.item], systems[ratings.system]], names=["item", "system"])
+    return pd.Series(ratings.score, index=index)
+
+
+def _means(table, title, full, out_file, as_json):
+    left_out = table.attrs.get("left_out", [])
+    shown = pd.DataFrame({"human": table.human, "±": table.width_human / 2, "judge": table.judge,
+                          "± ": table.judge_hi - table.judge, "combined": table.ppi, "±  ": table.width_ppi / 2,
+                          "λ": table.lam, "n": table.n, "N": table.N, "worth": table.effective_n})
+    if full is not None:
+        table = table.assign(all_humans=full.reindex(table.index))
+        shown.insert(0, "all humans", table.all_humans)
+    if out_file:
+        from humeval.data.export import write
+        write(table.reset_index(), out_file)
+    if as_json:
+        click.echo(json.dumps(jsonable(table.reset_index()), indent=2))
+        return
+    out.print(render(shown, f"{title}: system means (± half-width)", "system"))
+    n, worth = int(table.n.sum()), float(table.effective_n.sum())
+    out.print(f"  {n:,} human-scored units shared with the judge, {int(table.N.sum()):,} judge-only; the combined "
+              f"means are as precise as {worth:,.0f} human-scored units alone (the judge is worth {worth - n:+,.0f}).")
+    out.print("  judge: the judge's own mean, on its scale and with its bias — for contrast, not for conclusions.")
+    if left_out:
+        out.print(f"  left out (fewer than 2 human-scored units shared with the judge, or no judge-only unit): "
+                  f"{', '.join(map(str, left_out))}")
+
+
+def _battles(result, title, confidence, out_file, as_json):
+    frames = {k: v.intervals(confidence) for k, v in result.items()}
+    ppi = result["ppi"]
+    table = pd.concat({k: f for k, f in frames.items()}, axis=1)
+    table.columns = [f"{k}_{c}" for k, c in table.columns]
+    table = table.sort_values("ppi_score", ascending=False)
+    table.index.name = "system"
+    shown = pd.DataFrame({"human": table.human_score, "±": (table.human_hi - table.human_lo) / 2,
+                          "judge": table.judge_score, "± ": (table.judge_hi - table.judge_lo) / 2,
+                          "combined": table.ppi_score, "±  ": (table.ppi_hi - table.ppi_lo) / 2})
+    if out_file:
+        from humeval.data.export import write
+        write(table.reset_index(), out_file)
+    if as_json:
+        click.echo(json.dumps({"systems": jsonable(table.reset_index()), "lambda": ppi.lam, "n": ppi.n, "N": ppi.N,
+                               "effective_n": ppi.extra["effective_n"],
+                               **({"nu": ppi.extra["nu"]} if "nu" in ppi.extra else {})}, indent=2))
+        return
+    name = "Davidson" if "nu" in ppi.extra else "Bradley–Terry"
+    out.print(render(shown, f"{title}: {name} abilities (± half-width, {confidence:.0%})", "system"))
+    worth = ppi.extra["effective_n"]
+    out.print(f"  λ = {ppi.lam:.2f}; {ppi.n:,.0f} human battles the judge also judged, {ppi.N:,.0f} judge-only; the "
+              f"combined intervals are as narrow as {worth:,.0f} human battles alone (the judge is worth "
+              f"{worth - ppi.n:+,.0f}).")
+    if "nu" in ppi.extra:
+        out.print(f"  tie parameter ν: human {result['human'].extra['nu']:.3f}, judge {result['judge'].extra['nu']:.3f}, "
+                  f"combined {ppi.extra['nu']:.3f}")
+    if ppi.extra["unmatched_human"]:
+        out.print(f"  {ppi.extra['unmatched_human']:,} human battles the judge did not judge are left out.")
+    out.print("  judge: the judge alone, its bias ignored — for contrast, not for conclusions.")

@@ -1,0 +1,163 @@
+"""`humeval ppi`: files with a judge_kind column (battles, ratings), WMT DA with a metric as the judge,
+and the errors when the two kinds of judge cannot be combined."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from humeval import read
+from humeval.cli import cli
+from humeval.experiments.ppi import ppi_bradley_terry
+from humeval.simulate.judged import judged_battles, judged_ratings
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def _battles_file(path, seed=0):
+    truth, h, j = judged_battles(n_human=200, n_judge=1500, random_state=seed)
+    frames = []
+    for c, kind in ((h, "human"), (j, "llm-judge")):
+        systems = np.asarray(c.systems)
+        frames.append(pd.DataFrame({"model_a": systems[c.a], "model_b": systems[c.b],
+                                    "winner": np.where(c.outcome == 1, "model_a", "model_b"),
+                                    "question_id": np.asarray(c.items)[c.item], "judge_kind": kind}))
+    pd.concat(frames).to_csv(path, index=False)
+    return h, j
+
+
+def test_battles_file_with_judge_kind(tmp_path):
+    path = tmp_path / "battles.csv"
+    h, j = _battles_file(path)
+    c = read(path).comparisons
+    assert set(c.judge_kinds) == {"human", "llm-judge"}
+    result = run("ppi", path, "--json")
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.output)
+    want = ppi_bradley_terry(h, j)["ppi"]
+    assert got["lambda"] == pytest.approx(want.lam, abs=1e-9)
+    assert got["n"] == 200 and got["N"] == 1500
+    scores = {row["system"]: row["ppi_score"] for row in got["systems"]}
+    assert scores == pytest.approx(want.scores.to_dict(), abs=1e-9)
+    text = run("ppi", path).output
+    assert "combined" in text and "human battles alone" in text and "not for conclusions" in text
+
+
+def test_ratings_file_with_judge_kind(tmp_path):
+    truth, h, j = judged_ratings(n_items=200, random_state=0)
+    frames = [s.rename("score").reset_index().assign(judge_kind=k) for s, k in ((h, "human"), (j, "chrF"))]
+    path = tmp_path / "ratings.csv"
+    pd.concat(frames).to_csv(path, index=False)
+    result = run("ppi", path, "--format", "ratings", "--json")
+    assert result.exit_code == 0, result.output
+    rows = {r["system"]: r for r in json.loads(result.output)}
+    assert set(rows) == set(truth.index)
+    assert all(r["ppi_lo"] < r["ppi"] < r["ppi_hi"] for r in rows.values())
+
+
+def test_errors_name_the_problem(tmp_path):
+    path = tmp_path / "battles.csv"
+    _battles_file(path)
+    df = pd.read_csv(path)
+    df.drop(columns="judge_kind").to_csv(tmp_path / "plain.csv", index=False)
+    result = run("ppi", tmp_path / "plain.csv")
+    assert result.exit_code == 2 and "no judge_kind column" in result.output
+    moved = df.copy()
+    moved.loc[moved.judge_kind != "human", "question_id"] = "other-" + moved.question_id.astype(str)
+    moved.to_csv(tmp_path / "apart.csv", index=False)
+    result = run("ppi", tmp_path / "apart.csv")
+    assert result.exit_code == 2 and "share no battle" in result.output
+    two = pd.concat([df, df[df.judge_kind != "human"].assign(judge_kind="other")])
+    two.to_csv(tmp_path / "two.csv", index=False)
+    result = run("ppi", tmp_path / "two.csv")
+    assert result.exit_code == 2 and "several automatic judges" in result.output
+    assert run("ppi", tmp_path / "two.csv", "--judge", "other").exit_code == 0
+    assert run("ppi").exit_code == 2
+
+
+def test_wmt20_de_en_hold_out_equals_the_library():
+    """The coverage of the all-human means over repeated hold-outs is checked in
+    tests/experiments/test_ppi.py; here the command must give the library's numbers."""
+    from conftest import shared_file
+    from humeval.data.readers.wmt_metrics import read_da_scores, read_metric_scores
+    from humeval.experiments.ppi import hold_out, system_means
+    root = shared_file("wmt20-metrics-de-en")
+    result = run("ppi", "--da", root / "manual-evaluation/ad-seg-scores-de-en.csv",
+                 "--details", root / "input/de-en.details.txt",
+                 "--metric", root / "seg-level/chrF.seg.score.de-en.tsv", "--hold-out", "0.2", "--json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert len(rows) == 12
+    _, da = read_da_scores(root / "manual-evaluation/ad-seg-scores-de-en.csv", root / "input/de-en.details.txt")
+    _, _, chrf = read_metric_scores(root / "seg-level/chrF.seg.score.de-en.tsv")
+    shared = da.index.intersection(chrf.index)
+    want = system_means(hold_out(da, chrf.loc[shared], 0.2, 0), chrf.loc[shared])
+    full = da.groupby(level=[0, 1]).mean().loc[shared].groupby(level=1).mean()
+    for r in rows:
+        assert r["ppi"] == pytest.approx(want.at[r["system"], "ppi"], abs=1e-12)
+        assert r["all_humans"] == pytest.approx(full[r["system"]], abs=1e-12)
+
+
+def test_too_many_judge_kinds_is_an_input_error(tmp_path):
+    path = tmp_path / "ratings.csv"
+    pd.DataFrame({"item": range(200), "system": "A", "score": 1.0,
+                  "judge_kind": [f"annotator{i}" for i in range(200)]}).to_csv(path, index=False)
+    result = run("ppi", path, "--format", "ratings")
+    assert result.exit_code == 2 and "judge_kind column holds 200" in result.output
+
+
+def test_audit_prints_the_judges_biases(tmp_path):
+    path = tmp_path / "battles.csv"
+    h, j = _battles_file(path)
+    df = pd.read_csv(path)
+    df["length_diff"] = np.concatenate([h.covariates[:, 0], j.covariates[:, 0]])
+    df.to_csv(path, index=False)
+    result = run("ppi", path, "--audit", "--covariates", "length_diff")
+    assert result.exit_code == 0, result.output
+    assert "position bias: judge − humans" in result.output and "favours it" in result.output
+    assert "length_diff: judge prefer the larger" in result.output
+    assert run("ppi", path, "--audit", "--json").exit_code == 2
+    assert run("ppi", path, "--covariates", "length_diff").exit_code == 2
+
+
+def test_a_system_without_enough_human_scores_is_named(tmp_path):
+    truth, h, j = judged_ratings(n_items=100, random_state=0)
+    h = h[h.index.get_level_values("system") != "S4"]
+    frames = [s.rename("score").reset_index().assign(judge_kind=k) for s, k in ((h, "human"), (j, "metric"))]
+    path = tmp_path / "ratings.csv"
+    pd.concat(frames).to_csv(path, index=False)
+    result = run("ppi", path, "--format", "ratings")
+    assert result.exit_code == 0, result.output
+    assert "left out" in result.output and "S4" in result.output.split("left out")[1]
+
+
+def test_a_judge_kind_column_survives_pooled_boards(tmp_path):
+    """ranking.boards.one_track rebuilds the table from every column: judge_kind's labels come along."""
+    from humeval.ranking.boards import one_track
+    path = tmp_path / "battles.csv"
+    _battles_file(path)
+    pooled = one_track(read(path).comparisons)
+    assert set(np.asarray(pooled.judge_kinds)[pooled.judge_kind]) == {"human", "llm-judge"}
+
+
+def test_davidson_model_on_a_file_with_ties(tmp_path):
+    from humeval.experiments.ppi import ppi_davidson
+    truth, h, j = judged_battles(n_human=200, n_judge=1000, nu=0.8, random_state=0)
+    frames = []
+    for c, kind in ((h, "human"), (j, "llm-judge")):
+        systems = np.asarray(c.systems)
+        frames.append(pd.DataFrame({"model_a": systems[c.a], "model_b": systems[c.b],
+                                    "winner": np.array(["tie", "model_a", "model_b"])[c.outcome],
+                                    "question_id": np.asarray(c.items)[c.item], "judge_kind": kind}))
+    path = tmp_path / "ties.csv"
+    pd.concat(frames).to_csv(path, index=False)
+    result = run("ppi", path, "--model", "davidson", "--json")
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.output)
+    want = ppi_davidson(h, j)["ppi"]
+    assert got["nu"] == pytest.approx(want.extra["nu"], rel=1e-9)
+    assert "tie parameter" in run("ppi", path, "--model", "davidson").output

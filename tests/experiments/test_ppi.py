@@ -1,0 +1,170 @@
+"""Prediction-powered inference: means against ppi-python and the published formula, BT against
+humeval's own BT (λ = 0) and ppi-python's logistic PPI++, coverage on simulated biased judges, and
+the WMT20 de-en check (a metric as the judge, DA on a held-out fifth)."""
+
+import numpy as np
+import pytest
+
+from humeval.experiments.ppi import (bootstrap_bradley_terry, hold_out, ppi_bradley_terry, ppi_mean,
+                                     system_means)
+from humeval.errors import InputError
+from humeval.simulate.judged import judged_battles, judged_ratings
+from conftest import shared_file
+
+
+def _cases():
+    rng = np.random.default_rng(0)
+    for n, N in [(50, 1000), (200, 200), (30, 5000)]:
+        y = rng.normal(size=n)
+        yield y, 0.7 * y + 0.5 * rng.normal(size=n) + 0.3, 0.86 * rng.normal(size=N) + 0.3
+
+
+def test_mean_equals_the_published_formula_with_fixed_lambda():
+    y, yh, yu = np.array([1.0, 2, 4, 5]), np.array([1.5, 2, 3, 6]), np.array([2.0, 4, 6])
+    m = ppi_mean(y, yh, yu, lam=0.5)
+    assert m.estimate == pytest.approx(0.5 * 4 + np.mean(y - 0.5 * yh))  # λ·mean(Ŷu) + mean(Y − λŶ)
+    assert m.se ** 2 == pytest.approx(0.25 * np.var(yu) / 3 + np.var(y - 0.5 * yh) / 4)
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_mean_and_lambda_agree_with_ppi_python(case):
+    ppi_py = pytest.importorskip("ppi_py")
+    y, yh, yu = list(_cases())[case]
+    m = ppi_mean(y, yh, yu)
+    lo, hi = ppi_py.ppi_mean_ci(y, yh, yu, alpha=0.05)
+    assert m.interval(0.95) == pytest.approx((lo[0], hi[0]), abs=1e-10)
+    assert m.estimate == pytest.approx(ppi_py.ppi_mean_pointestimate(y, yh, yu)[0], abs=1e-10)
+    assert 0 < m.lam < 1
+
+
+def test_bt_with_lambda_zero_is_humevals_maximum_likelihood_bt():
+    from humeval.data.tables import Comparisons
+    from humeval.ranking import BradleyTerry
+    truth, h, j = judged_battles(random_state=3)
+    human = ppi_bradley_terry(h, j)["human"]
+    bt = BradleyTerry(l2=0).fit(Comparisons(a=h.a, b=h.b, outcome=h.outcome, systems=h.systems)).scores_  # no style
+    assert (human.scores - human.scores.mean()).to_numpy() == pytest.approx((bt - bt.mean()).loc[human.scores.index]
+                                                                             .to_numpy(), abs=1e-5)
+
+
+def test_bt_point_estimate_agrees_with_ppi_python_logistic():
+    ppi_py = pytest.importorskip("ppi_py")
+    from humeval.experiments.ppi import _fit
+    truth, h, j = judged_battles(random_state=4)
+    est = ppi_bradley_terry(h, j, lam=0.6)["ppi"]
+    lx, y, yh, w, ux, yu, wu = est.data
+    # ppi_py wants 0/1 labels; the simulated battles have no ties
+    theta = ppi_py.ppi_logistic_pointestimate(lx, y, yh, ux, yu, lam=0.6)
+    assert theta == pytest.approx(_fit(lx, y, yh, w, ux, yu, wu, 0.6), abs=1e-4)
+
+
+def test_bt_coverage_with_a_biased_judge():
+    """200 campaigns, 6 systems, 300 human and 3,000 judge battles; the judge prefers the first
+    output, system S0 and longer outputs: PPI++ covers θ at ≥ 93 %, the judge alone does not,
+    and PPI++ is narrower than human-only."""
+    cover = {"human": [], "judge": [], "ppi": []}
+    width = {"human": [], "judge": [], "ppi": []}
+    for seed in range(200):
+        truth, h, j = judged_battles(random_state=seed)
+        for kind, est in ppi_bradley_terry(h, j).items():
+            iv = est.intervals(0.95).loc[truth.index]
+            cover[kind].append(((iv.lo <= truth) & (truth <= iv.hi)).mean())
+            width[kind].append((iv.hi - iv.lo).mean())
+    assert np.mean(cover["ppi"]) >= 0.93
+    assert np.mean(cover["human"]) >= 0.93
+    assert np.mean(cover["judge"]) < 0.6
+    assert np.mean(width["ppi"]) < 0.9 * np.mean(width["human"])
+
+
+def test_ratings_coverage_with_a_biased_judge_on_another_scale():
+    cover, wh, wp = [], [], []
+    for seed in range(150):
+        truth, h, j = judged_ratings(random_state=seed)
+        t = system_means(h, j).loc[truth.index]
+        cover.append(((t.ppi_lo <= truth) & (truth <= t.ppi_hi)).mean())
+        wh.append(t.width_human.mean())
+        wp.append(t.width_ppi.mean())
+    assert np.mean(cover) >= 0.93
+    assert np.mean(wp) < 0.95 * np.mean(wh)
+
+
+def test_bootstrap_resamples_both_parts_and_agrees_with_the_sandwich():
+    truth, h, j = judged_battles(random_state=1)
+    est = ppi_bradley_terry(h, j)["ppi"]
+    boot = bootstrap_bradley_terry(est, 200, random_state=0)
+    sandwich = est.intervals()
+    assert (boot.hi - boot.lo).to_numpy() == pytest.approx((sandwich.hi - sandwich.lo).to_numpy(), rel=0.25)
+
+
+def test_no_shared_units_is_an_input_error():
+    truth, h, j = judged_ratings(random_state=0)
+    moved = j.copy()
+    moved.index = moved.index.set_levels([f"x{i}" for i in moved.index.levels[0]], level=0)
+    with pytest.raises(InputError, match="share no"):
+        system_means(h, moved)
+    truth, hb, jb = judged_battles(random_state=0)
+    with pytest.raises(InputError, match="share no battle"):
+        ppi_bradley_terry(hb, jb.take(np.arange(len(hb), len(jb))))
+
+
+def test_wmt20_de_en_metric_as_judge_covers_the_full_human_means():
+    from humeval.data.readers.wmt_metrics import read_da_scores, read_metric_scores
+    da_file = shared_file("wmt20-metrics-de-en/manual-evaluation/ad-seg-scores-de-en.csv")
+    root = da_file.parents[1]
+    _, da = read_da_scores(da_file, root / "input/de-en.details.txt")
+    _, _, chrf = read_metric_scores(root / "seg-level/chrF.seg.score.de-en.tsv")
+    shared = da.index.intersection(chrf.index)
+    full = da.groupby(level=[0, 1]).mean().loc[shared].groupby(level=1).mean()
+    cover, ratio = [], []
+    for seed in range(10):
+        t = system_means(hold_out(da, chrf.loc[shared], 0.2, seed), chrf.loc[shared])
+        cover.append(((t.ppi_lo <= full[t.index]) & (full[t.index] <= t.ppi_hi)).mean())
+        ratio.append((t.width_ppi / t.width_human).mean())
+    assert len(t) == 12
+    assert np.mean(cover) >= 0.9
+    assert np.mean(ratio) <= 1.0
+
+
+def test_davidson_with_lambda_zero_is_humevals_davidson():
+    from humeval.data.tables import Comparisons
+    from humeval.experiments.ppi import ppi_davidson
+    from humeval.ranking import Davidson
+    truth, h, j = judged_battles(nu=0.8, random_state=2)
+    human = ppi_davidson(h, j)["human"]
+    model = Davidson(l2=0).fit(Comparisons(a=h.a, b=h.b, outcome=h.outcome, systems=h.systems))
+    s = model.scores_
+    assert human.scores.to_numpy() == pytest.approx((s - s.mean()).loc[human.scores.index].to_numpy(), abs=1e-5)
+    assert human.extra["nu"] == pytest.approx(model.nu_, rel=1e-5)
+
+
+def test_davidson_coverage_with_ties_and_a_biased_judge():
+    """100 campaigns with Davidson ties (ν = 0.8, about a quarter of battles tied), 300 human and
+    1,500 judge battles: PPI++ covers θ at ≥ 93 %, the judge alone does not, PPI++ is narrower."""
+    from humeval.experiments.ppi import ppi_davidson
+    cover = {"human": [], "judge": [], "ppi": []}
+    width = {"human": [], "judge": [], "ppi": []}
+    for seed in range(100):
+        truth, h, j = judged_battles(n_judge=1500, nu=0.8, random_state=seed)
+        for kind, est in ppi_davidson(h, j).items():
+            iv = est.intervals(0.95).loc[truth.index]
+            cover[kind].append(((iv.lo <= truth) & (truth <= iv.hi)).mean())
+            width[kind].append((iv.hi - iv.lo).mean())
+    assert np.mean(cover["ppi"]) >= 0.93
+    assert np.mean(cover["judge"]) < 0.6
+    assert np.mean(width["ppi"]) < 0.9 * np.mean(width["human"])
+
+
+def test_mean_differences_cover_the_true_differences():
+    from humeval.experiments.ppi import mean_differences
+    cover = []
+    for seed in range(100):
+        truth, h, j = judged_ratings(random_state=seed)
+        d = mean_differences(system_means(h, j))
+        true = truth[d.better].to_numpy() - truth[d.worse].to_numpy()
+        cover.append(((d.ppi_lo <= true) & (true <= d.ppi_hi)).mean())
+    t = system_means(h, j)
+    first = d.iloc[0]
+    assert first.ppi == pytest.approx(t.at[first.better, "ppi"] - t.at[first.worse, "ppi"])
+    assert first.ppi_hi - first.ppi == pytest.approx(1.959964 * np.hypot(t.at[first.better, "se_ppi"],
+                                                                          t.at[first.worse, "se_ppi"]), rel=1e-5)
+    assert np.mean(cover) >= 0.93

@@ -103,7 +103,7 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         fit = P.ppi_davidson if model == "davidson" else P.ppi_bradley_terry
         _battles(fit(table.take(human_rows), table.take(judge_rows), path=file), title, confidence, out_file, as_json)
         if audit:
-            from humeval.agreement.judge_audit import audit as audit_judge
+            from humeval.experiments.judge_audit import audit as audit_judge
             summary, per_system = audit_judge(table.take(human_rows), table.take(judge_rows),
                                               random_state=random_state, path=file)
             out.print(render(summary, f"{judge_label} against the humans (95% intervals)", "measure"))

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from humeval.agreement.judge_audit import audit, cohen_kappa, ece
+from humeval.experiments.judge_audit import audit, cohen_kappa, ece
 from humeval.simulate.judged import judged_battles
 
 

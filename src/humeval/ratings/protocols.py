@@ -320,3 +320,21 @@ register(Protocol(
            "system MQM = mean over its rated segments; lower is better (no significance test in Google's tables)"),
     source="Freitag et al. (2021), google/wmt-mqm-human-evaluation (humeval.ratings.mqm_google)",
     ranker=_google_mqm))
+
+
+# ---------------------------------------------------------------- WMT25
+
+def _wmt25(ratings: Ratings, source: str = "ratings", alpha: float = 0.05) -> RatingsRanking:
+    from humeval.ratings.wmt25 import wmt25
+    return wmt25(ratings, source=source, alpha=alpha)
+
+
+def _wmt25_steps() -> tuple[str, ...]:
+    from humeval.ratings.wmt25 import STEPS
+    return STEPS
+
+
+register(Protocol(
+    "wmt25", "WMT25 ESA ranking (two waves crossed, one-sided Wilcoxon at 0.025, rank-range clusters)",
+    steps=_wmt25_steps(), source="wmt-conference/wmt25-general-mt humeval/08-compute_clusters.py "
+    "(humeval.ratings.wmt25)", ranker=_wmt25, options=("alpha",)))

@@ -114,6 +114,10 @@ def wmt25(ratings: Ratings, source: str = "ratings", alpha: float = ALPHA) -> Ra
     if (per_output > 2).any():
         notes.append(f"{int((per_output > 2).sum()):,} outputs have more than two scores: WMT25 had two waves and "
                      "its script reads waves 1 and 2 only; here every score is paired (cross product)")
+    missing = df["system"].nunique() * df["item"].nunique() - len(per_output)
+    if missing:
+        notes.append(f"{missing:,} (system, segment) outputs have no score in the file: WMT25's script assumes every "
+                     "system in every segment (it would stop with a KeyError); here such a segment gives no pairs")
     means = df.groupby("system")["score"].mean()
     # sorted(..., key=mean, reverse=True) over a set of names: ties in the mean fall in arbitrary (set) order
     # in the script; here ties are broken by name

@@ -110,11 +110,14 @@ def agreement(files, fmt, encoding, columns, outcomes, tracks, exclude_reference
               help="Ratings with controls: an annotator passes when the degraded-reference test gives p < ALPHA.")
 @click.option("--drop-list", type=TEXT_OUT,
               help="Write the flagged judges, one per line (for rank/report/compare-models --drop-judges).")
+@click.option("--wmt-qc", "wmt_qc", type=click.Choice(["signed-rank", "rank-sum"]), default=None,
+              help="Ratings with controls: WMT's good-annotator filter (humeval.ratings.wmt_qc), the kept "
+                   "annotators and both tests per annotator; the choice names the test that decides.")
 @click.option("--all", "show_all", is_flag=True, help="Show every judge, not the 25 least reliable.")
 @anonymize_options
 @common_options
 def judges(file, fmt, encoding, columns, outcomes, tracks, exclude_reference, exclude_systems, drop_ties, expected,
-           min_pairs, controls, alpha, drop_list, show_all, anon, salt, quiet, as_json):
+           min_pairs, controls, alpha, drop_list, wmt_qc, show_all, anon, salt, quiet, as_json):
     """Judge quality, least reliable first: judgments, agreement with the other judges (P(A) and
     kappa), with the leave-one-out majority, self-consistency, and a flag (chance: agreement not
     above chance; outlier: kappa far below the median judge's).
@@ -139,6 +142,8 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, exclude_reference, ex
     ranking_options_apply(judgments)
     if judgments.comparisons is None:
         needs(click.get_current_context(), {"alpha": "--alpha"}, keep_controls, "with --no-controls")
+        if wmt_qc:
+            return _wmt_filter(file, table, wmt_qc, alpha, drop_list, show_all, quiet, as_json)
         done = _rating_controls(file, table, controls, alpha, drop_list, show_all, quiet, as_json)
         if done:
             return
@@ -198,13 +203,37 @@ def _rating_controls(file, ratings, controls, alpha, drop_list, show_all, quiet,
         return True
     if quiet:
         return True
+    _print_annotators(qc, f"{file}: {len(qc.table)} annotators, quality control as WMT runs it (failing first)",
+                      show_all, drop_list and f"wrote {len(failed)} failing annotators to {drop_list}")
+    return True
+
+
+def _print_annotators(qc, title, show_all, wrote) -> None:
+    """The per-annotator table (first 25 unless ``show_all``), what was skipped, the notes."""
     shown = qc.table if show_all else qc.table.head(25)
-    out.print(render(shown, f"{file}: {len(qc.table)} annotators, quality control as WMT runs it (failing first)"
-                     + ("" if show_all or len(qc.table) <= 25 else " (first 25; --all for every annotator)"), "judge"))
+    out.print(render(shown, title + ("" if show_all or len(qc.table) <= 25 else " (first 25; --all for every annotator)"),
+                     "judge"))
     for reason, n in qc.skipped.items():
         err.print(f"  [yellow]skipped {n:,} {reason}[/]")
     for note in qc.notes:
         out.print(f"  {note}")
+    if wrote:
+        out.print(f"  {wrote}")
+
+
+def _wmt_filter(file, ratings, test, alpha, drop_list, show_all, quiet, as_json) -> None:
+    """``judges --wmt-qc``: WMT's good-annotator filter, the kept annotators and the test per annotator."""
+    from humeval.ratings.wmt_qc import wmt_quality_control
+    qc = wmt_quality_control(ratings, test, alpha)
+    if not len(qc.table):
+        raise InputError(file, None, "; ".join(qc.notes), "read the file with its control rows (--controls)")
     if drop_list:
-        out.print(f"  wrote {len(failed)} failing annotators to {drop_list}")
-    return True
+        write_list(drop_list, qc.dropped)
+    if as_json:
+        click.echo(json.dumps({"judges": jsonable(qc.table), "kept": qc.kept, "dropped": qc.dropped,
+                               "test": test, "skipped": qc.skipped, "notes": qc.notes}, indent=2))
+        return
+    if quiet:
+        return
+    _print_annotators(qc, f"{file}: WMT's annotator filter ({test}), dropped first", show_all,
+                      drop_list and f"wrote {len(qc.dropped)} dropped annotators to {drop_list}")

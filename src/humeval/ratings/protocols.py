@@ -320,3 +320,42 @@ register(Protocol(
            "system MQM = mean over its rated segments; lower is better (no significance test in Google's tables)"),
     source="Freitag et al. (2021), google/wmt-mqm-human-evaluation (humeval.ratings.mqm_google)",
     ranker=_google_mqm))
+
+
+# ---------------------------------------------------------------- WMT25
+
+def _wmt25(ratings: Ratings, source: str = "ratings", alpha: float = 0.05) -> RatingsRanking:
+    from humeval.ratings.wmt25 import wmt25
+    return wmt25(ratings, source=source, alpha=alpha)
+
+
+def _wmt25_steps() -> tuple[str, ...]:
+    from humeval.ratings.wmt25 import STEPS
+    return STEPS
+
+
+register(Protocol(
+    "wmt25", "WMT25 ESA ranking (two waves crossed, one-sided Wilcoxon at 0.025, rank-range clusters)",
+    steps=_wmt25_steps(), source="wmt-conference/wmt25-general-mt humeval/08-compute_clusters.py "
+    "(humeval.ratings.wmt25)", ranker=_wmt25, options=("alpha",)))
+
+
+# ---------------------------------------------------------------- WMT DA out of English via Appraise (WMT20–22)
+
+def _wmt_da_appraise(ratings: Ratings, source: str = "ratings", variant: str = "wmt22", alpha: float = 0.05
+                     ) -> RatingsRanking:
+    from humeval.ratings.wmt_da_appraise import wmt_da_appraise
+    return wmt_da_appraise(ratings, source=source, variant=variant, alpha=alpha)
+
+
+def _wmt_da_appraise_steps() -> tuple[str, ...]:
+    from humeval.ratings.wmt_da_appraise import STEPS
+    return STEPS
+
+
+register(Protocol(
+    "wmt-da-appraise", "WMT source-based DA out of English in Appraise (WMT21–22): z per annotator, matched "
+    "Mann–Whitney wins, running-minimum clusters",
+    steps=_wmt_da_appraise_steps(), source="wmt-conference/wmt22-news-systems humaneval/DA+SQM/make_rankings.py "
+    "(variant wmt22); AppraiseDev/Appraise Campaign/management/commands/ComputeWMT21Results.py (variant wmt21)",
+    ranker=_wmt_da_appraise, needs_controls=True, options=("variant", "alpha")))

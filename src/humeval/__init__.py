@@ -9,7 +9,7 @@ import importlib
 
 from humeval.errors import InputError
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 _LAZY = {"Comparisons": "humeval.data", "PostEdits": "humeval.data", "Rankings": "humeval.data",
          "Ratings": "humeval.data", "read": "humeval.data", "set_threads": "humeval.threads",
          # the notebook API (humeval.api): the command-line verbs as functions returning results

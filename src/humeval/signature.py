@@ -66,13 +66,14 @@ def _text(value) -> str:
     return str(value)
 
 
-def make(command, params: dict, path, defaults: dict | None = None) -> str:
+def make(command, params: dict, path, defaults: dict | None = None, default_model: bool = False) -> str:
     """The signature of running ``command`` (a click command) with ``params`` on ``path``.
 
-    ``defaults``: the parameters' defaults (read from ``command`` when not given)."""
+    ``defaults``: the parameters' defaults (read from ``command`` when not given);
+    ``default_model``: no model was asked for (``model:default``: on ratings the file chooses it)."""
     defaults = defaults if defaults is not None else {p.name: p.default for p in command.params}
     fields = {"humeval": version(), "data": data_hash(path)}
-    fields["model"] = _text(params.get("model_names") or "default")
+    fields["model"] = "default" if default_model else _text(params.get("model_names") or "default")
     fields["l2"] = "default" if params.get("l2") is None else _text(params["l2"])
     fields["boot"] = f"{_text(params.get('n_boot') or 0)}@{params.get('by') or 'comparison'}"
     fields["ci"] = _text(params.get("confidence", 0.95))
@@ -137,7 +138,9 @@ def options(command, signature: str, path) -> dict:
             return tuple(param.type.convert(v, param, ctx) for v in text.split(","))
         return param.type.convert(text, param, ctx)
 
-    for key, name in (("model", "model_names"), ("ci", "confidence"), ("seed", "random_state")):
+    if fields["model"] != "default":
+        params["model_names"] = typed("model_names", fields["model"])
+    for key, name in (("ci", "confidence"), ("seed", "random_state")):
         params[name] = typed(name, fields[key])
     if fields.get("l2", "default") != "default":
         params["l2"] = typed("l2", fields["l2"])

@@ -96,3 +96,13 @@ def test_api_turns_usage_errors_into_value_errors(sim):
         humeval.rank(sim, modle="bt")
     with pytest.raises(ValueError, match="humeval rank"):
         humeval.rank(sim, model="no-such-model")
+
+
+def test_a_ratings_ranking_without_a_model_signs_model_default_and_reruns(fixture):
+    path = fixture("ratings_long.csv")
+    first = run("rank", path)
+    assert first.exit_code == 0, first.output
+    sig = first.stdout.strip().splitlines()[-1].split(" ", 1)[1]
+    assert signature.parse(sig)["model"] == "default"  # the file chose it, so no model name is claimed
+    again = run("rank", "--signature", sig, path)
+    assert again.exit_code == 0 and again.stdout == first.stdout

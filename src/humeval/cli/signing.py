@@ -54,7 +54,9 @@ def signed(command_function):
             if version != sig.version():
                 click.echo(f"warning: the signature was made by humeval {version}; this is {sig.version()} "
                            "(numbers may differ where the models changed: see CHANGELOG.md)", err=True)
-        ctx.meta[META] = sig.make(command, kwargs, kwargs["file"])
+        default_model = (sig.parse(given)["model"] == "default" if given else  # no --model: the file chooses (ratings)
+                         ctx.get_parameter_source("model_names") == click.core.ParameterSource.DEFAULT)
+        ctx.meta[META] = sig.make(command, kwargs, kwargs["file"], default_model=default_model)
         result = command_function(**kwargs)
         if not (kwargs.get("quiet") or kwargs.get("as_json")):
             click.echo(f"signature: {ctx.meta[META]}")

@@ -89,3 +89,30 @@ def test_a_tutorial_page_renders_with_its_figure_in_chromium(site, tmp_path):
     images = int(re.search(r"images=(\d+)", probe[0]).group(1))
     assert images >= 1 and "broken=0" in probe[0], probe[0]
     assert "A WMT campaign from rankings" in run.stdout
+
+
+def _python_blocks():
+    """The code blocks that use the notebook API (the older pages' snippets are fragments)."""
+    blocks = []
+    for page in [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]:
+        for block in re.findall(r"^```python\n(.*?)^```", page.read_text(encoding="utf-8"), flags=re.S | re.M):
+            if re.search(r"humeval\.(rank|compare_models|agreement|report)\(", block):  # the notebook API
+                blocks.append(pytest.param(block, id=f"{page.relative_to(ROOT).as_posix()}:{len(blocks)}"))
+    return blocks
+
+
+@pytest.mark.parametrize("block", _python_blocks())
+def test_python_examples_run(block, tmp_path, monkeypatch):
+    """The notebook examples run as a script, their data files mapped as test_examples maps the
+    shell examples' (real shared data, or generated)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from test_examples import resolve
+    monkeypatch.chdir(tmp_path)
+    for name in sorted(set(re.findall(r'"([\w.-]+\.(?:csv|parquet|tsv|json))"', block))):
+        (path,) = resolve(f"humeval {name}", tmp_path)
+        block = block.replace(f'"{name}"', repr(str(path)))
+    namespace = {}
+    exec(compile(block, "<docs example>", "exec"), namespace)
+    result = namespace["result"]
+    assert len(result.table) > 1 and result.signature.startswith("humeval:")

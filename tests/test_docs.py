@@ -29,6 +29,9 @@ def test_the_cli_reference_page_is_current():
     assert module.PAGE.read_text(encoding="utf-8") == module.page() + "\n", \
         "docs/reference/cli.md is stale: run `python docs/cli_reference.py`"
     assert "## humeval rank" in module.page() and "--signature SIG" in module.page()
+    assert module.MODELS_PAGE.read_text(encoding="utf-8") == module.models_page() + "\n", \
+        "docs/reference/model-capabilities.md is stale: run `python docs/cli_reference.py`"
+    assert "| `rao-kupper` | `RaoKupper` | preference model | yes | yes |" in module.models_page()
 
 
 def test_the_readme_is_a_landing_page():

@@ -20,7 +20,7 @@ import contextlib
 import io
 import json
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -53,7 +53,6 @@ class Result:
     signature: str
     command: str
     path: Path | None = None
-    extra: dict = field(default_factory=dict)
 
     def to_json(self) -> str:
         """The table (records, floats at full precision), options and signature as JSON."""
@@ -199,10 +198,9 @@ def rank(data, **options) -> Result:
 
 def compare_models(data, **options) -> Result:
     """Which model predicts held-out judgments best, as ``humeval compare-models``: the table
-    holds every trial's held-out perplexity (model, size, trial, perplexity, track).
-
-    ``Result.summary()`` is not provided: ``table.groupby(["track", "model", "size"]).perplexity.mean()``
-    gives the learning curves the command prints."""
+    holds every trial's held-out perplexity (model, size, trial, perplexity, track);
+    ``table.groupby(["track", "model", "size"]).perplexity.mean()`` gives the learning curves
+    the command prints."""
     with tempfile.TemporaryDirectory() as directory:
         path = _input(data, Path(directory))
         out = Path(directory) / "trials.parquet"

@@ -118,7 +118,7 @@ def test_rank_by_hand_and_side_by_side(fixture):
     assert rows["_ref"]["score"] == 1.0 and rows["_ref"]["rank"] == 1 and rows["bbn"]["score"] == pytest.approx(4 / 7)
     both = json.loads(run("rank", fixture("wmt10_small.csv"), "-m", "bojar,expected-wins", "--json").output)
     assert set(both) == {"French-English", "German-English"}
-    assert set(both["German-English"][0]) == {"system", "bojar", "expected-wins", "note"}
+    assert set(both["German-English"][0]) == {"system", "bojar", "expected-wins", "note", "signature"}
     assert both["German-English"][0]["system"] == "kit"  # ranked 1 in the only German-English ranking
     assert both["German-English"][0]["note"] == "never lost"
     bad = run("rank", fixture("wmt10_small.csv"), "-m", "glicko")

@@ -1,7 +1,9 @@
 """Every example in the documentation runs.
 
-The examples are collected, not copied: every ``humeval …`` command in README.md (code blocks,
-and inline code that names a file) and in the "Example:" block of every command's and
+The examples are collected, not copied: every ``humeval …`` command in README.md and in every
+documentation page docs/**/*.md (code blocks, and inline code that names a file; the generated
+docs/reference/cli.md repeats the commands' help, whose examples are collected from the commands)
+and in the "Example:" block of every command's and
 subcommand's ``--help`` (walking the click command tree from ``humeval.cli.cli``). Each runs with
 ``CliRunner`` in a temporary directory, its file names mapped to the real files of
 ../shared/data (``SHARED_NAMES``, the one mapping table) or to files generated first
@@ -29,6 +31,8 @@ from conftest import FIXTURES, SHARED
 from humeval.cli import cli
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+DOCS = README.parent / "docs"
+GENERATED_PAGES = {"reference/cli.md"}  # every command's --help: its examples come from help_examples()
 DATA = Path(os.environ.get("HUMEVAL_SHARED_DATA", SHARED))
 SECRET = "not-a-secret"  # for $SECRET in examples
 
@@ -210,7 +214,7 @@ def help_examples() -> dict[str, str]:
     return found
 
 
-def readme_examples(text: str | None = None) -> dict[str, str]:
+def readme_examples(text: str | None = None, where: str = "README.md") -> dict[str, str]:
     """Example command -> where it was found: fenced code blocks, and inline code that names
     a file (prose also names commands and options alone, e.g. `humeval complete`)."""
     text = README.read_text(encoding="utf-8") if text is None else text
@@ -218,18 +222,29 @@ def readme_examples(text: str | None = None) -> dict[str, str]:
     blocks = re.findall(r"^```[^\n]*\n(.*?)^```", text, flags=re.S | re.M)
     for block in blocks:
         for example in _commands(block.splitlines()):
-            found.setdefault(example, "README.md code block")
+            found.setdefault(example, f"{where} code block")
     prose = re.sub(r"^```[^\n]*\n.*?^```", "", text, flags=re.S | re.M)
     for span in re.findall(r"`(humeval [^`]+)`", prose):
         span = " ".join(span.split())
         for example in _commands([span]):
             if any(re.search(r"\.\w+$|/", word) for word in shlex.split(example)[2:]):
-                found.setdefault(example, "README.md inline")
+                found.setdefault(example, f"{where} inline")
+    return found
+
+
+def docs_examples() -> dict[str, str]:
+    """The examples of every documentation page, as README.md's are collected."""
+    found = {}
+    for page in sorted(DOCS.rglob("*.md")):
+        name = page.relative_to(DOCS).as_posix()
+        if name not in GENERATED_PAGES:
+            for example, source in readme_examples(page.read_text(encoding="utf-8"), f"docs/{name}").items():
+                found.setdefault(example, source)
     return found
 
 
 def all_examples() -> dict[str, str]:
-    return {**readme_examples(), **{k: v for k, v in help_examples().items()}}
+    return {**readme_examples(), **docs_examples(), **{k: v for k, v in help_examples().items()}}
 
 
 # -- running ---------------------------------------------------------------------------------

@@ -50,7 +50,9 @@ def test_board_by_a_file_column_writes_the_long_table(categories, tmp_path):
 def test_board_by_category_names_the_category_column(categories):
     by_category = run("rank", categories, "-m", "bt", "--board-by", "category", "--category", "topic", "--json")
     by_column = run("rank", categories, "-m", "bt", "--board-by", "topic", "--json")
-    assert by_category.exit_code == 0 and json.loads(by_category.output) == json.loads(by_column.output)
+    unsigned = [[{k: v for k, v in row.items() if k != "signature"} for row in json.loads(r.output)]
+                for r in (by_category, by_column)]  # the signatures name the options, which differ
+    assert by_category.exit_code == 0 and unsigned[0] == unsigned[1]
     clash = run("rank", categories, "-m", "bt", "--board-by", "language", "--category", "topic")
     assert clash.exit_code == 2 and "name two columns" in clash.output
 

@@ -10,7 +10,7 @@ import pytest
 @pytest.mark.parametrize("module", ["humeval", "humeval.cli"])
 def test_python_dash_m_runs_the_command(module):
     run = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0 and run.stdout.startswith("humeval, version"), run.stderr
+    assert run.returncode == 0 and run.stdout.startswith("humeval 0.2.0 (numpy "), run.stderr
 
 
 def _main(tmp_path, args: str) -> str:

@@ -10,3 +10,7 @@ from humeval.agreement.scales import quality_control, rating_agreement, repeat_c
 __all__ = ["Agreement", "agreement_table", "REFERENCE_NAMES", "cohen_kappa", "drop_judges", "flagged", "fleiss_kappa", "judge_quality",
            "krippendorff_alpha", "quality_control", "ranking_agreement", "resolve_conflicts", "rating_agreement", "repeat_correlation",
            "units_matrix", "z_normalize"]
+
+from humeval._verbs import make_callable  # noqa: E402  humeval.agreement(data) is the notebook verb (humeval.api)
+
+make_callable(__name__)

@@ -11,12 +11,13 @@ import gc
 
 import click
 
-from humeval.cli._group import GC_THRESHOLDS, Group
+from humeval.cli._group import GC_THRESHOLDS, Group, print_versions
 from humeval.threads import THREADS_HELP
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="humeval")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=print_versions,
+              help="Show humeval's version and those of the libraries that change its numbers, then exit.")
 @click.option("--threads", type=click.IntRange(min=0), default=None, envvar="HUMEVAL_THREADS", metavar="N",
               help=THREADS_HELP)
 def cli(threads):

@@ -69,6 +69,33 @@ COMMANDS = {
 }
 
 
+NUMERIC = ("numpy", "scipy", "numba", "pandas")  # the libraries whose versions can change humeval's numbers
+
+
+def versions() -> dict[str, str]:
+    """humeval's version and its numeric dependencies', read from the installed metadata
+    (importlib.metadata: nothing is imported, so ``--version`` stays as fast as ``--help``)."""
+    from importlib import metadata
+
+    from humeval import __version__
+    found = {"humeval": __version__}
+    for name in NUMERIC:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = "not installed"
+    return found
+
+
+def print_versions(ctx, param, value):
+    """``humeval --version``: one line, e.g. ``humeval 0.2.0 (numpy 2.4.0, scipy 1.17.0, …)``."""
+    if not value or ctx.resilient_parsing:
+        return
+    found = versions()
+    click.echo(f"humeval {found.pop('humeval')} (" + ", ".join(f"{k} {v}" for k, v in found.items()) + ")")
+    ctx.exit()
+
+
 def summary_of(name: str) -> click.Command:
     """A stand-in command carrying only ``name``'s summary: click shortens it as it would the real one."""
     return click.Command(name, help=COMMANDS[name][2])

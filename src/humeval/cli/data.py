@@ -263,7 +263,7 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
     \b
     Example:
       humeval demo
-      humeval demo ../shared/data/wmt10-rankings/wmt10/data_RNK.csv --track Czech-English
+      humeval demo data_RNK.csv --track Czech-English
     """
     ctx = click.get_current_context()
     needs(ctx, {"systems": "--systems", "items": "--items", "judges": "--judges", "judgments": "--judgments",

@@ -51,6 +51,7 @@ from humeval.cli.common import (
     read_options,
     render,
 )
+from humeval.cli.signing import signed, stamp
 from humeval.cli.ratings import NOT_YET, PAIRWISE_PROTOCOLS, protocol_controls, rank_ratings_command, ratings_options, refuse_protocol
 from humeval.data.export import write
 from humeval.errors import DisconnectedError
@@ -135,6 +136,7 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 @anonymize_options
 @ratings_options
 @common_options
+@signed
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
          plot, heatmap, jobs, random_state, l2, chains, order, wmt_trueskill, keep_shared_outputs, drop_file, anon, salt,
          quiet, as_json, intervals, cluster, standardize, board_by, covariates, style_control, weight_column,
@@ -341,9 +343,9 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             coefficients[track] = coefficient_table(first, analytic, confidence, cluster)
     if out_file:
         frames = [t.reset_index().assign(track=name) for name, t in results.items()]
-        write(pd.concat(frames, ignore_index=True), out_file)
+        write(stamp(pd.concat(frames, ignore_index=True)), out_file)
     if as_json:
-        shown = {t: jsonable(df) for t, df in results.items()}
+        shown = {t: jsonable(stamp(df)) for t, df in results.items()}
         if coefficients:
             shown["(coefficients)"] = {t: jsonable(df) for t, df in coefficients.items()}
         if robust:
@@ -691,9 +693,9 @@ def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confide
         frames.append(long.assign(track=track))
     table = pd.concat(frames, ignore_index=True)
     if out_file:
-        write(table, out_file)
+        write(stamp(table), out_file)
     if as_json:
-        click.echo(json.dumps(jsonable(table.set_index("board")), indent=2))
+        click.echo(json.dumps(jsonable(stamp(table).set_index("board")), indent=2))
         return
     if quiet:
         return

@@ -11,6 +11,7 @@ import click
 import pandas as pd
 
 from humeval.cli.common import InputError, Interval, err, jsonable, out, print_skips, progress_bar, render
+from humeval.cli.signing import signature_field, stamp
 from humeval.data.export import write
 from humeval.ratings.rank import default_model
 
@@ -188,11 +189,11 @@ def show_results(file, results, held, out_file, plot, heatmap, quiet, as_json, r
             plot_scores(result.table, result.score, suffix(plot), title=title)
     if out_file:
         frames = [r.table.reset_index().assign(track=name, protocol=r.protocol) for name, r in results.items()]
-        write(pd.concat(frames, ignore_index=True), out_file)
+        write(stamp(pd.concat(frames, ignore_index=True)), out_file)
     if as_json:
         read = {"read_skipped": dict(report.skipped)} if report is not None and report.skipped else {}
         click.echo(json.dumps({t: {"protocol": r.protocol, "model": r.model, "test": r.test, "table": jsonable(r.table),
-                                   "pvalues": jsonable(r.pvalues), "skipped": r.skipped, "notes": r.notes} | read
+                                   "pvalues": jsonable(r.pvalues), "skipped": r.skipped, "notes": r.notes} | read | signature_field()
                                | ({"heldout": {"best": held[t].best, "measure": held[t].measure,
                                                "table": jsonable(held[t].table),
                                                "curve": jsonable(held[t].curve)}} if t in held else {})

@@ -23,13 +23,7 @@ import math
 import numba
 import numpy as np
 
-
-@numba.njit(cache=True)
-def _expit(x):
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
+from humeval.ranking._grm_sgd import _sigmoid as _expit  # the one overflow-safe logistic of the GRM kernels
 
 
 @numba.njit(cache=True)

@@ -70,7 +70,7 @@ def one_size(n_comparisons: int):
     theirs = time.process_time() - start
 
     print(f"\nGRM, {len(u):,} comparisons with the baseline, {len(judges)} judges, {len(segments)} segments "
-          f"({len(x0)} parameters; {cells[4]:,} distinct (system, judge-segment, u) cells)")
+          f"({len(x0)} parameters; {len(cells.n):,} distinct (system, judge, segment, u) cells)")
     print(f"humeval fit: {iterations} L-BFGS iterations, {evaluations} evaluations, {ours:.2f} s CPU "
           f"({ours / iterations * 1e3:.1f} ms per iteration)")
     print(f"  one evaluation: compiled cells {per_eval['compiled cells'] * 1e3:.2f} ms, the numpy per-judgment "

@@ -55,7 +55,7 @@ def test_compiled_cells_equal_the_per_judgment_reference(fitted):
     nodes, log_w = np.sqrt(2) * model.sigma * x_nodes, np.log(w_nodes / np.sqrt(np.pi))
     n = len(comparisons.systems)
     cells = marginal_cells(system, segment, judge, u, len(judges), len(segments))
-    assert cells[3].sum() == len(u) and cells[4] < len(u)  # every judgment counted once, duplicates merged
+    assert cells.n.sum() == len(u) and len(cells.n) < len(u)  # every judgment counted once, duplicates merged
     rng = np.random.default_rng(3)
     for scale in (0.1, 0.5, 1.5):  # near the start, typical, and far out (near-degenerate categories)
         x = rng.normal(0, scale, len(judges) + 2 * len(segments))

@@ -1,19 +1,20 @@
 """Compiled marginal likelihood of the graded response model and its gradient (``GRM.fit``).
 
 The judgment of system i on segment j by judge k enters the marginal likelihood only through
-P(u | θ_t; a_k, b_j) at the T quadrature nodes θ_t, which depends on the (judge, segment) *pair*
-and the category u, not on the system. So the kernel evaluates the category terms once per
-observed pair and node (the only exponentials and logarithms), and the judgments enter as
-counts n of distinct (system, pair, u) cells:
+P(u | θ_t; a_k, b_j) at the T quadrature nodes θ_t, which depends on the judge, the segment and
+the category u, not on the system. So the kernel evaluates the category terms once per *slot*
+— a distinct (judge, segment, u) observed — and node (the only exponentials and logarithms), and
+the judgments enter as counts n of distinct (system, slot) cells:
 
     L_i(t) = Σ_cells of i  n · log P(u | θ_t; a_k, b_j)                 (per system and node)
     log ∫ … = logsumexp_t (L_i(t) + log w_t),    r_i(t) = exp(L_i(t) + log w_t − log ∫ …)
-    R(pair, u, t) = Σ_i n_(i, pair, u) · r_i(t)
+    R(slot, t) = Σ_i n_(i, slot) · r_i(t)
 
-and the gradient with respect to a_k, b_j1, b_j2 sums R times the per-pair derivatives g1, g2 of
+and the gradient with respect to a_k, b_j1, b_j2 sums R times the slot's derivatives g1, g2 of
 ``grm._category_terms`` (the formulas of ``GRM._negative_marginal``, the numpy reference this
-kernel is tested against). Cost per evaluation: O(pairs · T) transcendental functions plus
-O(cells · T) multiply-adds, against O(judgments · T) of each in the reference.
+kernel is tested against). Cost per evaluation: O(slots · T) transcendental functions plus
+O(cells · T) multiply-adds, against O(judgments · T) of each in the reference; the work arrays
+(slots × T) are allocated once per fit (``GRMCells.work``).
 """
 
 from __future__ import annotations
@@ -21,51 +22,49 @@ from __future__ import annotations
 import math
 
 import numba
-import numpy as np
 
 from humeval.ranking._grm_sgd import _sigmoid as _expit  # the one overflow-safe logistic of the GRM kernels
 
 
-@numba.njit(cache=True)
-def marginal(alpha, beta, gamma, cell_system, cell_pair, cell_u, cell_n, pair_judge, pair_segment, nodes, log_w,
-             n_systems):
-    """Σ_i log ∫ P(U_i | θ) N(θ) dθ by Gauss–Hermite nodes, and its gradient with respect to
-    a = e^α (per judge), b1 = β and b2 = β + e^γ (per segment), returned as (value, ∂/∂a, ∂/∂b1,
-    ∂/∂b2). Priors and the chain rule to (α, β, γ) are the caller's."""
-    n_pairs, n_nodes = pair_judge.size, nodes.size
-    seen = np.zeros((n_pairs, 3), dtype=np.bool_)  # only the categories some judgment of the pair has
-    for c in range(cell_system.size):
-        seen[cell_pair[c], cell_u[c]] = True
-    logp = np.zeros((n_pairs, 3, n_nodes))
-    g1 = np.zeros((n_pairs, 3, n_nodes))
-    g2 = np.zeros((n_pairs, 3, n_nodes))
-    for p in range(n_pairs):
-        a = math.exp(alpha[pair_judge[p]])
-        b1 = beta[pair_segment[p]]
-        b2 = b1 + math.exp(gamma[pair_segment[p]])
-        lose, tied, win = seen[p, 0], seen[p, 1], seen[p, 2]
+@numba.njit(cache=True, error_model="numpy")
+def marginal(alpha, beta, gamma, cell_system, cell_slot, cell_n, slot_judge, slot_segment, slot_u, nodes, log_w,
+             joint, logp, g1, g2, weight, grad_a, grad_b1, grad_b2):
+    """Σ_i log ∫ P(U_i | θ) N(θ) dθ by Gauss–Hermite nodes (returned), and its gradient with
+    respect to a = e^α (per judge), b1 = β and b2 = β + e^γ (per segment), written into
+    ``grad_a``, ``grad_b1``, ``grad_b2``. ``joint`` (systems × T), ``logp``, ``g1``, ``g2``,
+    ``weight`` (slots × T) are work arrays. Priors and the chain rule to (α, β, γ) are the caller's."""
+    n_slots, n_nodes = slot_judge.size, nodes.size
+    for q in range(n_slots):
+        a = math.exp(alpha[slot_judge[q]])
+        b1 = beta[slot_segment[q]]
+        b2 = b1 + math.exp(gamma[slot_segment[q]])
+        u = slot_u[q]
         for t in range(n_nodes):
-            p1 = _expit(a * (nodes[t] - b1)) if lose or tied else 0.0
-            p2 = _expit(a * (nodes[t] - b2)) if tied or win else 0.0
-            if lose:
-                logp[p, 0, t] = math.log(max(1.0 - p1, 1e-300))
-                g1[p, 0, t] = -p1
-            if tied:
+            if u == 0:  # lose: 1 − P*_1
+                p1 = _expit(a * (nodes[t] - b1))
+                logp[q, t] = math.log(max(1.0 - p1, 1e-300))
+                g1[q, t] = -p1
+                g2[q, t] = 0.0
+            elif u == 1:  # tie: P*_1 − P*_2
+                p1 = _expit(a * (nodes[t] - b1))
+                p2 = _expit(a * (nodes[t] - b2))
                 tie = max(p1 - p2, 1e-300)
-                logp[p, 1, t] = math.log(tie)
-                g1[p, 1, t] = p1 * (1.0 - p1) / tie
-                g2[p, 1, t] = -p2 * (1.0 - p2) / tie
-            if win:
-                logp[p, 2, t] = math.log(max(p2, 1e-300))
-                g2[p, 2, t] = 1.0 - p2
-    joint = np.zeros((n_systems, n_nodes))
+                logp[q, t] = math.log(tie)
+                g1[q, t] = p1 * (1.0 - p1) / tie
+                g2[q, t] = -p2 * (1.0 - p2) / tie
+            else:  # win: P*_2
+                p2 = _expit(a * (nodes[t] - b2))
+                logp[q, t] = math.log(max(p2, 1e-300))
+                g1[q, t] = 0.0
+                g2[q, t] = 1.0 - p2
+    joint[:] = 0.0
     for c in range(cell_system.size):
-        s, p, u, n = cell_system[c], cell_pair[c], cell_u[c], cell_n[c]
+        s, q, n = cell_system[c], cell_slot[c], cell_n[c]
         for t in range(n_nodes):
-            joint[s, t] += n * logp[p, u, t]
+            joint[s, t] += n * logp[q, t]
     value = 0.0
-    for s in range(n_systems):  # a system without judgments adds log Σ w = 0
-        top = -np.inf
+    for s in range(joint.shape[0]):  # a system without judgments adds log Σ w = 0
+        top = -math.inf
         for t in range(n_nodes):
             joint[s, t] += log_w[t]
             top = max(top, joint[s, t])
@@ -76,27 +75,26 @@ def marginal(alpha, beta, gamma, cell_system, cell_pair, cell_u, cell_n, pair_ju
         value += lse
         for t in range(n_nodes):
             joint[s, t] = math.exp(joint[s, t] - lse)  # now the posterior weights r_i(t)
-    weight = np.zeros((n_pairs, 3, n_nodes))
+    weight[:] = 0.0
     for c in range(cell_system.size):
-        s, p, u, n = cell_system[c], cell_pair[c], cell_u[c], cell_n[c]
+        s, q, n = cell_system[c], cell_slot[c], cell_n[c]
         for t in range(n_nodes):
-            weight[p, u, t] += n * joint[s, t]
-    grad_a = np.zeros(alpha.size)
-    grad_b1 = np.zeros(beta.size)
-    grad_b2 = np.zeros(beta.size)
-    for p in range(n_pairs):
-        k, j = pair_judge[p], pair_segment[p]
+            weight[q, t] += n * joint[s, t]
+    grad_a[:] = 0.0
+    grad_b1[:] = 0.0
+    grad_b2[:] = 0.0
+    for q in range(n_slots):
+        k, j = slot_judge[q], slot_segment[q]
         a = math.exp(alpha[k])
         b1 = beta[j]
         b2 = b1 + math.exp(gamma[j])
         da = db1 = db2 = 0.0
-        for u in range(3):
-            for t in range(n_nodes):
-                w = weight[p, u, t]
-                da += w * (g1[p, u, t] * (nodes[t] - b1) + g2[p, u, t] * (nodes[t] - b2))
-                db1 -= w * a * g1[p, u, t]
-                db2 -= w * a * g2[p, u, t]
+        for t in range(n_nodes):
+            w = weight[q, t]
+            da += w * (g1[q, t] * (nodes[t] - b1) + g2[q, t] * (nodes[t] - b2))
+            db1 -= w * a * g1[q, t]
+            db2 -= w * a * g2[q, t]
         grad_a[k] += da
         grad_b1[j] += db1
         grad_b2[j] += db2
-    return value, grad_a, grad_b1, grad_b2
+    return value

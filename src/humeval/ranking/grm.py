@@ -31,6 +31,8 @@ every L-BFGS iteration of step (1) (``humeval.ranking.progress``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 from scipy.sparse import csr_matrix
@@ -173,13 +175,15 @@ class GRM(ReportsProgress, PreferenceModel):
         return -value, -np.concatenate([g_alpha, g_beta, g_gamma])
 
     def _negative_marginal_cells(self, x, cells, nodes, log_weights, n_systems):
-        """``_negative_marginal`` by the compiled kernel on the distinct (system, judge–segment
-        pair, u) cells of ``marginal_cells`` (the same value and gradient)."""
+        """``_negative_marginal`` by the compiled kernel on the distinct (system, judge, segment, u)
+        cells of ``marginal_cells`` (a ``GRMCells``: the same value and gradient)."""
         from humeval.ranking._grm_kernel import marginal
-        n_judges, n_segments = cells[5], cells[6]
+        n_judges, n_segments = cells.n_judges, cells.n_segments
         a, b1, b2, alpha, gamma = self._unpack(x, n_judges, n_segments)
-        value, grad_a, grad_b1, grad_b2 = marginal(alpha, x[n_judges:n_judges + n_segments], gamma, *cells[:4],
-                                                   *cells[7:9], nodes, log_weights, n_systems)
+        joint, logp, g1, g2, weight, grad_a, grad_b1, grad_b2 = cells.work(n_systems, len(nodes))
+        value = marginal(alpha, x[n_judges:n_judges + n_segments], gamma, cells.system, cells.slot, cells.n,
+                         cells.slot_judge, cells.slot_segment, cells.slot_u, nodes, log_weights,
+                         joint, logp, g1, g2, weight, grad_a, grad_b1, grad_b2)
         return self._with_priors(value, grad_a, grad_b1, grad_b2, a, b1, b2, alpha, gamma)
 
     def _fit(self, c: Comparisons) -> None:
@@ -384,19 +388,38 @@ class _CapReached(Exception):
     """An unbounded iterate passed the cap on the judges' sensitivities (``GRM._fit``)."""
 
 
-def marginal_cells(system, segment, judge, u, n_judges: int, n_segments: int) -> tuple:
-    """The judgments as counts of distinct (system, judge–segment pair, u) cells, for
-    ``_grm_kernel.marginal``: (cell system, cell pair, cell u, cell count, cells' number, n_judges,
-    n_segments, pair judge, pair segment)."""
-    pair_key = judge.astype(np.int64) * n_segments + segment
-    pairs, pair = np.unique(pair_key, return_inverse=True)
-    key = (system.astype(np.int64) * len(pairs) + pair) * 3 + u
-    cell_key, count = np.unique(key, return_counts=True)
-    cell_u = (cell_key % 3).astype(np.int64)
-    cell_pair = (cell_key // 3) % len(pairs)
-    cell_system = cell_key // 3 // len(pairs)
-    return (cell_system, cell_pair, cell_u, count.astype(float), len(cell_key), n_judges, n_segments,
-            pairs // n_segments, pairs % n_segments)
+@dataclass
+class GRMCells:
+    """The judgments as counts ``n`` of distinct (system, slot) cells, a slot being a distinct
+    (judge, segment, u) observed (``_grm_kernel.marginal``), with the work arrays the kernel fills,
+    allocated once per fit."""
+
+    system: np.ndarray
+    slot: np.ndarray
+    n: np.ndarray
+    slot_judge: np.ndarray
+    slot_segment: np.ndarray
+    slot_u: np.ndarray
+    n_judges: int
+    n_segments: int
+    _work: tuple | None = None
+
+    def work(self, n_systems: int, n_nodes: int) -> tuple:
+        """joint (systems × T), logp, g1, g2, weight (slots × T), and the three gradient vectors."""
+        if self._work is None or self._work[0].shape != (n_systems, n_nodes):
+            slots = (len(self.slot_u), n_nodes)
+            self._work = (np.zeros((n_systems, n_nodes)), *(np.zeros(slots) for _ in range(4)),
+                          np.zeros(self.n_judges), np.zeros(self.n_segments), np.zeros(self.n_segments))
+        return self._work
+
+
+def marginal_cells(system, segment, judge, u, n_judges: int, n_segments: int) -> GRMCells:
+    """The judgments (codes from ``GRM._prepare``) as a ``GRMCells``."""
+    slot_key = (judge.astype(np.int64) * n_segments + segment) * 3 + u
+    slots, slot = np.unique(slot_key, return_inverse=True)
+    cells, n = np.unique(system.astype(np.int64) * len(slots) + slot, return_counts=True)
+    return GRMCells(cells // len(slots), cells % len(slots), n.astype(float), slots // 3 // n_segments,
+                    (slots // 3) % n_segments, slots % 3, n_judges, n_segments)
 
 
 def _map_theta(system, a, b1, b2, u, n, sigma, standardise=True):

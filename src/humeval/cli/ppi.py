@@ -57,6 +57,10 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
     is the human part and a metric the automatic judge. The combined intervals stay valid
     whatever the judge's bias (Angelopoulos et al. 2023; PPI++: Angelopoulos, Duchi & Zrnic 2023;
     battles: Boyeau et al. 2024); judge-only intervals ignore that bias and are shown for contrast.
+
+    \b
+    Example:
+      humeval ppi --da ad-seg-scores-de-en.csv --details input/de-en.details.txt --metric seg-level/chrF.seg.score.de-en.tsv --hold-out 0.2
     """
     if (file is None) == (da_file is None):
         raise click.UsageError("give FILE (with a judge_kind column) or --da with --details and --metric")

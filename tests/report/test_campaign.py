@@ -299,3 +299,15 @@ def test_a_gap_within_the_test_sets_noise_is_not_recommended():
     text = perplexity_verdict(gaps, paired.loc[["best", "steady"]])
     assert text.startswith("best and steady are indistinguishable by held-out perplexity (2.500 vs 2.501: paired over "
                            "2,000 test comparisons") and "which holds 0" in text
+
+
+def test_a_report_on_two_comparisons_says_it_cannot_choose_a_model(tmp_path):
+    # issue 27's fuzz corpus: `report` on a 2-row file reached the "bug" line (a learning curve on
+    # a held-out set of one comparison)
+    data = tmp_path / "two.csv"
+    data.write_text("model_a,model_b,winner\nA,B,model_a\nB,C,model_b\n")
+    result = CliRunner().invoke(cli, ["report", str(data), "-o", str(tmp_path / "r.json"), "--bootstrap", "20"])
+    assert result.exit_code == 0 and "bug in humeval" not in result.output, result.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert any("too few judgments to choose a model: the smallest track holds 2 comparisons" in line
+               for line in report["summary"])

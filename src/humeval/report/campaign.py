@@ -35,6 +35,7 @@ CURVE_SIZES = (400, 1600, 3200)  # the learning curves' training sizes (fewer wh
 # (README, WMT10), and the per-comparison log-loss differences have a standard deviation of about
 # 0.5 bits, so a difference of 0.1 needs (2 · 0.5 / 0.1)² = 100 comparisons to show at two standard errors.
 MIN_TO_CHOOSE = 100
+MIN_FOR_CURVES = 30  # comparisons in the smallest track below which no learning curve is drawn (tiny held-out sets)
 REFERENCES = {
     "Hopkins & May 2013": "M. Hopkins, J. May. Models of Translation Competitions. ACL 2013.",
     "Koehn 2012": "P. Koehn. Simulating Human Judgment in Machine Translation Evaluation Campaigns. IWSLT 2012.",
@@ -365,32 +366,39 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
     sizes = settings["sizes"]
     model_list = ",".join(models)
     prior = () if l2 is None else ("--l2", f"{l2:g}")
-    step("learning curves (held-out perplexity)")
-    curve = track_curves(comparisons, {n: make_model(n, random_state, l2) for n in models}, sizes, trials, random_state,
-                         jobs, min_test=settings["min_test"])
-    table = mean_curve(curve).sort_values(sizes[-1], kind="stable")  # best first, as compare-models prints it
-    table.columns = [str(c) for c in table.columns]
-    best = str(table.index[0])
-    quick = [m for m in table.index if quick_bootstrap(m)]
-    chosen = quick[0] if quick else FALLBACK_MODEL
+    smallest = min(len(p) for p in comparisons.by_track().values())
     section = Section("Which model to trust: held-out perplexity")
-    section.tables.append(Table(
-        "Mean test perplexity by training size (lower is better; a uniform guess scores 3)", table,
-        f"Hopkins & May's split: per track, the test set is the comparisons of the least-judged segments (at least "
-        f"{settings['min_test']:,}){_fallback_note(curve)}; each model is trained on {trials} random subsets of each size of the rest, and "
-        "the perplexity 2^(−mean log₂ p(outcome)) on the test set is averaged over trials and tracks.",
-        command("compare-models", path, "--model", model_list, "--sizes", ",".join(map(str, sizes)), "--trials", trials,
-                "--min-test", settings["min_test"], *prior, "--random-state", random_state, read_args=read_args, tracks=tracks),
-        "model", {"*": "decimal"}))
-    section.figures.append(Figure("Learning curves", _png(plot_learning_curve(curve, title="Held-out perplexity")),
-                                  "held-out perplexity against training size, one line per model"))
-    held_out = int(curve.drop_duplicates("track")["test"].sum())
+    chosen, best, held_out = FALLBACK_MODEL, FALLBACK_MODEL, 0
+    if smallest >= MIN_FOR_CURVES:
+        step("learning curves (held-out perplexity)")
+        curve = track_curves(comparisons, {n: make_model(n, random_state, l2) for n in models}, sizes, trials, random_state,
+                             jobs, min_test=settings["min_test"])
+        table = mean_curve(curve).sort_values(sizes[-1], kind="stable")  # best first, as compare-models prints it
+        table.columns = [str(c) for c in table.columns]
+        best = str(table.index[0])
+        quick = [m for m in table.index if quick_bootstrap(m)]
+        chosen = quick[0] if quick else FALLBACK_MODEL
+        section.tables.append(Table(
+            "Mean test perplexity by training size (lower is better; a uniform guess scores 3)", table,
+            f"Hopkins & May's split: per track, the test set is the comparisons of the least-judged segments (at least "
+            f"{settings['min_test']:,}){_fallback_note(curve)}; each model is trained on {trials} random subsets of each size of the rest, and "
+            "the perplexity 2^(−mean log₂ p(outcome)) on the test set is averaged over trials and tracks.",
+            command("compare-models", path, "--model", model_list, "--sizes", ",".join(map(str, sizes)), "--trials", trials,
+                    "--min-test", settings["min_test"], *prior, "--random-state", random_state, read_args=read_args, tracks=tracks),
+            "model", {"*": "decimal"}))
+        section.figures.append(Figure("Learning curves", _png(plot_learning_curve(curve, title="Held-out perplexity")),
+                                      "held-out perplexity against training size, one line per model"))
+        held_out = int(curve.drop_duplicates("track")["test"].sum())
     if held_out < MIN_TO_CHOOSE:
         chosen = FALLBACK_MODEL
         recommended = False
         reason = (f"too few judgments to choose a model: the held-out test sets hold {held_out:,} comparison"
                   f"{'s' if held_out != 1 else ''} (fewer than {MIN_TO_CHOOSE}), so their perplexities do not tell "
                   f"the models apart; the ranking below uses {chosen}, not as a recommendation")
+        if smallest < MIN_FOR_CURVES:
+            reason = (f"too few judgments to choose a model: the smallest track holds {smallest:,} comparison"
+                      f"{'s' if smallest != 1 else ''}, too few to hold any out (learning curves need "
+                      f"{MIN_FOR_CURVES}); the ranking below uses {chosen}, not as a recommendation")
         section.notes.append(reason)
         summary.append(f"No model recommended — {reason}.")
     else:

@@ -238,16 +238,8 @@ def _raise_json_error(path, text, error, unit: str = "line"):
             raise InputError(path, None, found.problem.replace(" on line ", " in record ") + where,
                              "give every record the same keys with the same types") from None
     seen: dict[str, tuple[str, int]] = {}
-    for number, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as error_:
-            raise InputError(path, number, f"not valid JSON ({error_.msg} at column {error_.colno})",
-                             "write one JSON object per line") from None
-        if not isinstance(value, dict):
-            raise InputError(path, number, "a JSON line must be an object", "write one JSON object per line")
+    from humeval.data.readers._jsonl import json_objects
+    for number, value in json_objects(text, path, "one JSON object"):
         for key, cell in _fields(value):
             if cell is None:
                 continue

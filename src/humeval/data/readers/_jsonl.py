@@ -11,7 +11,12 @@ from humeval.errors import InputError
 def json_lines(path, encoding: str = "utf-8", what: str = "a JSON object"):
     """(line number, object) of every non-blank line; a line that is not valid JSON or not an object
     is an ``InputError`` naming it. ``NaN`` is read as a float (Python writes it so)."""
-    for number, line in enumerate(decode(read_bytes(path), path, encoding).split("\n"), 1):
+    yield from json_objects(decode(read_bytes(path), path, encoding), path, what)
+
+
+def json_objects(text: str, path, what: str = "a JSON object"):
+    """``json_lines`` on text already decoded (the arrow reader's error path reads its lines again)."""
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:

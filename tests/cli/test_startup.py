@@ -67,11 +67,16 @@ def test_threads_reach_blas_and_numba_in_a_fresh_process():
     assert used.get("numba") == 1
 
 
-def test_threads_option_runs_a_command():
+def test_threads_option_reaches_the_policy_and_the_command(monkeypatch):
+    import os
     from pathlib import Path
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS"):
+        monkeypatch.setenv(name, "7")  # a user's own setting: --threads given overrides it
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "arena_battles.json"
-    result = CliRunner().invoke(cli, ["--threads", "1", "info", str(fixture)])
+    result = CliRunner().invoke(cli, ["--threads", "1", "info", str(fixture), "--json"])
     assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["rows"] == 8  # the fixture's eight battles
+    assert os.environ["OMP_NUM_THREADS"] == os.environ["OPENBLAS_NUM_THREADS"] == "1"
 
 
 def test_threads_after_numba_started_do_not_break_later_compilation():

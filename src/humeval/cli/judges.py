@@ -110,9 +110,10 @@ def agreement(files, fmt, encoding, columns, outcomes, tracks, exclude_reference
               help="Ratings with controls: an annotator passes when the degraded-reference test gives p < ALPHA.")
 @click.option("--drop-list", type=TEXT_OUT,
               help="Write the flagged judges, one per line (for rank/report/compare-models --drop-judges).")
-@click.option("--wmt-qc", "wmt_qc", type=click.Choice(["signed-rank", "rank-sum"]), default=None,
+@click.option("--wmt-qc", "wmt_qc", type=click.Choice(["signed-rank", "rank-sum", "paired-t"]), default=None,
               help="Ratings with controls: WMT's good-annotator filter (humeval.ratings.wmt_qc), the kept "
-                   "annotators and both tests per annotator; the choice names the test that decides.")
+                   "annotators and all three tests per annotator; the choice names the test that decides "
+                   "(paired-t: the paired t-test of Graham's published MTurk scripts, kept at p <= ALPHA).")
 @click.option("--all", "show_all", is_flag=True, help="Show every judge, not the 25 least reliable.")
 @anonymize_options
 @common_options

@@ -14,6 +14,7 @@ from humeval.data.readers import (
     appraise,
     appraise_csv,
     esa,
+    graham_da,
     mlqe,
     mqm,
     pairwise,
@@ -43,6 +44,7 @@ from humeval.data.readers._sniff import NAMES, sniff
 from humeval.data.readers.appraise import read_appraise
 from humeval.data.readers.appraise_csv import read_appraise_csv
 from humeval.data.readers.esa import read_esa
+from humeval.data.readers.graham_da import read_graham_da
 from humeval.data.readers.mlqe import read_mlqe_da, read_mlqe_pe
 from humeval.data.readers.mqm import MQMWeights, read_mqm, read_mqm_avg
 from humeval.data.readers.pairwise import read_pairwise
@@ -74,6 +76,7 @@ READERS = {
     "appraise-csv": read_appraise_csv,
     "wmt25-jsonl": read_wmt25,
     "pearmut": read_pearmut,
+    "graham-da": read_graham_da,
 }
 FORMATS = tuple(READERS)
 HEAD_BYTES = 1 << 16
@@ -126,6 +129,8 @@ def guess_format(path, encoding: str = "utf-8", columns: dict | None = None,
         return "appraise-xml", "the .xml ending"
     if p.suffix.lstrip(".") in mlqe.PE_PARTS or (not p.exists() and mlqe.looks_like_pe(p)):
         return "mlqe-pe", f"the .{p.suffix.lstrip('.') or 'mt/.pe'} ending"
+    if graham_da.looks_like(p):
+        return "graham-da", "the file name (sys.LP, human-post-edit.LP, human-scores.LP.csv)"
     check_path(p)  # before anything opens it: a FIFO or a device would never end
     kind = kind_of(p)
     if kind == "parquet":

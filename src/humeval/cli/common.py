@@ -657,6 +657,15 @@ def arena_reader(covariates=None, style_control=False, weight_column=None, categ
     return {k: v for k, v in options.items() if v}
 
 
+def apply_both_bad(part, policy, file, track):
+    """One track's comparisons with both-bad ties counted by ``policy``, and the note saying how."""
+    from humeval.ranking.boards import both_bad
+    try:
+        return both_bad(part, policy)
+    except ValueError as error:
+        raise InputError(file, None, f"{track}: {error}", "see the message") from None
+
+
 def common_options(f):
     f = click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors (and --json output).")(f)
     return click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")(f)

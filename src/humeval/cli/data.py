@@ -22,6 +22,7 @@ from humeval.cli.common import (
     TABLE_SUFFIXES,
     OutputPath,
     anonymize_options,
+    apply_both_bad,
     arena_options,
     arena_reader,
     check_output,
@@ -118,7 +119,6 @@ def convert(file, output, fmt, encoding, columns, outcomes, tracks, covariates, 
     if both_bad != "tie":
         if judgments.comparisons is None:
             raise click.BadParameter("applies to pairwise comparisons; this file holds none", param_hint="--both-bad")
-        from humeval.cli.ranking import apply_both_bad
         judgments.comparisons, note = apply_both_bad(judgments.comparisons, both_bad, file, "all tracks")
         notes.append(note)
     output = Path(output)
@@ -305,7 +305,7 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
     model = None
     written = None
     if not no_report and (data.comparisons is not None or data.ratings is not None):
-        from humeval.cli.report import read_arguments, write_report
+        from humeval.cli.campaign import read_arguments, write_report
         from humeval.report.campaign import DEFAULT_MODELS
         fmt_out = {".md": "md", ".json": "json"}.get(Path(report_file).suffix.lower(), "html")
         model = write_report([(source, data)], report_file, fmt_out, DEFAULT_MODELS, 1000, 2, jobs, random_state,

@@ -30,6 +30,7 @@ from humeval.cli.common import (
     Resamples,
     anonymize_options,
     arena_options,
+    apply_both_bad,
     arena_reader,
     common_options,
     comparisons_of,
@@ -639,15 +640,6 @@ def check_covariates(models, comparisons):
         raise click.BadParameter(f"{', '.join(unable)} cannot fit covariates ({', '.join(comparisons.covariate_names)}):"
                                  f" style control needs {', '.join(_tagged('covariates'))} (--covariates none leaves out "
                                  "the covariates a file humeval wrote carries)", param_hint="--model")
-
-
-def apply_both_bad(part, policy, file, track):
-    """One track's comparisons with both-bad ties counted by ``policy``, and the note saying how."""
-    from humeval.ranking.boards import both_bad
-    try:
-        return both_bad(part, policy)
-    except ValueError as error:
-        raise InputError(file, None, f"{track}: {error}", "see the message") from None
 
 
 def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confidence, jobs, random_state, out_file,

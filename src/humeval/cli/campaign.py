@@ -7,10 +7,11 @@ from pathlib import Path
 from humeval.cli.common import progress_bar
 
 
-def read_arguments(fmt=None, encoding=None, columns=None, outcomes=None) -> list[str]:
+def read_arguments(fmt=None, encoding=None, columns=None, outcomes=None, delimiter=None) -> list[str]:
     """The reading options as command-line words, for the commands a report names."""
     return [word for option, value in (("--format", fmt), ("--encoding", encoding), ("--columns", columns),
-                                       ("--outcomes", outcomes)) if value for word in (option, value)]
+                                       ("--outcomes", outcomes), ("--delimiter", delimiter))
+            if value for word in (option, value)]
 
 
 def write_report(judgment_sets, output, fmt, models, n_boot, trials, jobs, random_state, metric_table=None,

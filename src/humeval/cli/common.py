@@ -576,20 +576,20 @@ def _parsed(function):
     return lambda ctx, param, value: function(value)
 
 
-def _stash(ctx, param, value):
-    """Keep a reading option in ``ctx.meta`` for ``load`` (so commands need no new parameter)."""
-    ctx.meta[f"humeval.read.{param.name}"] = value
-    return value
+class Units(click.ParamType):
+    """``--keep``: the unit columns a streamed read keeps (judge, item, group), as a tuple."""
 
+    name = "UNIT,…"
 
-def kept_units(text) -> tuple[str, ...]:
-    """``--keep``: the unit columns a streamed read keeps (judge, item, group)."""
-    from humeval.data.stream import UNITS
-    names = tuple(n.strip() for n in (text or "").split(",") if n.strip())
-    wrong = [n for n in names if n not in UNITS]
-    if wrong:
-        raise click.BadParameter(f"{', '.join(wrong)}: the unit columns are {', '.join(UNITS)}", param_hint="--keep")
-    return names
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return tuple(value)
+        from humeval.data.stream import UNITS
+        names = tuple(n.strip() for n in value.split(",") if n.strip())
+        wrong = [n for n in names if n not in UNITS]
+        if wrong:
+            self.fail(f"{', '.join(wrong)}: the unit columns are {', '.join(UNITS)}", param, ctx)
+        return names
 
 
 def read_options(f):
@@ -601,16 +601,15 @@ def read_options(f):
                           f"(keys: {', '.join(COLUMN_KEYS)}); unnamed keys keep the default columns."),
         click.option("--outcomes", default=None, metavar="LABEL=N,…", callback=_parsed(outcome_labels),
                      help="Outcome labels of a pairwise file: 0 tie, 1 a wins, 2 b wins."),
-        click.option("--delimiter", default=None, metavar="CHAR", expose_value=False, callback=_stash,
+        click.option("--delimiter", default=None, metavar="CHAR",
                      help="Field delimiter of a pairwise or ratings text file (one character, or tab, comma, "
                           "semicolon, pipe; default: comma for .csv, tab for .tsv)."),
         click.option("--track", "tracks", multiple=True,
                      help="Keep only this track (repeatable; case-insensitive when no track matches exactly)."),
-        click.option("--sql", default=None, metavar="QUERY", expose_value=False, callback=_stash,
+        click.option("--sql", default=None, metavar="QUERY",
                      help="Read the rows a DuckDB query returns: FILE is a DuckDB database, or Parquet/CSV files "
                           "the query sees as the view 'battles'; streamed to counts (needs duckdb)."),
-        click.option("--keep", default=None, metavar="UNIT,…", expose_value=False,
-                     callback=lambda ctx, param, value: _stash(ctx, param, kept_units(value)),
+        click.option("--keep", default=None, type=Units(),
                      help="When streaming a directory, glob or DuckDB query to counts, keep these unit columns "
                           "(judge, item, group); rank --by judge/segment/ranking keeps its own."),
     ]):
@@ -833,30 +832,48 @@ def needs(ctx: click.Context, given: dict[str, str], condition: bool, reason: st
 
 
 def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), quiet=False, salt=None,
-         drop_file=None, controls=False, reader=None):
-    """Read ``path`` with the reading options; pseudonymise people when ``salt`` is not None
-    (--anonymize); leave out the judges listed in ``drop_file`` (--drop-judges); with ``controls``,
-    keep quality-control rows (degraded references, repeats) where the format's reader can;
-    ``reader`` holds further options of the format's reader (the arena columns, ``arena_reader``).
-    A directory, glob, DuckDB database or --sql is streamed to weighted counts, keeping the
-    unit columns --keep names and the one rank --by resamples."""
+         drop_file=None, controls=False, reader=None, *, delimiter=None, sql=None, keep=(), unit=None, single=None):
+    """Read ``path``; everything that changes the reading is a parameter (nothing is read from
+    click's context, so a second file a command reads gets only what it is given).
+
+    Parameters
+    ----------
+    fmt, encoding, columns, outcomes, delimiter, tracks
+        The reading options (--format, --encoding, --columns, --outcomes, --delimiter, --track).
+    quiet
+        No status line, no notes.
+    salt
+        Pseudonymise people with this salt (--anonymize); None leaves the ids.
+    drop_file
+        Leave out the judges listed in this file (--drop-judges).
+    controls
+        Keep quality-control rows (degraded references, repeats) where the format's reader can.
+    reader
+        Further options of the format's reader (the arena columns, ``arena_reader``).
+    sql, keep
+        A directory, glob, DuckDB database or ``sql`` query is streamed to weighted counts,
+        keeping the unit columns ``keep`` names (--sql, --keep).
+    unit
+        The bootstrap's unit (rank --resample): a streamed read keeps its column too.
+    single
+        The name of a command that draws single comparisons (compare-models, plan,
+        active-study): weighted rows are expanded to one row per comparison
+        (``single_comparisons``).
+    """
     from humeval.data.stream import is_dataset, is_duckdb_file
-    ctx = click.get_current_context(silent=True)
-    meta = ctx.meta if ctx is not None else {}
-    streamed = is_dataset(path) or is_duckdb_file(path) or meta.get("humeval.read.sql") is not None
+    streamed = is_dataset(path) or is_duckdb_file(path) or sql is not None
     options = {"controls": True} if controls and not streamed and reads_controls(path, fmt, encoding) else {}
     options.update(reader or {})
     if streamed:
-        options["sql"] = meta.get("humeval.read.sql")
-        by = {"judge": "judge", "segment": "item", "ranking": "group"}.get(ctx.params.get("by") if ctx else None)
-        keep = set(meta.get("humeval.read.keep") or ()) | ({by} if by else set())
-        if keep:
-            options["keep"] = tuple(sorted(keep))
+        options["sql"] = sql
+        kept = set(keep or ()) | ({UNIT_COLUMNS[unit]} if unit in UNIT_COLUMNS else set())
+        if kept:
+            options["keep"] = tuple(sorted(kept))
     if encoding:
         refuse_encoding(path)
         options["encoding"] = encoding
-    if meta.get("humeval.read.delimiter") is not None:
-        options["delimiter"] = meta["humeval.read.delimiter"]
+    if delimiter is not None:
+        options["delimiter"] = delimiter
     if columns:
         options["columns"] = columns_mapping(columns)
     if outcomes:
@@ -874,9 +891,13 @@ def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), 
     result = restrict(result, tracks) if tracks else result
     if drop_file:
         result = drop_listed(result, drop_file, quiet, everyone, tracks)
-    if ctx is not None and ctx.info_name in ROW_COMMANDS:
-        result = single_comparisons(result, ctx.info_name, quiet)
+    if single:
+        result = single_comparisons(result, single, quiet)
     return result
+
+
+# the bootstrap's unit (rank --resample) -> the comparisons' column a streamed read keeps for it
+UNIT_COLUMNS = {"judge": "judge", "segment": "item", "ranking": "group"}
 
 
 def refuse_encoding(path):
@@ -910,8 +931,6 @@ def capped_sizes(curve) -> str:
             + "), so those columns are trained on all of it, not on the size they name")
 
 
-# commands that draw single comparisons (training subsets, held-out splits, simulated campaigns)
-ROW_COMMANDS = ("compare-models", "plan", "active-study")
 MAX_ROWS = 50_000_000  # weighted rows expanded to at most this many comparisons in memory (1.9 GB)
 
 

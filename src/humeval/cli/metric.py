@@ -183,7 +183,7 @@ def _meteor_scores(settings, hyps, refs, label, quiet):
 @read_options
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write HTER per (item, system).")
 @common_options
-def metric_hter(file, fmt, encoding, columns, outcomes, tracks, out_file, quiet, as_json):
+def metric_hter(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, out_file, quiet, as_json):
     """HTER: TER of each output against its post-edit, the minimum over post-editors.
 
     \b
@@ -191,7 +191,8 @@ def metric_hter(file, fmt, encoding, columns, outcomes, tracks, out_file, quiet,
       humeval metric hter mlqe-pe/en-de/post-editing/dev.mt
     """
     from humeval.metrics import hter
-    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json,
+                     delimiter=delimiter, sql=sql, keep=keep)
     if judgments.post_edits is None:
         raise InputError(file, None, "holds no post-edits", "hter needs outputs and their post-edits")
     edits = judgments.post_edits

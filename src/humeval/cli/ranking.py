@@ -138,10 +138,11 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 @ratings_options
 @common_options
 @signed
-def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
-         plot, heatmap, jobs, random_state, l2, chains, order, wmt_trueskill, keep_shared_outputs, drop_file, anon, salt,
-         quiet, as_json, intervals, cluster, standardize, board_by, covariates, style_control, weight_column,
-         category_column, both_bad, robust_by, rank_sets, reweight_policy, provisional_below, **ratings_kw):
+def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, model_names, n_boot, by, confidence,
+         clusters, out_file, plot, heatmap, jobs, random_state, l2, chains, order, wmt_trueskill, keep_shared_outputs,
+         drop_file, anon, salt, quiet, as_json, intervals, cluster, standardize, board_by, covariates, style_control,
+         weight_column, category_column, both_bad, robust_by, rank_sets, reweight_policy, provisional_below,
+         **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -179,7 +180,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         check_board_options(models, plot, heatmap, clusters)
     reader = arena_reader(covariates, style_control, weight_column, category_column)
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, pseudonym_salt(anon, salt),
-                     drop_file, controls=protocol_controls(ratings_kw), reader=reader)
+                     drop_file, controls=protocol_controls(ratings_kw), reader=reader,
+                     delimiter=delimiter, sql=sql, keep=keep, unit=by)
     if ratings_kw.get("protocol") in PAIRWISE_PROTOCOLS:
         wmt_trueskill = PAIRWISE_PROTOCOLS[ratings_kw["protocol"]]
     if wmt_trueskill:  # one organiser's procedure end to end (humeval.experiments.wmt_trueskill)
@@ -748,8 +750,9 @@ def _cluster_breaks(table: pd.DataFrame) -> tuple[int, ...]:
 @l2_option
 @drop_option
 @common_options
-def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, sizes, trials, sample, min_test, expert,
-                   plot, out_file, jobs, random_state, tune_on, grid, l2, drop_file, quiet, as_json):
+def compare_models(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, model_names, sizes, trials,
+                   sample, min_test, expert, plot, out_file, jobs, random_state, tune_on, grid, l2, drop_file, quiet,
+                   as_json):
     """Which model predicts held-out judgments best: Hopkins & May's learning curves.
 
     Per track, the test set is Hopkins & May's (comparisons of rarely judged segments, at least
@@ -781,7 +784,8 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
         raise click.BadParameter(f"{', '.join(not_preference)} are heuristics without a preference "
                                  "distribution, so they have no perplexity", param_hint="--model")
     size_list = sizes
-    data = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None, drop_file), file)
+    data = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None, drop_file,
+                               delimiter=delimiter, sql=sql, keep=keep, single="compare-models"), file)
     if len(data) and (data.item < 0).all():
         raise InputError(file, None, "no comparison names its source segment",
                          "the test set is the comparisons of rarely judged segments: map the segment column with "
@@ -794,7 +798,8 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
         data, models, tuning = _tuned(data, models, tune_on, grid, min_test, random_state, jobs, file,
                                       quiet or as_json)
     test_source = comparisons_of(load(expert, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None,
-                                      drop_file), expert) \
+                                      drop_file, delimiter=delimiter, sql=sql, keep=keep, single="compare-models"),
+                                 expert) \
         if expert else data
     with progress_bar(quiet or as_json) as bar:
         task = bar.add_task("learning curves", total=None)

@@ -76,8 +76,9 @@ METRIC_RESAMPLES = 200  # permutations for the metrics table's clusters: enough 
 @drop_option
 @anonymize_options
 @common_options
-def report(files, fmt, encoding, columns, outcomes, tracks, output, report_format, model_names, n_boot, trials,
-           metric_files, human_file, details, jobs, random_state, l2, drop_file, anon, salt, quiet, as_json):
+def report(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, output, report_format, model_names,
+           n_boot, trials, metric_files, human_file, details, jobs, random_state, l2, drop_file, anon, salt, quiet,
+           as_json):
     """One report of a campaign per file: the data, which model to trust (held-out perplexity),
     the ranking with intervals and clusters beside every model's, the preference heatmap, judge
     agreement and quality, completion for ratings, metric correlations. Every table names the
@@ -122,11 +123,12 @@ def report(files, fmt, encoding, columns, outcomes, tracks, output, report_forma
                              + f" --random-state {random_state}",
                              "metric")
     quiet = quiet or as_json
-    sets = [(path, load(path, fmt, encoding, columns, outcomes, tracks, quiet, salt, drop_file, controls=True)) for path in files]
+    sets = [(path, load(path, fmt, encoding, columns, outcomes, tracks, quiet, salt, drop_file, controls=True,
+                        delimiter=delimiter, sql=sql, keep=keep)) for path in files]
     if not any(j.comparisons is not None or j.ratings is not None for _, j in sets):
         raise InputError(files[0], None, "holds no rankings, comparisons or ratings", "report needs judgments")
     result = write_report(sets, output, fmt_out, models, n_boot, trials, jobs, random_state, metric_table, quiet, l2,
-                          read_arguments(fmt, encoding, columns, outcomes), tracks)
+                          read_arguments(fmt, encoding, columns, outcomes, delimiter), tracks)
     if as_json:
         click.echo(json.dumps({"output": str(output), "format": fmt_out, "summary": result.summary}, indent=2))
     elif not quiet:

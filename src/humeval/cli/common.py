@@ -611,7 +611,7 @@ def read_options(f):
                           "the query sees as the view 'battles'; streamed to counts (needs duckdb)."),
         click.option("--keep", default=None, type=Units(),
                      help="When streaming a directory, glob or DuckDB query to counts, keep these unit columns "
-                          "(judge, item, group); rank --by judge/segment/ranking keeps its own."),
+                          "(judge, item, group); rank --resample judge/segment/ranking keeps its own."),
     ]):
         f = option(f)
     return f
@@ -829,6 +829,63 @@ def needs(ctx: click.Context, given: dict[str, str], condition: bool, reason: st
         if not warn:
             raise click.UsageError(message)
         err.print(f"[yellow]warning:[/] {message}")
+
+
+OLD = "\0old"  # the parser's destination of an option's old spellings (``Renamed``)
+
+
+class Renamed(click.Option):
+    """An option with old spellings (``old``) that still parse, for one release, but appear in no
+    help text and no error hint; using one prints a note naming the new spelling.
+
+    ``click.option("--resample", "resample", cls=Renamed, old=("--by",))``"""
+
+    def __init__(self, param_decls, old=(), **attrs):
+        super().__init__(param_decls, **attrs)
+        self.old = tuple(old)
+
+    def add_to_parser(self, parser, ctx):
+        super().add_to_parser(parser, ctx)
+        name, opts, secondary = self.name, self.opts, self.secondary_opts
+        self.name, self.opts, self.secondary_opts = name + OLD, list(self.old), []
+        try:  # the old spellings under their own destination, so consume_value knows which was used
+            super().add_to_parser(parser, ctx)
+        finally:
+            self.name, self.opts, self.secondary_opts = name, opts, secondary
+
+    def consume_value(self, ctx, opts):
+        if self.name not in opts and self.name + OLD in opts:
+            new = max(self.opts, key=len)
+            err.print(f"note: {' / '.join(self.old)} is now spelled {new} (the old spelling goes in the next release)",
+                      highlight=False, soft_wrap=True)
+            opts = {**opts, self.name: opts[self.name + OLD]}
+        return super().consume_value(ctx, opts)
+
+
+class Sectioned(click.Command):
+    """A command whose ``--help`` lists its options under headings: ``sections`` maps a heading to
+    the parameter names under it, in order; options in no section come
+    last under "Other options" (tests/cli/test_vocabulary.py checks rank places every one)."""
+
+    def __init__(self, *args, sections: dict[str, tuple[str, ...]] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.sections = dict(sections)
+
+    def format_options(self, ctx, formatter):
+        helping = self.get_help_option(ctx)
+        records = {p.name: p.get_help_record(ctx) for p in self.get_params(ctx)
+                   if isinstance(p, click.Option) and p is not helping}
+        placed = {name for names in self.sections.values() for name in names}
+        groups = [(title, [records[n] for n in names if n in records]) for title, names in self.sections.items()]
+        groups.append(("Other options", [r for n, r in records.items() if n not in placed]))
+        if helping is not None:  # -h/--help closes the last heading that has options
+            last = next(rows for _, rows in reversed(groups) if any(rows))
+            last.append(helping.get_help_record(ctx))
+        for title, rows in groups:
+            rows = [r for r in rows if r is not None]  # hidden options have no record
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
 
 
 def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), quiet=False, salt=None,

@@ -222,6 +222,11 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
         needs(ctx, RATINGS_ONLY, False, "on comparisons (they shape the ratings procedure: DA, ESA, MQM files)")
     if wmt_trueskill:  # one organiser's procedure end to end (humeval.experiments.wmt_trueskill)
         from humeval.cli.wmt_trueskill import rank_wmt_trueskill
+        # --order, --board-by and --keep-shared-outputs: rank_wmt_trueskill says what the protocol does instead
+        own = ("order", "board_by", "keep_shared_outputs")
+        needs(ctx, {**{k: v for k, v in PAIRWISE_ONLY.items() if k not in own}, "robust_by": "--robustness"}, False,
+              f"with --protocol wmt{int(wmt_trueskill) % 100}-trueskill (the scripts' TrueSkill runs: no prior, "
+              "covariates, weights, clustered covariance, rank sets or robustness)")
         return rank_wmt_trueskill(file, judgments, int(wmt_trueskill), n_boot or 1000, confidence, random_state, jobs,
                                   out_file, quiet, as_json, tracks)
     if ratings_file:  # DA, ESA, MQM: WMT's procedure

@@ -1,7 +1,7 @@
 """One CLI vocabulary (issue 29, item 6): the bootstrap unit is --resample for comparisons and
 ratings alike, sandwich clustering is --cluster-by (beside --clusters, which draws WMT's cluster
 rules), leaving references out is --exclude-reference as in agreement and judges; the old
-spellings (--by, --cluster, --no-human) still work, say their new name, and appear in no help;
+spellings (--by, --cluster, --no-human; metric's --resamples, now --test-resamples as in rank) still work, say their new name, and appear in no help;
 options that do not apply to the file's kind of judgments or to the model are refused by name;
 ``rank --help`` lists its options under headings."""
 
@@ -17,7 +17,7 @@ from humeval.cli.ranking import PAIRWISE_ONLY, RANK_SECTIONS
 from humeval.cli.ratings import RATINGS_ONLY
 
 ROOT = Path(__file__).resolve().parents[2]
-OLD = ("--by", "--cluster", "--no-human")
+OLD = ("--by", "--cluster", "--no-human", "--resamples")
 
 
 def run(*args):
@@ -156,3 +156,19 @@ def test_signatures_name_the_new_spellings_and_read_the_old(pairs):
     judged = run("rank", pairs, "-m", "bt", "--bootstrap", 20, "--resample", "judge").output
     line = judged.strip().splitlines()[-1]
     assert "|boot:20@judge|" in line and signature.options(command, line.split(" ", 1)[1], pairs)["resample"] == "judge"
+
+
+def test_test_resamples_is_one_name_in_rank_and_metric(tmp_path, monkeypatch):
+    """The resamples of a significance test are --test-resamples in rank (ratings), metric correlate
+    and metric compare; metric's old --resamples still works and says so."""
+    monkeypatch.syspath_prepend(str(ROOT / "tests" / "metaeval"))
+    from test_metaeval_cli import make_mtme  # the mt-metrics-eval layout fixture
+    make_mtme(tmp_path)
+    path = tmp_path / "wmt-like/metric-scores/de-en/Good-metric-refA.seg.score"
+    args = ["metric", "compare", "--scores", path, "--baseline", "sysA", "--test", "ar", "--json"]
+    new, old = run(*args, "--test-resamples", 300), run(*args, "--resamples", 300)
+    assert table(new) == table(old) != table(run(*args, "--test-resamples", 50))
+    assert "note: --resamples is now spelled --test-resamples" in old.stderr
+    for command in (["metric", "compare"], ["metric", "correlate"], ["rank"]):
+        help_text = run(*command, "--help").output
+        assert "--test-resamples" in help_text and "--resamples " not in help_text

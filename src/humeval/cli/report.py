@@ -119,7 +119,7 @@ def report(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep
                              "mt-metrics-eval), wins: metrics each one beats significantly.",
                              f"humeval metric correlate {' '.join(metric_files)} --human {human_file}"
                              + (f" --details {details}" if details else "")
-                             + f" --significance permutation --resamples {METRIC_RESAMPLES}"
+                             + f" --significance permutation --test-resamples {METRIC_RESAMPLES}"
                              + f" --random-state {random_state}",
                              "metric")
     quiet = quiet or as_json

@@ -177,11 +177,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
-    \b
-    Models: trueskill, bt, davidson, rao-kupper, elo, crowd-bt (TrueSkill and Bradley-Terry
-    family); irt-gaussian, irt-categorical, independent-pairs, independent-students[:asymmetric|
-    arithmetic|geometric], uniform, adjusted-uniform (Hopkins & May); orig-wmt, bojar,
-    expected-wins, feedback-arc, most-probable-ranking, mc-playoffs (heuristics).
+    The models and groups are listed under --model (from the model registry); a ratings file (DA,
+    ESA, MQM) is ranked by WMT's procedure with the options under "Ratings files".
 
     \b
     Example:

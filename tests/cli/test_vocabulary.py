@@ -172,3 +172,21 @@ def test_test_resamples_is_one_name_in_rank_and_metric(tmp_path, monkeypatch):
     for command in (["metric", "compare"], ["metric", "correlate"], ["rank"]):
         help_text = run(*command, "--help").output
         assert "--test-resamples" in help_text and "--resamples " not in help_text
+
+
+def test_model_is_dash_m_in_every_command_that_takes_one():
+    for command in (["rank"], ["compare-models"], ["report"], ["plan"], ["ppi"]):
+        help_text = run(*command, "--help").output
+        assert "-m, --model" in help_text, command
+
+
+@pytest.mark.parametrize("command", [["rank"], ["compare-models", "--sizes", "50", "--trials", "1"], ["plan"]])
+def test_l2_without_a_prior_is_refused_wherever_it_is_an_option(pairs, command):
+    result = run(command[0], pairs, *command[1:], "-m", "trueskill", "--l2", "2")
+    assert result.exit_code == 2 and "trueskill has no Gaussian prior: it applies to bt" in result.output, \
+        result.output
+
+
+def test_report_refuses_l2_for_models_without_a_prior(pairs, tmp_path):
+    result = run("report", pairs, "-o", tmp_path / "r.html", "-m", "trueskill,irt-gaussian", "--l2", "2")
+    assert result.exit_code == 2 and "trueskill, irt-gaussian have no Gaussian prior" in result.output, result.output

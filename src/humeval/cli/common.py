@@ -1187,6 +1187,18 @@ def l2_option(f):
              "lost, or a group never compared with the rest, gets a finite, wide score). 0 = maximum likelihood, which refuses such data.")(f)
 
 
+def refuse_unused_prior(names, l2) -> None:
+    """--l2 given while none of the chosen models (names) has a Gaussian prior (tag ``prior``): it
+    would change nothing, so it is refused naming the models that have one."""
+    from humeval.ranking.registry import REGISTRY, tags
+    names = list(names)
+    if l2 is None or any(tags(name).prior for name in names):
+        return
+    with_prior = [name for name, (_, t) in REGISTRY.items() if t.prior]
+    raise click.BadParameter(f"{', '.join(names)} {'has' if len(names) == 1 else 'have'} no Gaussian prior: it "
+                             f"applies to {', '.join(with_prior)}", param_hint="--l2")
+
+
 def group_note(model) -> str:
     """A line naming the components of a fitted model's comparison graph ("" when connected)."""
     groups = model.groups()  # every Ranker records its components

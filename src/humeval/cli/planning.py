@@ -35,6 +35,7 @@ from humeval.cli.common import (
     needs,
     out,
     read_options,
+    refuse_unused_prior,
     render,
 )
 from humeval.data.export import write
@@ -79,6 +80,7 @@ def plan_command(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql,
     budget_list = budgets
     if len(models_named(model_name, random_state)) != 1:  # an unknown model fails before the pilot is read
         raise click.BadParameter(f"{model_name!r}: plan for one model", param_hint="--model")
+    refuse_unused_prior([model_name], l2)
     comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None,
                                       drop_file, delimiter=delimiter, sql=sql, keep=keep, single="plan"),
                                  file)

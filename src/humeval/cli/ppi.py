@@ -36,7 +36,7 @@ from humeval.errors import InputError
                    "replayed), and show the all-human means beside the estimates.")
 @click.option("--confidence", type=CONFIDENCE, default=0.95, show_default=True, help="Coverage of the intervals.")
 @click.option("--random-state", type=SEED, default=0, show_default=True, help="Seed of --hold-out.")
-@click.option("--model", type=click.Choice(["bt", "davidson"]), default="bt", show_default=True,
+@click.option("--model", "-m", "model", type=click.Choice(["bt", "davidson"]), default="bt", show_default=True,
               help="Battles: Bradley–Terry with ties counted ½, or Davidson's ties model (ties an outcome of their own).")
 @click.option("--audit", is_flag=True, help="Battles: also audit the judge against the humans (agreement, kappa, "
               "position and covariate biases, calibration, the systems it lifts or sinks), each with an interval.")

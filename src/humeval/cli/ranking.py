@@ -53,6 +53,7 @@ from humeval.cli.common import (
     print_skips,
     pseudonym_salt,
     read_options,
+    refuse_unused_prior,
     render,
 )
 from humeval.cli.signing import signed, stamp
@@ -256,9 +257,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
     for model in models.values():
         if tags(model).chains:
             model.set_params(chains=chains)
-    if l2 is not None and not any(tags(m).prior for m in models.values()):
-        raise click.BadParameter(f"{', '.join(models)} {'has' if len(models) == 1 else 'have'} no Gaussian prior: it "
-                                 f"applies to {', '.join(_tagged('prior'))}", param_hint="--l2")
+    refuse_unused_prior(models, l2)
     if chains > 1 and not any(tags(m).chains for m in models.values()):
         raise click.BadParameter(f"applies to the Gibbs models {' and '.join(_tagged('chains'))}",
                                  param_hint="--chains")
@@ -825,6 +824,7 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, delimiter, sq
     from humeval.experiments import mean_curve, track_curves
     from humeval.report import plot_learning_curve
     models = models_named(model_names, random_state, l2)
+    refuse_unused_prior(models, l2)
     not_preference = [n for n, m in models.items() if not tags(m).preference]
     if not_preference:
         raise click.BadParameter(f"{', '.join(not_preference)} are heuristics without a preference "

@@ -26,6 +26,7 @@ from humeval.cli.common import (
     out,
     pseudonym_salt,
     read_options,
+    refuse_unused_prior,
 )
 from humeval.cli.campaign import read_arguments, write_report
 from humeval.errors import InputError
@@ -105,6 +106,7 @@ def report(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep
             raise click.BadParameter(str(error), param_hint="--model") from None
         if not tags(name).preference:
             raise click.BadParameter(f"{name} has no preference distribution, so no perplexity", param_hint="--model")
+    refuse_unused_prior(models, l2)
     metric_table = None
     if metric_files:
         if not human_file:

@@ -190,3 +190,10 @@ def test_l2_without_a_prior_is_refused_wherever_it_is_an_option(pairs, command):
 def test_report_refuses_l2_for_models_without_a_prior(pairs, tmp_path):
     result = run("report", pairs, "-o", tmp_path / "r.html", "-m", "trueskill,irt-gaussian", "--l2", "2")
     assert result.exit_code == 2 and "trueskill, irt-gaussian have no Gaussian prior" in result.output, result.output
+
+
+def test_the_python_verbs_take_the_new_and_the_old_names(pairs):
+    import humeval
+    new = humeval.rank(pairs, model="bt", bootstrap=20, resample="judge")
+    old = humeval.rank(pairs, model="bt", bootstrap=20, by="judge")
+    assert new.table.equals(old.table) and new.options["resample"] == "judge"

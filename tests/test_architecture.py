@@ -71,3 +71,44 @@ def test_the_check_catches_a_forbidden_import(tmp_path):
     edges = imports(tmp_path)
     assert edges == {("ranking", "experiments"): ["ranking/analytic.py"]}
     assert "experiments" not in allowed()["ranking"]
+
+
+def cli_imports(cli: Path = SRC / "cli") -> dict[str, set[str]]:
+    """Module of humeval.cli → the humeval.cli modules it imports (inside functions too)."""
+    found: dict[str, set[str]] = {}
+    for path in cli.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module] + ([f"humeval.cli.{a.name}" for a in node.names] if node.module == "humeval.cli"
+                                         else [])
+            elif isinstance(node, ast.ImportFrom) and node.level:  # from . import x / from .x import y
+                names = [f"humeval.cli.{node.module}" if node.module else f"humeval.cli.{a.name}" for a in node.names]
+            else:
+                continue
+            found.setdefault(path.stem, set()).update(
+                n.split(".")[2] for n in names if n.startswith("humeval.cli.") and len(n.split(".")) > 2)
+    return found
+
+
+def command_modules() -> set[str]:
+    from humeval.cli._group import COMMANDS
+    return {module for module, _, _ in COMMANDS.values()}
+
+
+def test_no_cli_module_imports_another_command_module():
+    """Each command module (a module of humeval.cli._group.COMMANDS) depends on shared helpers
+    (common, campaign, ratings, …), never on another command's module."""
+    commands = command_modules()
+    wrong = {module: sorted(targets & commands - {module}) for module, targets in cli_imports().items()
+             if targets & commands - {module}}
+    assert not wrong, f"cli modules importing another command's module: {wrong}"
+
+
+def test_the_cli_check_catches_a_command_import(tmp_path):
+    """The check can fail: a command module importing a helper from another command's module."""
+    (tmp_path / "data.py").write_text("def convert():\n    from humeval.cli.ranking import apply_both_bad\n")
+    (tmp_path / "report.py").write_text("from humeval.cli import ranking\nfrom humeval.cli.common import load\n")
+    assert cli_imports(tmp_path) == {"data": {"ranking"}, "report": {"ranking", "common"}}
+    assert {"ranking", "data", "report"} <= command_modules()

@@ -161,7 +161,7 @@ def test_rank_bootstrap_wmt_table(tmp_path):
     table = pd.read_csv(tmp_path / "t.csv")
     assert len(table) == 6 and table["cluster"].iloc[0] == 1 and table["cluster"].is_monotonic_increasing
     assert (table["rank_lo"] <= table["rank_hi"]).all() and (tmp_path / "t.png").stat().st_size > 5000
-    data = json.loads(run("rank", sim, "-m", "bt", "--bootstrap", 50, "--by", "ranking", "--json").output)
+    data = json.loads(run("rank", sim, "-m", "bt", "--bootstrap", 50, "--resample", "ranking", "--json").output)
     assert {"lower", "upper", "rank_lo", "cluster"} <= set(data["simulated"][0])
     both = run("rank", sim, "-m", "bt,elo", "--bootstrap", 10)
     assert both.exit_code == 2 and "one model at a time" in both.output

@@ -123,7 +123,7 @@ def _args(command: click.Command, options: dict) -> list[str]:
     for param in command.params:
         if isinstance(param, click.Option):
             by_key[param.name] = param
-            for opt in param.opts:
+            for opt in [*param.opts, *getattr(param, "old", ())]:  # an old spelling (cli.common.Renamed) too
                 if opt.startswith("--"):
                     by_key[opt[2:].replace("-", "_")] = param
     args = []

@@ -75,14 +75,15 @@ def make(command, params: dict, path, defaults: dict | None = None, default_mode
     fields = {"humeval": version(), "data": data_hash(path)}
     fields["model"] = "default" if default_model else _text(params.get("model_names") or "default")
     fields["l2"] = "default" if params.get("l2") is None else _text(params["l2"])
-    fields["boot"] = f"{_text(params.get('n_boot') or 0)}@{params.get('by') or 'comparison'}"
+    # the unit as rank --resample gave it; without one the procedure's default (comparison; segment on ratings)
+    fields["boot"] = f"{_text(params.get('n_boot') or 0)}@{params.get('resample') or 'comparison'}"
     fields["ci"] = _text(params.get("confidence", 0.95))
     fields["clusters"] = "wmt" if params.get("clusters") else "none"
     fields["protocol"] = params.get("protocol") or "none"
     fields["seed"] = _text(params.get("random_state", 0))
     names = {p.name: p.opts for p in command.params}
     for name, value in params.items():
-        if name in OUTPUT_ONLY or name in FIXED or name in ("n_boot", "by", "clusters") or name not in names:
+        if name in OUTPUT_ONLY or name in FIXED or name in ("n_boot", "resample", "clusters") or name not in names:
             continue
         default = defaults.get(name)
         if value in (None, False, (), []) or _text(value) == _text(default) and not _unset(default):
@@ -125,7 +126,8 @@ def options(command, signature: str, path) -> dict:
     if fields["data"] != actual:
         raise InputError(path, None, f"the file's content hash is {actual}, the signature's is {fields['data']}: "
                          "this is not the data the signature was made on", "rank the file the signature names")
-    by_long = {max(p.opts, key=len).lstrip("-"): p for p in command.params}
+    # every spelling, old ones included (a signature made before --cluster became --cluster-by still reads)
+    by_long = {o.lstrip("-"): p for p in command.params for o in [*p.opts, *getattr(p, "old", ())]}
     by_name = {p.name: p for p in command.params}
     ctx = click.Context(command)
     params = {}
@@ -148,7 +150,7 @@ def options(command, signature: str, path) -> dict:
         params["protocol"] = fields["protocol"]
     n, _, by = fields["boot"].partition("@")
     params["n_boot"] = typed("n_boot", n)
-    params["by"] = typed("by", by or "comparison")
+    params["resample"] = None if by in ("", "comparison") else typed("resample", by)  # None: the default unit
     params["clusters"] = fields.get("clusters") == "wmt"
     for key, value in fields.items():
         if key in ("humeval", "data", "model", "l2", "boot", "ci", "clusters", "protocol", "seed"):

@@ -30,7 +30,7 @@ def test_data_hash_is_the_files_sha256(sim):
 
 
 def test_rank_prints_a_signature_and_a_rerun_from_it_is_byte_for_byte(sim):
-    first = run("rank", sim, "-m", "bt", "--bootstrap", 40, "--by", "judge", "--clusters", "--track", "simulated",
+    first = run("rank", sim, "-m", "bt", "--bootstrap", 40, "--resample", "judge", "--clusters", "--track", "simulated",
                 "--random-state", 3, "--l2", 0.5)
     assert first.exit_code == 0, first.output
     line = first.stdout.strip().splitlines()[-1]
@@ -42,8 +42,8 @@ def test_rank_prints_a_signature_and_a_rerun_from_it_is_byte_for_byte(sim):
     again = run("rank", "--signature", sig, sim)
     assert again.exit_code == 0, again.output
     assert again.stdout == first.stdout
-    other_seed = run("rank", sim, "-m", "bt", "--bootstrap", 40, "--by", "judge", "--clusters", "--track", "simulated",
-                     "--l2", 0.5)
+    other_seed = run("rank", sim, "-m", "bt", "--bootstrap", 40, "--resample", "judge", "--clusters", "--track",
+                     "simulated", "--l2", 0.5)
     assert other_seed.stdout != first.stdout  # the seed matters, so the signature must carry it
 
 

@@ -130,7 +130,7 @@ def test_info_shows_both_bad_ties():
 def test_style_control_and_analytic_intervals_reach_the_model():
     import humeval
     from humeval.ranking import BradleyTerry
-    result = run("rank", BATTLES, "-m", "bt", "--style-control", "--intervals", "sandwich", "--cluster", "judge",
+    result = run("rank", BATTLES, "-m", "bt", "--style-control", "--intervals", "sandwich", "--cluster-by", "judge",
                  "--json")
     assert result.exit_code == 0, result.output
     assert "covariates 'length', 'headers', 'lists', 'bold' separate the outcomes" in " ".join(result.stderr.split())
@@ -166,7 +166,7 @@ def test_covariate_pairs_from_the_command_line():
 
 @pytest.mark.parametrize("args, words", [
     (["-m", "trueskill", "--style-control"], "trueskill cannot fit covariates"),
-    (["-m", "bt", "--cluster", "judge"], "--cluster applies to --intervals sandwich"),
+    (["-m", "bt", "--cluster-by", "judge"], "--cluster-by applies to --intervals sandwich"),
     (["-m", "bt", "--intervals", "bootstrap"], "needs --bootstrap N"),
     (["-m", "bt", "--intervals", "fisher", "--bootstrap", "10"], "pick one"),
     (["-m", "irt-gaussian", "--intervals", "fisher"], "irt-gaussian has no analytic intervals"),

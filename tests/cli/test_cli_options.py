@@ -33,7 +33,7 @@ CASES = [
     (["rank", PAIRS, "--jobs", "-1"], "--jobs"),
     (["rank", PAIRS, "--random-state", "-1"], "--random-state"),
     (["rank", PAIRS, "--clusters"], "--clusters"),
-    (["rank", PAIRS, "--by", "ranking"], "--by"),
+    (["rank", PAIRS, "--resample", "ranking"], "--resample"),
     (["rank", PAIRS, "--confidence", "0.9"], "--confidence"),
     (["rank", PAIRS, "-m", "bojar", "--heatmap", "h.png"], "--heatmap"),
     (["rank", PAIRS, "-m", "bt,elo", "--plot", "p.png"], "--plot"),

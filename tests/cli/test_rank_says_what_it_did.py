@@ -1,4 +1,4 @@
-"""`rank` prints only what holds: --cluster without labels refused, the clusters counted (and few
+"""`rank` prints only what holds: --cluster-by without labels refused, the clusters counted (and few
 of them flagged); the reader's skips printed; --both-bad loss scores averaging the stated mean
 over the shown systems; boards with style control saying so, with the coefficient table and
 integer counts; weight errors in file order; "1 comparison", not "1 comparisons"."""
@@ -38,18 +38,19 @@ CYCLE = ["A,B,model_a", "B,C,model_a", "C,A,model_a", "A,B,model_b", "B,C,tie", 
 
 def test_cluster_judge_without_a_judge_column_is_an_error(tmp_path):
     path = battles(tmp_path, CYCLE, "nojudge.csv")
-    result = run("rank", path, "-m", "bt", "--intervals", "sandwich", "--cluster", "judge")
+    result = run("rank", path, "-m", "bt", "--intervals", "sandwich", "--cluster-by", "judge")
     assert result.exit_code == 2
     line = result.output.strip().splitlines()[-1]
     assert line.startswith("error:") and "nojudge.csv" in line and "no judge column" in line
-    assert "drop --cluster for the comparison-level sandwich" in line
+    assert "drop --cluster-by for the comparison-level sandwich" in line
 
 
 def test_cluster_category_without_category_is_an_error(tmp_path):
     path = battles(tmp_path, [r + ",x" for r in CYCLE], header="model_a,model_b,winner,category")
-    result = run("rank", path, "-m", "bt", "--intervals", "sandwich", "--cluster", "category")
+    result = run("rank", path, "-m", "bt", "--intervals", "sandwich", "--cluster-by", "category")
     assert result.exit_code == 2 and "give --category COLUMN" in result.output
-    named = run("rank", path, "-m", "bt", "--intervals", "sandwich", "--cluster", "category", "--category", "category")
+    named = run("rank", path, "-m", "bt", "--intervals", "sandwich", "--cluster-by", "category",
+                "--category", "category")
     assert named.exit_code == 0, named.output
     assert ("1 cluster by category; a cluster-robust covariance from so few clusters (G = 1, fewer than 10) is "
             "unreliable") in named.output
@@ -59,12 +60,12 @@ def test_partial_judge_column_counts_its_clusters(tmp_path):
     # judges u1 (2 rows), u2 (2 rows), and 2 rows without a judge: G = 2 + 2 = 4 clusters
     judged = [f"{r},{j}" for r, j in zip(CYCLE, ["u1", "u1", "u2", "u2", "", ""])]
     path = battles(tmp_path, judged, header="model_a,model_b,winner,judge")
-    result = run("rank", path, "-m", "bt", "--intervals", "sandwich", "--cluster", "judge")
+    result = run("rank", path, "-m", "bt", "--intervals", "sandwich", "--cluster-by", "judge")
     assert result.exit_code == 0, result.output
     assert ("4 clusters by judge (2 comparisons without a judge, each a cluster of its own); a cluster-robust "
             "covariance from so few clusters (G = 4, fewer than 10) is unreliable") in result.output
     assert "clustered by judge" in result.output
-    boards = run("rank", path, "-m", "bt", "--intervals", "sandwich", "--cluster", "judge", "--board-by", "judge")
+    boards = run("rank", path, "-m", "bt", "--intervals", "sandwich", "--cluster-by", "judge", "--board-by", "judge")
     assert boards.exit_code == 0, boards.output
     assert "overall board: 4 clusters by judge (2 comparisons without a judge" in boards.output
 

@@ -46,3 +46,8 @@ def test_other_models_and_orders_are_refused(campaign):
     assert result.exit_code == 2 and "--model" in result.output
     result = CliRunner().invoke(cli, ["rank", path, "--protocol", "wmt16-trueskill", "--order", "data", "--bootstrap", "5"])
     assert result.exit_code == 2 and "--order" in result.output
+    for args, option in ((["--l2", "2"], "--l2"), (["--chains", "2"], "--chains"), (["--rank-sets"], "--rank-sets"),
+                         (["--robustness"], "--robustness"), (["--both-bad", "drop"], "--both-bad")):
+        result = CliRunner().invoke(cli, ["rank", path, "--protocol", "wmt15-trueskill", "--bootstrap", "5", *args])
+        assert result.exit_code == 2 and f"{option} does nothing with --protocol wmt15-trueskill" in result.output, \
+            result.output

@@ -279,7 +279,7 @@ def test_rank_keeps_the_bootstrap_unit_and_refuses_bad_input(data):
     root, _ = data
     runner = CliRunner()
     result = runner.invoke(cli, ["rank", str(root / "hive"), "-m", "expected-wins", "--bootstrap", "20",
-                                 "--by", "judge"])
+                                 "--resample", "judge"])
     assert result.exit_code == 0, result.output
     assert "20 resamples of judges" in result.output
     result = runner.invoke(cli, ["rank", str(root / "hive"), "-m", "bt", "--bootstrap", "20"])

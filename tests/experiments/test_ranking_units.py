@@ -149,7 +149,7 @@ def test_cli_rank_bootstrap_note_names_the_unit(ranking_file):
     args = ["rank", str(ranking_file), "--bootstrap", "5"]
     pl = CliRunner().invoke(cli, args + ["-m", "plackett-luce"], terminal_width=200)
     assert pl.exit_code == 0, pl.output
-    assert ("5 resamples of rankings (plackett-luce is fitted on whole rankings, so --by comparison resamples them "
-            "whole)") in pl.output
+    assert ("5 resamples of rankings (plackett-luce is fitted on whole rankings, so --resample comparison resamples "
+            "them whole)") in pl.output
     bt = CliRunner().invoke(cli, args + ["-m", "bt"], terminal_width=200)
     assert "5 resamples of comparisons;" in bt.output

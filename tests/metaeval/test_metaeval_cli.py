@@ -61,7 +61,7 @@ def test_correlate_mtme_matches_library(tmp_path):
     truth = make_mtme(tmp_path)
     result = CliRunner().invoke(cli, ["metric", "correlate", "--mtme", str(tmp_path / "wmt-like"), "--lp", "de-en",
                                       "--average-by", "item", "--significance", "bootstrap", "--statistic", "acc_eq",
-                                      "--resamples", "200", "--spa", "--pce", "--json"])
+                                      "--test-resamples", "200", "--spa", "--pce", "--json"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
     rows = {r["metric"]: r for r in payload["metrics"]}
@@ -95,7 +95,7 @@ def test_compare_scores_file_matches_library(tmp_path):
     truth = make_mtme(tmp_path)
     path = tmp_path / "wmt-like/metric-scores/de-en/Good-metric-refA.seg.score"
     result = CliRunner().invoke(cli, ["metric", "compare", "--scores", str(path), "--baseline", "sysA",
-                                      "--test", "ar", "--resamples", "500", "--json"])
+                                      "--test", "ar", "--test-resamples", "500", "--json"])
     assert result.exit_code == 0, result.output
     rows = {r["system"]: r for r in json.loads(result.output)["comparisons"]}
     assert set(rows) == {"sysB", "sysC", "refB"}

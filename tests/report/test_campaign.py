@@ -242,7 +242,7 @@ def test_report_commands_carry_the_reading_options(campaign, tmp_path):
 
 def test_report_metric_table_has_the_clusters(tmp_path, campaign):
     """The metrics table carries WMT's significance clusters (rank) and wins, equal to what the
-    command it names prints (``metric correlate --significance permutation --resamples 200``)."""
+    command it names prints (``metric correlate --significance permutation --test-resamples 200``)."""
     systems = [f"sys{k}" for k in range(8)]
     human = np.linspace(-1, 1, len(systems))
     rng = np.random.default_rng(0)
@@ -259,7 +259,7 @@ def test_report_metric_table_has_the_clusters(tmp_path, campaign):
                                       *[a for f in files for a in ("--metric-scores", str(f))]])
     assert result.exit_code == 0, result.output
     shown = table(json.loads(out.read_text()), "correlation with sys.csv")
-    assert shown["command"].endswith("--significance permutation --resamples 200 --random-state 0")
+    assert shown["command"].endswith("--significance permutation --test-resamples 200 --random-state 0")
     printed = {r["metric"]: r for r in cli_json(*shlex.split(shown["command"])[1:])["metrics"]}
     assert [r["metric"] for r in shown["rows"]] == list(printed)  # same order: best first
     for row in shown["rows"]:

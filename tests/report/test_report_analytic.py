@@ -31,7 +31,7 @@ def test_clustered_judges_widen_the_sandwich_and_the_note_says_why():
     np.testing.assert_allclose(sandwich_width, (by_judge["upper"] - by_judge["lower"]).to_numpy(), rtol=0.25)
     assert set(table.attrs["sandwich_off"]) == set(table.index)
     note = disagreement_note(table, clusters, disagree)
-    assert "share a judge are correlated" in note and "--by judge" in note
+    assert "share a judge are correlated" in note and "--resample judge" in note
 
 
 def test_independent_judgments_agree():

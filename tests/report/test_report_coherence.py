@@ -55,7 +55,7 @@ def test_judge_clustered_campaign_recommends_the_judge_level_ranking_everywhere(
     comparison = table(report, "bootstrap resamples")
     analytic = table(report, "analytic intervals")
     whole = table(report, "resamples of whole judges")
-    assert "--by judge" in whole["command"] and f"Rankings by whole judges (battles): {whole['command']}" in \
+    assert "--resample judge" in whole["command"] and f"Rankings by whole judges (battles): {whole['command']}" in \
         report["summary"]
     # the summary's three cluster counts are those of the three tables, and the whole-judge count
     # is what its command prints
@@ -72,7 +72,7 @@ def test_judge_clustered_campaign_recommends_the_judge_level_ranking_everywhere(
     boot = {r["system"]: r["upper"] - r["lower"] for r in comparison["rows"]}
     assert all(r["upper"] - r["lower"] > 1.3 * boot[r["system"]] for r in whole["rows"])
     notes = next(s["notes"] for s in report["sections"] if s["title"] == "battles: ranking")
-    assert "resamples whole judges (humeval rank --by judge)" in notes[0] and "trust the sandwich" not in notes[0]
+    assert "resamples whole judges (humeval rank --resample judge)" in notes[0] and "trust the sandwich" not in notes[0]
     assert notes[1].startswith(f"Resampling whole judges gives {k_judge} clusters where the comparison bootstrap "
                                f"gives {k_comparison}") and whole["command"] in notes[1]
     assert any("resamples whole units" in m and "here: battles" in m for m in report["methods"])
@@ -94,7 +94,7 @@ def test_the_analytic_table_names_the_command_of_its_fisher_columns(tmp_path):
     fisher = re.search(r"the fisher columns \(and fisher cluster\): (humeval .*?); the sandwich columns",
                        analytic["how"])
     assert fisher and "--intervals fisher" in fisher.group(1)
-    assert "--intervals sandwich --cluster judge" in analytic["command"]
+    assert "--intervals sandwich --cluster-by judge" in analytic["command"]
     for command, kind in ((fisher.group(1), "fisher"), (analytic["command"], "sandwich")):
         printed = {r["system"]: r for r in run_json(command)["battles"]}
         for row in analytic["rows"]:  # intervals and the analytic rank clusters: the commands print them
@@ -133,7 +133,7 @@ def test_correlated_unit_needs_a_wider_sandwich_and_clusters():
     frame, _ = disagreeing(4, 0)
     assert correlated_unit(frame, "judge") is None
     note = disagreement_note(*disagreeing(4, 4)[:1], "group", ["s00"])
-    assert "share a ranking are correlated" in note and "humeval rank --by ranking" in note
+    assert "share a ranking are correlated" in note and "humeval rank --resample ranking" in note
 
 
 def test_compare_models_prints_the_reports_perplexities_best_first(tmp_path):
@@ -210,7 +210,7 @@ def test_wmt10_czech_english_report_is_coherent():
     assert line == ("Czech-English: cmu-heafield-combo the best of 12 systems, below the human reference _ref; 6 clusters by the comparison bootstrap, 4 by whole judges "
                     "(the safer ranking: judgments cluster by judge; the judge-clustered sandwich gives 4)")
     (how,) = [s for s in report.summary if s.startswith("Rankings by whole judges (Czech-English): humeval rank ")]
-    assert how.endswith("--model rao-kupper --bootstrap 1000 --by judge --random-state 0 --track Czech-English")
+    assert how.endswith("--model rao-kupper --bootstrap 1000 --resample judge --random-state 0 --track Czech-English")
     md = to_markdown(report)
     assert "| Czech-English | 13 | 28 | 255 | 543 | 5,375 | 997 | 18.5% | 55 |" in md
     assert "- skipped 1,152 pairs with an unset rank in the whole file, over all its tracks" in md

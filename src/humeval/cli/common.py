@@ -576,20 +576,20 @@ def _parsed(function):
     return lambda ctx, param, value: function(value)
 
 
-def _stash(ctx, param, value):
-    """Keep a reading option in ``ctx.meta`` for ``load`` (so commands need no new parameter)."""
-    ctx.meta[f"humeval.read.{param.name}"] = value
-    return value
+class Units(click.ParamType):
+    """``--keep``: the unit columns a streamed read keeps (judge, item, group), as a tuple."""
 
+    name = "UNIT,…"
 
-def kept_units(text) -> tuple[str, ...]:
-    """``--keep``: the unit columns a streamed read keeps (judge, item, group)."""
-    from humeval.data.stream import UNITS
-    names = tuple(n.strip() for n in (text or "").split(",") if n.strip())
-    wrong = [n for n in names if n not in UNITS]
-    if wrong:
-        raise click.BadParameter(f"{', '.join(wrong)}: the unit columns are {', '.join(UNITS)}", param_hint="--keep")
-    return names
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return tuple(value)
+        from humeval.data.stream import UNITS
+        names = tuple(n.strip() for n in value.split(",") if n.strip())
+        wrong = [n for n in names if n not in UNITS]
+        if wrong:
+            self.fail(f"{', '.join(wrong)}: the unit columns are {', '.join(UNITS)}", param, ctx)
+        return names
 
 
 def read_options(f):
@@ -601,18 +601,17 @@ def read_options(f):
                           f"(keys: {', '.join(COLUMN_KEYS)}); unnamed keys keep the default columns."),
         click.option("--outcomes", default=None, metavar="LABEL=N,…", callback=_parsed(outcome_labels),
                      help="Outcome labels of a pairwise file: 0 tie, 1 a wins, 2 b wins."),
-        click.option("--delimiter", default=None, metavar="CHAR", expose_value=False, callback=_stash,
+        click.option("--delimiter", default=None, metavar="CHAR",
                      help="Field delimiter of a pairwise or ratings text file (one character, or tab, comma, "
                           "semicolon, pipe; default: comma for .csv, tab for .tsv)."),
         click.option("--track", "tracks", multiple=True,
                      help="Keep only this track (repeatable; case-insensitive when no track matches exactly)."),
-        click.option("--sql", default=None, metavar="QUERY", expose_value=False, callback=_stash,
+        click.option("--sql", default=None, metavar="QUERY",
                      help="Read the rows a DuckDB query returns: FILE is a DuckDB database, or Parquet/CSV files "
                           "the query sees as the view 'battles'; streamed to counts (needs duckdb)."),
-        click.option("--keep", default=None, metavar="UNIT,…", expose_value=False,
-                     callback=lambda ctx, param, value: _stash(ctx, param, kept_units(value)),
+        click.option("--keep", default=None, type=Units(),
                      help="When streaming a directory, glob or DuckDB query to counts, keep these unit columns "
-                          "(judge, item, group); rank --by judge/segment/ranking keeps its own."),
+                          "(judge, item, group); rank --resample judge/segment/ranking keeps its own."),
     ]):
         f = option(f)
     return f
@@ -655,6 +654,15 @@ def arena_reader(covariates=None, style_control=False, weight_column=None, categ
     options = {"covariates": covariates, "style": style_control or None, "weight": weight_column,
                "category": category_column}
     return {k: v for k, v in options.items() if v}
+
+
+def apply_both_bad(part, policy, file, track):
+    """One track's comparisons with both-bad ties counted by ``policy``, and the note saying how."""
+    from humeval.ranking.boards import both_bad
+    try:
+        return both_bad(part, policy)
+    except ValueError as error:
+        raise InputError(file, None, f"{track}: {error}", "see the message") from None
 
 
 def common_options(f):
@@ -823,31 +831,106 @@ def needs(ctx: click.Context, given: dict[str, str], condition: bool, reason: st
         err.print(f"[yellow]warning:[/] {message}")
 
 
+OLD = "\0old"  # the parser's destination of an option's old spellings (``Renamed``)
+
+
+class Renamed(click.Option):
+    """An option with old spellings (``old``) that still parse, for one release, but appear in no
+    help text and no error hint; using one prints a note naming the new spelling.
+
+    ``click.option("--resample", "resample", cls=Renamed, old=("--by",))``"""
+
+    def __init__(self, param_decls, old=(), **attrs):
+        super().__init__(param_decls, **attrs)
+        self.old = tuple(old)
+
+    def add_to_parser(self, parser, ctx):
+        super().add_to_parser(parser, ctx)
+        name, opts, secondary = self.name, self.opts, self.secondary_opts
+        self.name, self.opts, self.secondary_opts = name + OLD, list(self.old), []
+        try:  # the old spellings under their own destination, so consume_value knows which was used
+            super().add_to_parser(parser, ctx)
+        finally:
+            self.name, self.opts, self.secondary_opts = name, opts, secondary
+
+    def consume_value(self, ctx, opts):
+        if self.name not in opts and self.name + OLD in opts:
+            new = max(self.opts, key=len)
+            err.print(f"note: {' / '.join(self.old)} is now spelled {new} (the old spelling goes in the next release)",
+                      highlight=False, soft_wrap=True)
+            opts = {**opts, self.name: opts[self.name + OLD]}
+        return super().consume_value(ctx, opts)
+
+
+class Sectioned(click.Command):
+    """A command whose ``--help`` lists its options under headings: ``sections`` maps a heading to
+    the parameter names under it, in order; options in no section come
+    last under "Other options" (tests/cli/test_vocabulary.py checks rank places every one)."""
+
+    def __init__(self, *args, sections: dict[str, tuple[str, ...]] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.sections = dict(sections)
+
+    def format_options(self, ctx, formatter):
+        helping = self.get_help_option(ctx)
+        records = {p.name: p.get_help_record(ctx) for p in self.get_params(ctx)
+                   if isinstance(p, click.Option) and p is not helping}
+        placed = {name for names in self.sections.values() for name in names}
+        groups = [(title, [records[n] for n in names if n in records]) for title, names in self.sections.items()]
+        groups.append(("Other options", [r for n, r in records.items() if n not in placed]))
+        if helping is not None:  # -h/--help closes the last heading that has options
+            last = next(rows for _, rows in reversed(groups) if any(rows))
+            last.append(helping.get_help_record(ctx))
+        for title, rows in groups:
+            rows = [r for r in rows if r is not None]  # hidden options have no record
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
 def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), quiet=False, salt=None,
-         drop_file=None, controls=False, reader=None):
-    """Read ``path`` with the reading options; pseudonymise people when ``salt`` is not None
-    (--anonymize); leave out the judges listed in ``drop_file`` (--drop-judges); with ``controls``,
-    keep quality-control rows (degraded references, repeats) where the format's reader can;
-    ``reader`` holds further options of the format's reader (the arena columns, ``arena_reader``).
-    A directory, glob, DuckDB database or --sql is streamed to weighted counts, keeping the
-    unit columns --keep names and the one rank --by resamples."""
+         drop_file=None, controls=False, reader=None, *, delimiter=None, sql=None, keep=(), unit=None, single=None):
+    """Read ``path``; everything that changes the reading is a parameter (nothing is read from
+    click's context, so a second file a command reads gets only what it is given).
+
+    Parameters
+    ----------
+    fmt, encoding, columns, outcomes, delimiter, tracks
+        The reading options (--format, --encoding, --columns, --outcomes, --delimiter, --track).
+    quiet
+        No status line, no notes.
+    salt
+        Pseudonymise people with this salt (--anonymize); None leaves the ids.
+    drop_file
+        Leave out the judges listed in this file (--drop-judges).
+    controls
+        Keep quality-control rows (degraded references, repeats) where the format's reader can.
+    reader
+        Further options of the format's reader (the arena columns, ``arena_reader``).
+    sql, keep
+        A directory, glob, DuckDB database or ``sql`` query is streamed to weighted counts,
+        keeping the unit columns ``keep`` names (--sql, --keep).
+    unit
+        The bootstrap's unit (rank --resample): a streamed read keeps its column too.
+    single
+        The name of a command that draws single comparisons (compare-models, plan,
+        active-study): weighted rows are expanded to one row per comparison
+        (``single_comparisons``).
+    """
     from humeval.data.stream import is_dataset, is_duckdb_file
-    ctx = click.get_current_context(silent=True)
-    meta = ctx.meta if ctx is not None else {}
-    streamed = is_dataset(path) or is_duckdb_file(path) or meta.get("humeval.read.sql") is not None
+    streamed = is_dataset(path) or is_duckdb_file(path) or sql is not None
     options = {"controls": True} if controls and not streamed and reads_controls(path, fmt, encoding) else {}
     options.update(reader or {})
     if streamed:
-        options["sql"] = meta.get("humeval.read.sql")
-        by = {"judge": "judge", "segment": "item", "ranking": "group"}.get(ctx.params.get("by") if ctx else None)
-        keep = set(meta.get("humeval.read.keep") or ()) | ({by} if by else set())
-        if keep:
-            options["keep"] = tuple(sorted(keep))
+        options["sql"] = sql
+        kept = set(keep or ()) | ({UNIT_COLUMNS[unit]} if unit in UNIT_COLUMNS else set())
+        if kept:
+            options["keep"] = tuple(sorted(kept))
     if encoding:
         refuse_encoding(path)
         options["encoding"] = encoding
-    if meta.get("humeval.read.delimiter") is not None:
-        options["delimiter"] = meta["humeval.read.delimiter"]
+    if delimiter is not None:
+        options["delimiter"] = delimiter
     if columns:
         options["columns"] = columns_mapping(columns)
     if outcomes:
@@ -865,9 +948,13 @@ def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), 
     result = restrict(result, tracks) if tracks else result
     if drop_file:
         result = drop_listed(result, drop_file, quiet, everyone, tracks)
-    if ctx is not None and ctx.info_name in ROW_COMMANDS:
-        result = single_comparisons(result, ctx.info_name, quiet)
+    if single:
+        result = single_comparisons(result, single, quiet)
     return result
+
+
+# the bootstrap's unit (rank --resample) -> the comparisons' column a streamed read keeps for it
+UNIT_COLUMNS = {"judge": "judge", "segment": "item", "ranking": "group"}
 
 
 def refuse_encoding(path):
@@ -901,8 +988,6 @@ def capped_sizes(curve) -> str:
             + "), so those columns are trained on all of it, not on the size they name")
 
 
-# commands that draw single comparisons (training subsets, held-out splits, simulated campaigns)
-ROW_COMMANDS = ("compare-models", "plan", "active-study")
 MAX_ROWS = 50_000_000  # weighted rows expanded to at most this many comparisons in memory (1.9 GB)
 
 
@@ -1100,6 +1185,18 @@ def l2_option(f):
         help=f"Precision λ of the Gaussian prior on the abilities of {', '.join(with_prior[:-1])} and {with_prior[-1]} "
              "(penalty λ/2·Σ(θ − mean θ)²; default 1, the N(0, 1) prior of Hopkins & May's IRT: a system that never "
              "lost, or a group never compared with the rest, gets a finite, wide score). 0 = maximum likelihood, which refuses such data.")(f)
+
+
+def refuse_unused_prior(names, l2) -> None:
+    """--l2 given while none of the chosen models (names) has a Gaussian prior (tag ``prior``): it
+    would change nothing, so it is refused naming the models that have one."""
+    from humeval.ranking.registry import REGISTRY, tags
+    names = list(names)
+    if l2 is None or any(tags(name).prior for name in names):
+        return
+    with_prior = [name for name, (_, t) in REGISTRY.items() if t.prior]
+    raise click.BadParameter(f"{', '.join(names)} {'has' if len(names) == 1 else 'have'} no Gaussian prior: it "
+                             f"applies to {', '.join(with_prior)}", param_hint="--l2")
 
 
 def group_note(model) -> str:

@@ -42,8 +42,8 @@ from humeval.data.export import write
 @click.option("--plot", type=FIGURE_OUT, help="Draw the decision study (needs --decisions).")
 @click.option("--random-state", default=0, show_default=True, type=SEED)
 @common_options
-def complete(file, fmt, encoding, columns, outcomes, tracks, criterion, holdout, trials, out_file, decisions, common,
-             plot, random_state, quiet, as_json):
+def complete(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, criterion, holdout, trials, out_file,
+             decisions, common, plot, random_state, quiet, as_json):
     """Complete the judge × (item, system) rating matrix: hidden-rating errors of the baselines and
     soft-impute, the completed matrix, and (--decisions) whether completion lets fewer ratings
     decide between systems like many (Wisniewski 2013).
@@ -63,7 +63,8 @@ def complete(file, fmt, encoding, columns, outcomes, tracks, criterion, holdout,
         decision_study,
     )
     needs(click.get_current_context(), {"plot": "--plot", "common": "--common"}, decisions, "without --decisions")
-    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json,
+                     delimiter=delimiter, sql=sql, keep=keep)
     r = judgments.ratings
     if r is None:
         raise InputError(file, None, "holds no ratings", "complete needs absolute scores (DA, MQM, adequacy, …)")

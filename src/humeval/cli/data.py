@@ -22,6 +22,7 @@ from humeval.cli.common import (
     TABLE_SUFFIXES,
     OutputPath,
     anonymize_options,
+    apply_both_bad,
     arena_options,
     arena_reader,
     check_output,
@@ -52,7 +53,7 @@ from humeval.simulate.competition import DESIGNS
 @click.argument("files", nargs=-1, required=True, type=click.Path())
 @read_options
 @common_options
-def info(files, fmt, encoding, columns, outcomes, tracks, quiet, as_json):
+def info(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, quiet, as_json):
     """What a judgments file holds: per track the systems, judges, items, comparisons,
     tie rate, and what was skipped and why.
 
@@ -62,7 +63,8 @@ def info(files, fmt, encoding, columns, outcomes, tracks, quiet, as_json):
     """
     results = []
     for path in files:
-        judgments = load(path, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+        judgments = load(path, fmt, encoding, columns, outcomes, tracks, quiet or as_json,
+                         delimiter=delimiter, sql=sql, keep=keep)
         summary = describe(judgments)
         if as_json:
             results.append({"file": str(path), "format": judgments.report.format, "rows": judgments.report.rows,
@@ -96,8 +98,8 @@ def judgments_beside(report_file) -> Path:
 @arena_options
 @anonymize_options
 @common_options
-def convert(file, output, fmt, encoding, columns, outcomes, tracks, covariates, style_control, weight_column,
-            category_column, both_bad, anon, salt, quiet, as_json):
+def convert(file, output, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, covariates, style_control,
+            weight_column, category_column, both_bad, anon, salt, quiet, as_json):
     """Convert a judgments file to pairwise comparisons (.parquet, .csv, .tsv, .jsonl).
 
     Ratings and post-edits, when the file holds them, go beside OUTPUT as
@@ -113,12 +115,12 @@ def convert(file, output, fmt, encoding, columns, outcomes, tracks, covariates, 
     """
     salt = pseudonym_salt(anon, salt)
     reader = arena_reader(covariates, style_control, weight_column, category_column)
-    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, salt=salt, reader=reader)
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, salt=salt, reader=reader,
+                     delimiter=delimiter, sql=sql, keep=keep)
     notes = []
     if both_bad != "tie":
         if judgments.comparisons is None:
             raise click.BadParameter("applies to pairwise comparisons; this file holds none", param_hint="--both-bad")
-        from humeval.cli.ranking import apply_both_bad
         judgments.comparisons, note = apply_both_bad(judgments.comparisons, both_bad, file, "all tracks")
         notes.append(note)
     output = Path(output)
@@ -252,8 +254,8 @@ def simulate(output, systems, items, judges, judgments, design, random_judges, r
 @execution_options
 @l2_option
 @common_options
-def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges, judgments, design,
-         random_judges, random_state, report_file, no_report, jobs, l2, quiet, as_json):
+def demo(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, systems, items, judges, judgments,
+         design, random_judges, random_state, report_file, no_report, jobs, l2, quiet, as_json):
     """A tour: simulate a WMT-style campaign (5-way rankings, a few judges answering at random) or
     read FILE, print the headline tables (the data, a ranking beside the truth, the judges
     humeval flags) and write the full campaign report (see `humeval report`). The simulated
@@ -279,7 +281,8 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
         check_output(report_file, REPORT_SUFFIXES, "--report")
     truth, source = None, file
     if file:
-        data = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+        data = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json,
+                    delimiter=delimiter, sql=sql, keep=keep)
     else:
         from humeval.data.judgments import Judgments, ReadReport
         sim = simulate_competition(n_systems=systems, n_items=items, n_judges=judges, n_judgments=judgments,
@@ -305,12 +308,12 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, systems, items, judges,
     model = None
     written = None
     if not no_report and (data.comparisons is not None or data.ratings is not None):
-        from humeval.cli.report import read_arguments, write_report
+        from humeval.cli.campaign import read_arguments, write_report
         from humeval.report.campaign import DEFAULT_MODELS
         fmt_out = {".md": "md", ".json": "json"}.get(Path(report_file).suffix.lower(), "html")
         model = write_report([(source, data)], report_file, fmt_out, DEFAULT_MODELS, 1000, 2, jobs, random_state,
-                             quiet=quiet or as_json, l2=l2, read_args=read_arguments(fmt, encoding, columns, outcomes),
-                             tracks=tracks).ranking_model
+                             quiet=quiet or as_json, l2=l2, tracks=tracks,
+                             read_args=read_arguments(fmt, encoding, columns, outcomes, delimiter)).ranking_model
         written = str(report_file)
     # the terminal ranking uses the report's model (the best by held-out perplexity with a quick
     # bootstrap), so the two agree; without a report, IRT-Gaussian (Hopkins & May 2013)

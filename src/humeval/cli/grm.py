@@ -52,8 +52,8 @@ def grm():
 @click.option("--information", "info_plot", type=FIGURE_OUT, help="Draw the item information of the listed segments.")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write the system scores (.csv/.jsonl/.parquet).")
 @common_options
-def grm_fit(file, fmt, encoding, columns, outcomes, tracks, baseline, n_segments, theta_range, icc_plot, info_plot,
-            out_file, quiet, as_json):
+def grm_fit(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, baseline, n_segments, theta_range,
+            icc_plot, info_plot, out_file, quiet, as_json):
     """Fit the GRM to the comparisons with BASELINE: abilities with standard errors, judges from
     least to most sensitive, and the segments that discriminate best in --theta-range.
 
@@ -64,7 +64,8 @@ def grm_fit(file, fmt, encoding, columns, outcomes, tracks, baseline, n_segments
     from humeval.experiments.grm_study import propose_baseline
     from humeval.ranking import GRM
     from humeval.report import plot_icc, plot_item_information
-    comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json), file)
+    comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json,
+                                      delimiter=delimiter, sql=sql, keep=keep), file)
     lo, hi = theta_range
     if (icc_plot or info_plot) and len(comparisons.by_track()) > 1:
         raise click.UsageError(f"--icc and --information draw one track and {file} has "
@@ -127,8 +128,8 @@ def grm_fit(file, fmt, encoding, columns, outcomes, tracks, baseline, n_segments
 @click.option("--plot", type=FIGURE_OUT, help="Draw the budget study.")
 @click.option("--random-state", default=0, show_default=True, type=SEED)
 @common_options
-def grm_study(file, fmt, encoding, columns, outcomes, tracks, baselines, budgets, trials, noise, gold_resamples,
-              metric_file, two_stage, plot, random_state, quiet, as_json):
+def grm_study(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, baselines, budgets, trials, noise,
+              gold_resamples, metric_file, two_stage, plot, random_state, quiet, as_json):
     """The GRM paper's experiments: correlation and nDCG with bootstrap-TrueSkill gold scores by
     budget (GRM per baseline, Expected Wins, IRT-Gaussian, active TrueSkill), baseline balance, and
     robustness to random judges.
@@ -141,7 +142,8 @@ def grm_study(file, fmt, encoding, columns, outcomes, tracks, baselines, budgets
     from humeval.experiments.grm_study import (baseline_balance, baseline_by_metric, budget_study, gold_scores,
                                                noise_study, propose_baseline)
     from humeval.report import plot_budget_study
-    comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json), file)
+    comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json,
+                                      delimiter=delimiter, sql=sql, keep=keep), file)
     parts = comparisons.by_track()
     if len(parts) > 1:
         raise InputError(file, None, f"{len(parts)} tracks: the study runs on one", "pick one with --track")

@@ -64,8 +64,8 @@ def _excluded(exclude_reference, exclude_systems):
 @read_options
 @agreement_options
 @common_options
-def agreement(files, fmt, encoding, columns, outcomes, tracks, exclude_reference, exclude_systems, drop_ties, expected,
-              quiet, as_json):
+def agreement(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, exclude_reference, exclude_systems,
+              drop_ties, expected, quiet, as_json):
     """Annotator agreement per track: inter- and intra-annotator kappa with P(A), P(E) and the
     number of judgment pairs, like Denkowski & Lavie's Tables 1 and 2.
 
@@ -79,7 +79,8 @@ def agreement(files, fmt, encoding, columns, outcomes, tracks, exclude_reference
     """
     results = {}
     for path in files:
-        judgments = load(path, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+        judgments = load(path, fmt, encoding, columns, outcomes, tracks, quiet or as_json,
+                         delimiter=delimiter, sql=sql, keep=keep)
         ranking_options_apply(judgments)
         from humeval.agreement import agreement_table
         table = agreement_table(judgments, _excluded(exclude_reference, exclude_systems), drop_ties, expected)
@@ -117,8 +118,8 @@ def agreement(files, fmt, encoding, columns, outcomes, tracks, exclude_reference
 @click.option("--all", "show_all", is_flag=True, help="Show every judge, not the 25 least reliable.")
 @anonymize_options
 @common_options
-def judges(file, fmt, encoding, columns, outcomes, tracks, exclude_reference, exclude_systems, drop_ties, expected,
-           min_pairs, controls, alpha, drop_list, wmt_qc, show_all, anon, salt, quiet, as_json):
+def judges(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, exclude_reference, exclude_systems,
+           drop_ties, expected, min_pairs, controls, alpha, drop_list, wmt_qc, show_all, anon, salt, quiet, as_json):
     """Judge quality, least reliable first: judgments, agreement with the other judges (P(A) and
     kappa), with the leave-one-out majority, self-consistency, and a flag (chance: agreement not
     above chance; outlier: kappa far below the median judge's).
@@ -136,7 +137,7 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, exclude_reference, ex
     from humeval.agreement import flagged, judge_quality
     keep_controls = controls is not False
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, pseudonym_salt(anon, salt),
-                     controls=keep_controls)
+                     controls=keep_controls, delimiter=delimiter, sql=sql, keep=keep)
     table = judgments.comparisons if judgments.comparisons is not None else judgments.ratings
     if table is None:
         raise InputError(file, None, "holds no rankings, comparisons or ratings", "judges needs judgments")

@@ -18,6 +18,7 @@ from humeval.cli.common import (
     TABLE_OUT,
     Grid,
     Names,
+    Renamed,
     Resamples,
     common_options,
     comparisons_of,
@@ -183,7 +184,7 @@ def _meteor_scores(settings, hyps, refs, label, quiet):
 @read_options
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write HTER per (item, system).")
 @common_options
-def metric_hter(file, fmt, encoding, columns, outcomes, tracks, out_file, quiet, as_json):
+def metric_hter(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, out_file, quiet, as_json):
     """HTER: TER of each output against its post-edit, the minimum over post-editors.
 
     \b
@@ -191,7 +192,8 @@ def metric_hter(file, fmt, encoding, columns, outcomes, tracks, out_file, quiet,
       humeval metric hter mlqe-pe/en-de/post-editing/dev.mt
     """
     from humeval.metrics import hter
-    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json)
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json,
+                     delimiter=delimiter, sql=sql, keep=keep)
     if judgments.post_edits is None:
         raise InputError(file, None, "holds no post-edits", "hter needs outputs and their post-edits")
     edits = judgments.post_edits
@@ -242,16 +244,17 @@ STATISTICS = ("pearson", "spearman", "kendall", "acc_eq", "tau_eq")
               help="Test every pair of metrics on --statistic and add WMT's clusters (rank) and wins.")
 @click.option("--statistic", type=click.Choice(STATISTICS), default="pearson", show_default=True,
               help="Statistic the table is sorted and --significance is tested on (acc_eq/tau_eq: tie-calibrated).")
-@click.option("--resamples", "n_resamples", type=Resamples(off=False), default=1000, show_default=True,
-              help="Resamples of --significance.")
+@click.option("--test-resamples", "n_resamples", cls=Renamed, old=("--resamples",), type=Resamples(off=False),
+              default=1000, show_default=True, help="Resamples of --significance (and permutations of --spa, --pce).")
 @click.option("--alpha", type=SHARE, default=0.05, show_default=True, help="Significance level of the clusters.")
 @click.option("--acc-eq/--no-acc-eq", "tie_accuracy", default=True, show_default=True,
               help="Add pairwise accuracy with tie calibration (acc_eq and its threshold ε).")
 @click.option("--spa", is_flag=True,
-              help="Segment level: soft pairwise accuracy of the systems (Thompson et al. 2024; --resamples permutations).")
+              help="Segment level: soft pairwise accuracy of the systems (Thompson et al. 2024; --test-resamples "
+                   "permutations).")
 @click.option("--pce", is_flag=True,
               help="Segment level: pairwise confidence error of the systems, mean |p_human − p_metric| = 1 − SPA "
-                   "(mt-metrics-eval's pce.py; --resamples permutations).")
+                   "(mt-metrics-eval's pce.py; --test-resamples permutations).")
 @click.option("--bootstrap", "n_boot", type=Resamples(), default=0, show_default=True,
               help="Resamples for percentile intervals of Pearson's r (0: none).")
 @click.option("--confidence", type=CONFIDENCE, default=0.95, show_default=True,
@@ -285,7 +288,7 @@ def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name
     ctx = click.get_current_context()
     needs(ctx, {"confidence": "--confidence"}, n_boot > 0, "without --bootstrap")
     needs(ctx, {"alpha": "--alpha"}, significance is not None, "without --significance")
-    needs(ctx, {"n_resamples": "--resamples"}, significance is not None or spa or pce,
+    needs(ctx, {"n_resamples": "--test-resamples"}, significance is not None or spa or pce,
           "without --significance, --spa or --pce")
     needs(ctx, {"random_state": "--random-state"}, n_boot > 0 or significance is not None or spa or pce,
           "without --bootstrap, --significance, --spa or --pce")
@@ -345,8 +348,9 @@ def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name
               help="Instead of texts: a human ratings file (DA, MQM, ESA); the same paired tests on segment scores.")
 @click.option("--test", type=click.Choice(["bs", "ar"]), default="bs", show_default=True,
               help="Paired bootstrap resampling (bs) or approximate randomisation (ar), as sacrebleu.")
-@click.option("--resamples", "n_resamples", type=Resamples(off=True), default=0, show_default=True,
-              help="Resamples or trials (0: sacrebleu's defaults, 1,000 for bs and 10,000 for ar).")
+@click.option("--test-resamples", "n_resamples", cls=Renamed, old=("--resamples",), type=Resamples(off=True), default=0,
+              show_default=True, help="Resamples or trials of --test (0: sacrebleu's defaults, 1,000 for bs and 10,000 "
+              "for ar).")
 @click.option("--alpha", type=SHARE, default=0.05, show_default=True, help="Significance level marked in the table.")
 @click.option("--random-state", type=SEED, default=12345, show_default=True, help="Seed (sacrebleu's default 12345).")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write the table.")

@@ -35,6 +35,7 @@ from humeval.cli.common import (
     needs,
     out,
     read_options,
+    refuse_unused_prior,
     render,
 )
 from humeval.data.export import write
@@ -61,8 +62,8 @@ from humeval.data.export import write
 @l2_option
 @drop_option
 @common_options
-def plan_command(file, fmt, encoding, columns, outcomes, tracks, budgets, model_name, design, simulations, clusters,
-                 plot, out_file, jobs, random_state, l2, drop_file, quiet, as_json):
+def plan_command(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, budgets, model_name, design,
+                 simulations, clusters, plot, out_file, jobs, random_state, l2, drop_file, quiet, as_json):
     """Plan a campaign from a pilot: fit the model to FILE's judgments, simulate campaigns of each
     budget from what the pilot says (parametric bootstrap, pilot uncertainty included), and report
     per budget the expected number of rank clusters, the probability that the top system is
@@ -79,8 +80,10 @@ def plan_command(file, fmt, encoding, columns, outcomes, tracks, budgets, model_
     budget_list = budgets
     if len(models_named(model_name, random_state)) != 1:  # an unknown model fails before the pilot is read
         raise click.BadParameter(f"{model_name!r}: plan for one model", param_hint="--model")
+    refuse_unused_prior([model_name], l2)
     comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None,
-                                      drop_file), file)
+                                      drop_file, delimiter=delimiter, sql=sql, keep=keep, single="plan"),
+                                 file)
     results, frames = {}, []
     with progress_bar(quiet or as_json) as bar:
         for track, part in comparisons.by_track().items():
@@ -154,9 +157,9 @@ def check_active_options(ctx, file, design, budget, batch, checkpoint):
 @click.option("--random-state", default=0, show_default=True, type=SEED)
 @l2_option
 @common_options
-def active_study_command(file, fmt, encoding, columns, outcomes, tracks, strategies, budget, batch, checkpoint, trials,
-                         clusters, systems, spread, ties, design, plot, out_file, jobs, random_state, l2, quiet,
-                         as_json):
+def active_study_command(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, strategies, budget,
+                         batch, checkpoint, trials, clusters, systems, spread, ties, design, plot, out_file, jobs,
+                         random_state, l2, quiet, as_json):
     """How many judgments each elicitation strategy needs to reach the correlation with the
     full-information ranking (and, with --clusters, the number of clusters) that uniformly random
     pairs reach with the whole budget. Without FILE: simulated abilities; with FILE: its real
@@ -196,7 +199,9 @@ def active_study_command(file, fmt, encoding, columns, outcomes, tracks, strateg
             names = list(chosen)
             if file:
                 from humeval.ranking import make_model
-                comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json), file)
+                comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json,
+                                                  delimiter=delimiter, sql=sql, keep=keep, single="active-study"),
+                                             file)
                 parts = comparisons.by_track()
                 if len(parts) > 1:
                     raise click.BadParameter(f"{file} has {len(parts)} tracks; choose one with --track", param_hint="--track")

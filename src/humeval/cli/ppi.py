@@ -36,7 +36,7 @@ from humeval.errors import InputError
                    "replayed), and show the all-human means beside the estimates.")
 @click.option("--confidence", type=CONFIDENCE, default=0.95, show_default=True, help="Coverage of the intervals.")
 @click.option("--random-state", type=SEED, default=0, show_default=True, help="Seed of --hold-out.")
-@click.option("--model", type=click.Choice(["bt", "davidson"]), default="bt", show_default=True,
+@click.option("--model", "-m", "model", type=click.Choice(["bt", "davidson"]), default="bt", show_default=True,
               help="Battles: Bradley–Terry with ties counted ½, or Davidson's ties model (ties an outcome of their own).")
 @click.option("--audit", is_flag=True, help="Battles: also audit the judge against the humans (agreement, kappa, "
               "position and covariate biases, calibration, the systems it lifts or sinks), each with an interval.")
@@ -46,8 +46,8 @@ from humeval.errors import InputError
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write the table (with interval bounds).")
 @read_options
 @common_options
-def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, hold_out, confidence, random_state,
-        model, audit, covariates, out_file, fmt, encoding, columns, outcomes, tracks, as_json, quiet):
+def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, hold_out, confidence, random_state, model,
+        audit, covariates, out_file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, as_json, quiet):
     """Human and automatic judges together: human-only, judge-only and prediction-powered (PPI++)
     estimates side by side, with interval widths, the judge's weight λ and how many human
     judgments the judge is worth.
@@ -90,7 +90,7 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
     if covariates and not audit:
         raise click.UsageError("--covariates goes with --audit")
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet,
-                     reader={"covariates": covariates} if covariates else None)
+                     reader={"covariates": covariates} if covariates else None, delimiter=delimiter, sql=sql, keep=keep)
     print_skips(judgments.report, quiet)
     table = judgments.ratings if judgments.ratings is not None and judgments.comparisons is None else \
         judgments.comparisons

@@ -27,9 +27,12 @@ from humeval.cli.common import (
     Names,
     Numbers,
     ParamGrid,
+    Renamed,
     Resamples,
+    Sectioned,
     anonymize_options,
     arena_options,
+    apply_both_bad,
     arena_reader,
     common_options,
     comparisons_of,
@@ -37,6 +40,7 @@ from humeval.cli.common import (
     drop_option,
     err,
     execution_options,
+    explicit,
     fit_shown,
     group_note,
     jsonable,
@@ -49,10 +53,12 @@ from humeval.cli.common import (
     print_skips,
     pseudonym_salt,
     read_options,
+    refuse_unused_prior,
     render,
 )
 from humeval.cli.signing import signed, stamp
-from humeval.cli.ratings import NOT_YET, PAIRWISE_PROTOCOLS, protocol_controls, rank_ratings_command, ratings_options, refuse_protocol
+from humeval.cli.ratings import (NOT_YET, PAIRWISE_PROTOCOLS, RATINGS_ONLY, protocol_controls, rank_ratings_command,
+                                 ratings_options, refuse_protocol)
 from humeval.data.export import write
 from humeval.errors import DisconnectedError
 from humeval.ranking.base import FitWarning
@@ -60,21 +66,47 @@ from humeval.ranking.registry import REGISTRY, model_help, tags
 
 INTERVALS = ("bootstrap", "fisher", "sandwich")
 CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CLUSTER_COLUMNS (not imported: startup)
+# what the bootstrap resamples: the pairwise units, the ratings units; 'comparison' and 'segment' are the defaults
+PAIR_UNITS = ("comparison", "ranking", "segment", "judge")
+RATING_UNITS = ("segment", "judge", "both")
+# rank --help: the options under headings, by what they are for (the rest: "Other options")
+RANK_SECTIONS = {
+    "Input": ("fmt", "encoding", "columns", "outcomes", "delimiter", "tracks", "sql", "keep", "drop_file", "anon",
+              "salt", "keep_shared_outputs"),
+    "Model and procedure": ("model_names", "protocol", "l2", "chains", "order", "random_state"),
+    "Intervals and resampling": ("n_boot", "resample", "confidence", "intervals", "cluster", "rank_sets", "robust_by",
+                                 "jobs", "backend", "scheduler"),
+    "Pairwise files: covariates, weights, boards": ("covariates", "style_control", "standardize", "weight_column",
+                                                    "category_column", "both_bad", "reweight_policy",
+                                                    "provisional_below", "board_by"),
+    "Ratings files (DA, ESA, MQM)": ("significance", "correction", "test_resamples", "scale_text", "exclude_reference",
+                                     "heldout", "worker_stats", "segment_scores"),
+    "Output": ("out_file", "plot", "heatmap", "clusters", "as_json", "quiet", "signature", "force"),
+}
+# options that shape the pairwise procedure only: refused on a ratings file (parameter -> option)
+PAIRWISE_ONLY = {"l2": "--l2", "chains": "--chains", "order": "--order", "keep_shared_outputs": "--keep-shared-outputs",
+                 "cluster": "--cluster-by", "standardize": "--standardize", "covariates": "--covariates",
+                 "style_control": "--style-control", "weight_column": "--weight", "category_column": "--category",
+                 "both_bad": "--both-bad", "board_by": "--board-by", "rank_sets": "--rank-sets",
+                 "reweight_policy": "--reweight", "provisional_below": "--provisional"}
 
 
-@click.command()
+@click.command(cls=Sectioned, sections=RANK_SECTIONS)
 @click.argument("file", type=click.Path())
 @read_options
 @click.option("--model", "-m", "model_names", default="irt-gaussian", show_default=True, type=Names(),
               help=model_help())
 @click.option("--bootstrap", "n_boot", default=0, show_default=True, type=Resamples(),
               help="Bootstrap resamples for score intervals, rank ranges and clusters (WMT used 1000; 0 = off).")
-@click.option("--by", type=click.Choice(["comparison", "ranking", "segment", "judge"]), default="comparison",
-              show_default=True, help="What the bootstrap resamples: single comparisons or whole units "
-              "(plackett-luce, fitted on rankings, resamples whole rankings for 'comparison').")
+@click.option("--resample", "resample", cls=Renamed, old=("--by",), type=click.Choice([*PAIR_UNITS, "both"]),
+              default=None, help="What the bootstrap resamples. Comparisons: comparison (the default; plackett-luce, "
+              "fitted on rankings, resamples whole rankings), ranking, segment or judge. Ratings: segment (the "
+              "default), judge or both.")
 @click.option("--confidence", default=0.95, show_default=True, type=CONFIDENCE,
               help="Coverage of intervals and rank ranges.")
-@click.option("--clusters", is_flag=True, help="Draw WMT's cluster boundaries in the printed table (needs --bootstrap).")
+@click.option("--clusters", is_flag=True,
+              help="Draw WMT's rank-cluster boundaries as rules in the printed table (needs --bootstrap; ratings "
+                   "tables always have them).")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write the table (.csv/.tsv/.jsonl/.parquet).")
 @click.option("--plot", type=TRACK_FIGURES_OUT, help="Draw the scores (with intervals when bootstrapping).")
 @click.option("--heatmap", type=TRACK_FIGURES_OUT, help="Draw the fitted preference model as a heatmap.")
@@ -101,19 +133,20 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 @click.option("--intervals", type=click.Choice(INTERVALS), default=None,
               help="Score intervals: bootstrap (the --bootstrap resamples), or analytic ones from the fitted Bradley–"
                    "Terry family model (bt, davidson, rao-kupper): fisher (inverse information) or sandwich (robust; "
-                   "with --cluster, to judgments clustered by judge or prompt); analytic ones come with simultaneous "
+                   "with --cluster-by, to judgments clustered by judge or prompt); analytic ones come with "
+                   "simultaneous "
                    "intervals (sim_lower, sim_upper: all systems at once).")
 @click.option("--standardize", is_flag=True,
               help="Divide each covariate by its root mean square, so coefficients are per RMS unit, as "
                    "--style-control does (e.g. for a file convert --style-control wrote: its cov: columns are "
                    "the raw ratios).")
-@click.option("--cluster", type=click.Choice(CLUSTERS), default=None,
-              help="With --intervals sandwich: the comparisons of one judge (item, group, category) may be correlated.")
+@click.option("--cluster-by", "cluster", cls=Renamed, old=("--cluster",), type=click.Choice(CLUSTERS), default=None,
+              help="With --intervals sandwich: the unit whose comparisons may be correlated (judge, item, group, "
+                   "category); the covariance is clustered by it.")
 @click.option("--board-by", metavar="COLUMN", default=None,
               help="One board per value of COLUMN besides the overall one, with each system's rank change against "
                    "the overall board: judge, track, item, group, category (the --category column, else a column "
-                   "named category) or any label column of a pairwise file (language, category_tag.math_v0.1.math). "
-                   "(--by is taken: it names what the bootstrap resamples.)")
+                   "named category) or any label column of a pairwise file (language, category_tag.math_v0.1.math).")
 @click.option("--robustness", "robust_by", type=click.Choice(["judgment", "judge"]), is_flag=False,
               flag_value="judgment", default=None,
               help="Worst-case robustness (bt, davidson, rao-kupper): per adjacent pair and for the top system, the "
@@ -137,23 +170,22 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 @ratings_options
 @common_options
 @signed
-def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
-         plot, heatmap, jobs, random_state, l2, chains, order, wmt_trueskill, keep_shared_outputs, drop_file, anon, salt,
-         quiet, as_json, intervals, cluster, standardize, board_by, covariates, style_control, weight_column,
-         category_column, both_bad, robust_by, rank_sets, reweight_policy, provisional_below, **ratings_kw):
+def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, model_names, n_boot, resample,
+         confidence, clusters, out_file, plot, heatmap, jobs, random_state, l2, chains, order, wmt_trueskill,
+         keep_shared_outputs, drop_file, anon, salt, quiet, as_json, intervals, cluster, standardize, board_by,
+         covariates, style_control, weight_column, category_column, both_bad, robust_by, rank_sets, reweight_policy,
+         provisional_below, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
-    \b
-    Models: trueskill, bt, davidson, rao-kupper, elo, crowd-bt (TrueSkill and Bradley-Terry
-    family); irt-gaussian, irt-categorical, independent-pairs, independent-students[:asymmetric|
-    arithmetic|geometric], uniform, adjusted-uniform (Hopkins & May); orig-wmt, bojar,
-    expected-wins, feedback-arc, most-probable-ranking, mc-playoffs (heuristics).
+    The models and groups are listed under --model (from the model registry); a ratings file (DA,
+    ESA, MQM) is ranked by WMT's procedure with the options under "Ratings files".
 
     \b
     Example:
       humeval rank data_RNK.csv --track Czech-English --model irt-gaussian --plot cz.png
       humeval rank sample-fr-en-train.csv -m trueskill --bootstrap 1000 --clusters --out wmt.csv
+      humeval rank battles.json -m bt --intervals sandwich --cluster-by judge
       humeval rank sample-fr-en-train.csv --protocol wmt16-trueskill --bootstrap 40
       humeval rank data_RNK.csv --track Czech-English --model all
       humeval rank data_RNK.csv --track Czech-English -m bt --board-by judge
@@ -172,44 +204,60 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     analytic = check_interval_options(ctx, intervals, cluster, n_boot)
     if models:
         check_rank_options(ctx, models, n_boot, plot, heatmap, analytic)
-        check_analytic(models, analytic, style_control or standardize)
+        if explicit(ctx, "model_names"):  # the default model is checked once the file is known to hold comparisons
+            check_analytic(models, analytic, style_control or standardize)
     board_by, category_column = board_column(board_by, category_column)
     if board_by and models:
         check_board_options(models, plot, heatmap, clusters)
     reader = arena_reader(covariates, style_control, weight_column, category_column)
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, pseudonym_salt(anon, salt),
-                     drop_file, controls=protocol_controls(ratings_kw), reader=reader)
+                     drop_file, controls=protocol_controls(ratings_kw), reader=reader,
+                     delimiter=delimiter, sql=sql, keep=keep, unit=resample)
     if ratings_kw.get("protocol") in PAIRWISE_PROTOCOLS:
         wmt_trueskill = PAIRWISE_PROTOCOLS[ratings_kw["protocol"]]
+    ratings_file = judgments.comparisons is None and judgments.ratings is not None
+    if not ratings_file:  # the ratings procedure's options would be ignored
+        needs(ctx, RATINGS_ONLY, False, "on comparisons (they shape the ratings procedure: DA, ESA, MQM files)")
     if wmt_trueskill:  # one organiser's procedure end to end (humeval.experiments.wmt_trueskill)
         from humeval.cli.wmt_trueskill import rank_wmt_trueskill
+        # --order, --board-by and --keep-shared-outputs: rank_wmt_trueskill says what the protocol does instead
+        own = ("order", "board_by", "keep_shared_outputs")
+        needs(ctx, {**{k: v for k, v in PAIRWISE_ONLY.items() if k not in own}, "robust_by": "--robustness"}, False,
+              f"with --protocol wmt{int(wmt_trueskill) % 100}-trueskill (the scripts' TrueSkill runs: no prior, "
+              "covariates, weights, clustered covariance, rank sets or robustness)")
         return rank_wmt_trueskill(file, judgments, int(wmt_trueskill), n_boot or 1000, confidence, random_state, jobs,
                                   out_file, quiet, as_json, tracks)
-    if judgments.comparisons is None and judgments.ratings is not None:  # DA, ESA, MQM: WMT's procedure
-        if board_by:
-            raise click.BadParameter("boards are built from pairwise comparisons; this file holds ratings",
-                                     param_hint="--board-by")
-        for given, option in ((rank_sets, "--rank-sets"), (reweight_policy, "--reweight"),
-                              (provisional_below, "--provisional")):
-            if given:
-                raise click.BadParameter("applies to pairwise comparisons; this file holds ratings", param_hint=option)
+    if ratings_file:  # DA, ESA, MQM: WMT's procedure
+        needs(ctx, PAIRWISE_ONLY, False, "on ratings (they shape the fit of pairwise comparisons); this file holds "
+              "ratings")
+        if analytic:
+            raise click.BadParameter("analytic intervals come from a Bradley–Terry fit of comparisons; ratings get "
+                                     "bootstrap intervals (--bootstrap N)", param_hint="--intervals")
+        if resample in ("comparison", "ranking"):
+            raise click.BadParameter(f"ratings resample segment, judge or both, not {resample}s",
+                                     param_hint="--resample")
         if robust_by and (as_json or robust_by == "judge"):
             raise click.BadParameter("on ratings it prints the fewest ratings that reverse the order of mean "
                                      "scores, as a table: without --json and 'judge'", param_hint="--robustness")
         shown = rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
-                                     random_state, quiet, as_json, **ratings_kw)
+                                     random_state, quiet, as_json, resample=resample or "segment", **ratings_kw)
         if robust_by and not quiet:
             print_ratings_robustness(judgments.ratings)
         return shown
     refuse_protocol(ratings_kw)
+    if resample == "both":
+        raise click.BadParameter("'both' (segments and judges at once) is for ratings; comparisons resample "
+                                 f"{', '.join(PAIR_UNITS)}", param_hint="--resample")
+    unit = resample or "comparison"
     if not models:
         models = models_named(model_names, random_state, l2)  # a ratings model name on comparisons: the error
-        check_analytic(models, analytic, style_control or standardize)
+    check_analytic(models, analytic, style_control or standardize)
     check_robustness(models, robust_by, board_by)
     check_rank_sets(models, rank_sets, n_boot, board_by)
     for model in models.values():
         if tags(model).chains:
             model.set_params(chains=chains)
+    refuse_unused_prior(models, l2)
     if chains > 1 and not any(tags(m).chains for m in models.values()):
         raise click.BadParameter(f"applies to the Gibbs models {' and '.join(_tagged('chains'))}",
                                  param_hint="--chains")
@@ -242,7 +290,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         raise click.BadParameter("applies to the overall board, not to --board-by boards",
                                  param_hint="--reweight" if reweight_policy else "--provisional")
     if board_by:
-        return rank_boards(file, comparisons, models, board_by, both_bad, n_boot, by, confidence, jobs, random_state,
+        return rank_boards(file, comparisons, models, board_by, both_bad, n_boot, unit, confidence, jobs, random_state,
                            out_file, quiet, as_json, analytic, cluster)
     results, notes, coefficients, robust, robust_notes = {}, {}, {}, {}, {}
     parts = comparisons.by_track()
@@ -267,7 +315,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                 task = bar.add_task(f"{track}: {n_boot:,} resamples", total=n_boot)
                 with warnings.catch_warnings():  # the fit's warnings were printed above (fit_shown)
                     warnings.simplefilter("ignore", FitWarning)
-                    result = bootstrap(first, part, n=n_boot, by=by, confidence=confidence,
+                    result = bootstrap(first, part, n=n_boot, by=unit, confidence=confidence,
                                        random_state=random_state, jobs=jobs,
                                        progress=lambda done, total: bar.update(task, completed=done))
             table = drop_system(result, ANCHOR).table()
@@ -276,8 +324,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                     table[column] = flags[column]
             notes[track] = [f"scores: {result.scale}" if result.scale else "",
                             f"{n_boot:,} resamples of {result.resampled}s"
-                            + (f" ({next(iter(models))} is fitted on whole {result.resampled}s, so --by {by} "
-                               "resamples them whole)" if result.resampled != by else "")
+                            + (f" ({next(iter(models))} is fitted on whole {result.resampled}s, so --resample {unit} "
+                               "resamples them whole)" if result.resampled != unit else "")
                             + f"; {confidence:.0%} intervals; rank range = WMT's trimmed "
                             "range, simultaneous = valid for all systems at once"]
             notes[track] += ([result.score_note()] + [f"{v:,} {k}" for k, v in result.failed.items()]
@@ -424,9 +472,9 @@ def check_rank_sets(models, rank_sets, n_boot, board_by):
     if board_by:
         raise click.BadParameter("applies to the overall board, not to --board-by boards", param_hint="--rank-sets")
     first = next(iter(models.values()))
-    if not n_boot and (len(models) != 1 or not hasattr(first, "covariance")):
-        raise click.BadParameter("needs --bootstrap N, or one model with an analytic covariance (-m bt, davidson "
-                                 "or rao-kupper)", param_hint="--rank-sets")
+    if not n_boot and (len(models) != 1 or not tags(first).analytic):
+        raise click.BadParameter("needs --bootstrap N, or one model with an analytic covariance (-m "
+                                 f"{', '.join(_tagged('analytic'))})", param_hint="--rank-sets")
 
 
 def add_rank_sets(table, model, result, analytic, confidence, cluster, random_state):
@@ -471,7 +519,7 @@ def check_rank_options(ctx, models, n_boot, plot, heatmap, analytic=None):
     """Refuse option combinations that would do nothing (or something else than asked)."""
     if n_boot and len(models) > 1:
         raise click.BadParameter("bootstrap one model at a time", param_hint="--model")
-    needs(ctx, {"clusters": "--clusters", "by": "--by"}, n_boot > 0,
+    needs(ctx, {"clusters": "--clusters", "resample": "--resample"}, n_boot > 0,
           "without --bootstrap (clusters and rank ranges come from the resamples)")
     needs(ctx, {"confidence": "--confidence"}, n_boot > 0 or analytic is not None,
           "without --bootstrap or analytic --intervals (it is the coverage of their intervals)")
@@ -489,14 +537,14 @@ def check_rank_options(ctx, models, n_boot, plot, heatmap, analytic=None):
 
 def check_interval_options(ctx, intervals, cluster, n_boot) -> str | None:
     """The analytic kind asked for (fisher, sandwich) or None; refuses --intervals bootstrap
-    without resamples, analytic intervals beside a bootstrap, and --cluster without sandwich."""
+    without resamples, analytic intervals beside a bootstrap, and --cluster-by without sandwich."""
     if intervals == "bootstrap" and not n_boot:
         raise click.UsageError("--intervals bootstrap needs --bootstrap N (the resamples), e.g. --bootstrap 1000")
     if intervals in ("fisher", "sandwich") and n_boot:
         raise click.UsageError(f"--intervals {intervals} and --bootstrap {n_boot} both give the intervals: pick one "
                                "(--intervals bootstrap to keep the resamples)")
     if cluster and intervals != "sandwich":
-        raise click.UsageError("--cluster applies to --intervals sandwich (the cluster-robust covariance)")
+        raise click.UsageError("--cluster-by applies to --intervals sandwich (the cluster-robust covariance)")
     return intervals if intervals in ("fisher", "sandwich") else None
 
 
@@ -532,7 +580,7 @@ def analytic_table(model, kind, confidence, cluster, random_state) -> pd.DataFra
 
 
 def check_clusters(file, comparisons, cluster):
-    """--cluster COLUMN needs that column: when no comparison has a label there (no judge column,
+    """--cluster-by COLUMN needs that column: when no comparison has a label there (no judge column,
     no --category), the clusters would silently be the single comparisons — an error instead."""
     if (getattr(comparisons, cluster) >= 0).any():
         return
@@ -540,8 +588,8 @@ def check_clusters(file, comparisons, cluster):
                     "item": ("no item column (or every item cell is empty)", "map one with --columns item=COL"),
                     "group": ("no ranking/group column", "map one with --columns group=COL"),
                     "category": ("no category (none is read without --category)", "give --category COLUMN")}[cluster]
-    raise InputError(file, None, f"{column}: --cluster {cluster} needs one",
-                     f"{give}, or drop --cluster for the comparison-level sandwich")
+    raise InputError(file, None, f"{column}: --cluster-by {cluster} needs one",
+                     f"{give}, or drop --cluster-by for the comparison-level sandwich")
 
 
 def cluster_note(comparisons, cluster) -> str:
@@ -641,16 +689,7 @@ def check_covariates(models, comparisons):
                                  "the covariates a file humeval wrote carries)", param_hint="--model")
 
 
-def apply_both_bad(part, policy, file, track):
-    """One track's comparisons with both-bad ties counted by ``policy``, and the note saying how."""
-    from humeval.ranking.boards import both_bad
-    try:
-        return both_bad(part, policy)
-    except ValueError as error:
-        raise InputError(file, None, f"{track}: {error}", "see the message") from None
-
-
-def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confidence, jobs, random_state, out_file,
+def rank_boards(file, comparisons, models, board_by, policy, n_boot, unit, confidence, jobs, random_state, out_file,
                 quiet, as_json, analytic=None, cluster=None):
     """``rank --board-by``: per track (all tracks pooled when the boards are the tracks) the overall
     board and one per value of ``board_by``, each with rank changes; bootstrap or analytic
@@ -666,7 +705,7 @@ def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confide
             return analytic_table(fitted, analytic, confidence, cluster, random_state)
         if not n_boot:
             return fitted.ranking()
-        result = bootstrap(fitted, part, n=n_boot, by=by, confidence=confidence, random_state=random_state,
+        result = bootstrap(fitted, part, n=n_boot, by=unit, confidence=confidence, random_state=random_state,
                            jobs=jobs)
         return drop_system(result, ANCHOR).table()[["score", "lower", "upper", "rank_lo", "rank_hi"]]
 
@@ -686,7 +725,7 @@ def rank_boards(file, comparisons, models, board_by, policy, n_boot, by, confide
         if part.covariate_names:
             coefficients[track] = coefficient_table(overall, analytic, confidence, cluster)
         if n_boot:
-            notes[track].append(f"{n_boot:,} resamples of {by}s per board; {confidence:.0%} intervals")
+            notes[track].append(f"{n_boot:,} resamples of {unit}s per board; {confidence:.0%} intervals")
         if analytic:
             notes[track].append(analytic_note(analytic, confidence, cluster) + " (per board)")
             notes[track].append("overall board: " + cluster_note(part, cluster) if cluster else "")
@@ -756,8 +795,9 @@ def _cluster_breaks(table: pd.DataFrame) -> tuple[int, ...]:
 @l2_option
 @drop_option
 @common_options
-def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, sizes, trials, sample, min_test, expert,
-                   plot, out_file, jobs, random_state, tune_on, grid, l2, drop_file, quiet, as_json):
+def compare_models(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, model_names, sizes, trials,
+                   sample, min_test, expert, plot, out_file, jobs, random_state, tune_on, grid, l2, drop_file, quiet,
+                   as_json):
     """Which model predicts held-out judgments best: Hopkins & May's learning curves.
 
     Per track, the test set is Hopkins & May's (comparisons of rarely judged segments, at least
@@ -784,12 +824,14 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
     from humeval.experiments import mean_curve, track_curves
     from humeval.report import plot_learning_curve
     models = models_named(model_names, random_state, l2)
+    refuse_unused_prior(models, l2)
     not_preference = [n for n, m in models.items() if not tags(m).preference]
     if not_preference:
         raise click.BadParameter(f"{', '.join(not_preference)} are heuristics without a preference "
                                  "distribution, so they have no perplexity", param_hint="--model")
     size_list = sizes
-    data = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None, drop_file), file)
+    data = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None, drop_file,
+                               delimiter=delimiter, sql=sql, keep=keep, single="compare-models"), file)
     if len(data) and (data.item < 0).all():
         raise InputError(file, None, "no comparison names its source segment",
                          "the test set is the comparisons of rarely judged segments: map the segment column with "
@@ -802,7 +844,8 @@ def compare_models(file, fmt, encoding, columns, outcomes, tracks, model_names, 
         data, models, tuning = _tuned(data, models, tune_on, grid, min_test, random_state, jobs, file,
                                       quiet or as_json)
     test_source = comparisons_of(load(expert, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None,
-                                      drop_file), expert) \
+                                      drop_file, delimiter=delimiter, sql=sql, keep=keep, single="compare-models"),
+                                 expert) \
         if expert else data
     with progress_bar(quiet or as_json) as bar:
         task = bar.add_task("learning curves", total=None)

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from humeval.cli.common import InputError, Interval, err, jsonable, out, print_skips, progress_bar, render
+from humeval.cli.common import InputError, Interval, Renamed, err, jsonable, out, print_skips, progress_bar, render
 from humeval.cli.signing import signature_field, stamp
 from humeval.data.export import write
 from humeval.ratings.rank import default_model
@@ -18,11 +18,16 @@ from humeval.ratings.rank import default_model
 NOT_YET = ("mixed", "ordinal")  # the fitted ratings models (name kept: cli/ranking.py imports it)
 PROTOCOL_FIXES = {"model_names": "--model", "n_boot": "--bootstrap", "significance": "--significance",
                   "correction": "--correction", "resample": "--resample", "test_resamples": "--test-resamples",
-                  "scale_text": "--scale", "no_human": "--no-human", "heldout": "--heldout"}
+                  "scale_text": "--scale", "exclude_reference": "--exclude-reference", "heldout": "--heldout"}
+# the options that shape the ratings procedure only: refused on a file of comparisons (parameter -> option)
+RATINGS_ONLY = {"significance": "--significance", "correction": "--correction", "test_resamples": "--test-resamples",
+                "scale_text": "--scale", "exclude_reference": "--exclude-reference", "heldout": "--heldout",
+                "worker_stats": "--worker-stats", "segment_scores": "--segment-scores"}
 
 
 def ratings_options(f):
-    """Options of ``rank`` that apply to ratings files."""
+    """Options of ``rank`` that apply to ratings files (``RATINGS_ONLY`` but --protocol, which also names
+    the TrueSkill procedures for comparisons); rank's --resample is shared by both kinds."""
     for option in reversed([
         click.option("--protocol", metavar="NAME", default=None,
                      help="Ratings: run one organiser's procedure end to end (humeval.ratings.protocols): wmt-da-toen "
@@ -43,13 +48,12 @@ def ratings_options(f):
                           "systems were rated on."),
         click.option("--correction", type=click.Choice(["none", "holm", "bh"]), default="none", show_default=True,
                      help="Ratings: multiple-comparison correction over all pairs."),
-        click.option("--resample", type=click.Choice(["segment", "judge", "both"]), default="segment",
-                     show_default=True, help="Ratings: what --bootstrap resamples."),
         click.option("--test-resamples", default=1000, show_default=True, type=click.IntRange(min=1),
                      help="Ratings: resamples of the paired-bootstrap and permutation tests."),
         click.option("--scale", "scale_text", default=None, type=Interval(),
                      help="Ratings: the declared scale; ratings outside it are an error (default: the file's)."),
-        click.option("--no-human", is_flag=True, help="Ratings: leave human references (HUMAN*, ref*) out."),
+        click.option("--exclude-reference", "exclude_reference", cls=Renamed, old=("--no-human",), is_flag=True,
+                     help="Ratings: leave the human references (HUMAN*, ref*) out, as agreement and judges do."),
         click.option("--heldout", is_flag=True,
                      help="Ratings: also fit raw, z-mean, mixed (and ordinal on a Likert scale) on 80% of the ratings "
                           "and say which predicts the other 20% best (log-likelihood, RMSE, learning curve)."),
@@ -60,7 +64,7 @@ def ratings_options(f):
 
 def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
                          random_state, quiet, as_json, significance="wilcoxon", correction="none",
-                         resample="segment", test_resamples=1000, scale_text=None, no_human=False,
+                         resample="segment", test_resamples=1000, scale_text=None, exclude_reference=False,
                          heldout=False, protocol=None, worker_stats=None, segment_scores=None):
     """Rank each track of a ratings file and print/write the WMT-style table."""
     from humeval.ratings import MODELS, rank_tracks
@@ -83,7 +87,7 @@ def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_f
         if model in NOT_YET:
             from humeval.ratings.fitted import rank_fitted
             results = rank_tracks(ratings, ranker=rank_fitted, model=model, correction=correction,
-                                  confidence=confidence, human=not no_human, scale=scale_text, source=file)
+                                  confidence=confidence, human=not exclude_reference, scale=scale_text, source=file)
             ignored = [o for o, used in (("--bootstrap", n_boot), ("--significance", significance != "wilcoxon"),
                                          ("--resample", resample != "segment")) if used]
             if ignored:
@@ -93,7 +97,7 @@ def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_f
         else:
             results = rank_tracks(ratings, model=model, test=significance, correction=correction, n_boot=n_boot,
                                   resample=resample, confidence=confidence, n_resamples=test_resamples,
-                                  human=not no_human, scale=scale_text, random_state=random_state,
+                                  human=not exclude_reference, scale=scale_text, random_state=random_state,
                                   source=file)
     except ValueError as error:
         if isinstance(error, InputError):

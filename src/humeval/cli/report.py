@@ -9,7 +9,6 @@ import click
 
 from humeval.cli.common import (
     TRIALS,
-    progress_bar,
     JOBS,
     REPORT_SUFFIXES,
     SEED,
@@ -27,44 +26,11 @@ from humeval.cli.common import (
     out,
     pseudonym_salt,
     read_options,
+    refuse_unused_prior,
 )
+from humeval.cli.campaign import read_arguments, write_report
 from humeval.errors import InputError
 from humeval.ranking.registry import DEFAULT_MODELS, model_help
-
-
-def read_arguments(fmt=None, encoding=None, columns=None, outcomes=None) -> list[str]:
-    """The reading options as command-line words, for the commands a report names."""
-    return [word for option, value in (("--format", fmt), ("--encoding", encoding), ("--columns", columns),
-                                       ("--outcomes", outcomes)) if value for word in (option, value)]
-
-
-def write_report(judgment_sets, output, fmt, models, n_boot, trials, jobs, random_state, metric_table=None,
-                 quiet=False, l2=None, read_args=(), tracks=()):
-    """Build the report of every (path, judgments) pair, merge them, write ``output``; return it.
-    ``read_args``, ``tracks``: the reading options, repeated in every table's command."""
-
-    from humeval.report import RENDERERS, Report, build_report
-    reports = []
-    with progress_bar(quiet) as bar:
-        task = bar.add_task("report", total=None)
-        for path, judgments in judgment_sets:
-            reports.append(build_report(judgments, str(path), models, n_boot, trials, random_state, jobs,
-                                        metric_table if path == judgment_sets[-1][0] else None,
-                                        progress=lambda step, p=path: bar.update(task, description=f"{Path(p).name}: {step}"),
-                                        l2=l2, read_args=read_args, tracks=tracks))
-    if len(reports) == 1:
-        report = reports[0]
-    else:
-        report = Report("humeval report: " + ", ".join(r.source for r in reports), ", ".join(r.source for r in reports),
-                        [], list(dict.fromkeys(m for r in reports for m in r.methods)),
-                        {k: v for r in reports for k, v in r.references.items()})
-        for r in reports:
-            for section in r.sections:
-                section.title = f"{Path(r.source).name} — {section.title}"
-                report.sections.append(section)
-            report.summary += [f"{Path(r.source).name}: {s}" for s in r.summary]
-    Path(output).write_text(RENDERERS[fmt](report), encoding="utf-8")
-    return report
 
 
 def check_report_format(output, report_format) -> str:
@@ -111,8 +77,9 @@ METRIC_RESAMPLES = 200  # permutations for the metrics table's clusters: enough 
 @drop_option
 @anonymize_options
 @common_options
-def report(files, fmt, encoding, columns, outcomes, tracks, output, report_format, model_names, n_boot, trials,
-           metric_files, human_file, details, jobs, random_state, l2, drop_file, anon, salt, quiet, as_json):
+def report(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, output, report_format, model_names,
+           n_boot, trials, metric_files, human_file, details, jobs, random_state, l2, drop_file, anon, salt, quiet,
+           as_json):
     """One report of a campaign per file: the data, which model to trust (held-out perplexity),
     the ranking with intervals and clusters beside every model's, the preference heatmap, judge
     agreement and quality, completion for ratings, metric correlations. Every table names the
@@ -139,6 +106,7 @@ def report(files, fmt, encoding, columns, outcomes, tracks, output, report_forma
             raise click.BadParameter(str(error), param_hint="--model") from None
         if not tags(name).preference:
             raise click.BadParameter(f"{name} has no preference distribution, so no perplexity", param_hint="--model")
+    refuse_unused_prior(models, l2)
     metric_table = None
     if metric_files:
         if not human_file:
@@ -153,15 +121,16 @@ def report(files, fmt, encoding, columns, outcomes, tracks, output, report_forma
                              "mt-metrics-eval), wins: metrics each one beats significantly.",
                              f"humeval metric correlate {' '.join(metric_files)} --human {human_file}"
                              + (f" --details {details}" if details else "")
-                             + f" --significance permutation --resamples {METRIC_RESAMPLES}"
+                             + f" --significance permutation --test-resamples {METRIC_RESAMPLES}"
                              + f" --random-state {random_state}",
                              "metric")
     quiet = quiet or as_json
-    sets = [(path, load(path, fmt, encoding, columns, outcomes, tracks, quiet, salt, drop_file, controls=True)) for path in files]
+    sets = [(path, load(path, fmt, encoding, columns, outcomes, tracks, quiet, salt, drop_file, controls=True,
+                        delimiter=delimiter, sql=sql, keep=keep)) for path in files]
     if not any(j.comparisons is not None or j.ratings is not None for _, j in sets):
         raise InputError(files[0], None, "holds no rankings, comparisons or ratings", "report needs judgments")
     result = write_report(sets, output, fmt_out, models, n_boot, trials, jobs, random_state, metric_table, quiet, l2,
-                          read_arguments(fmt, encoding, columns, outcomes), tracks)
+                          read_arguments(fmt, encoding, columns, outcomes, delimiter), tracks)
     if as_json:
         click.echo(json.dumps({"output": str(output), "format": fmt_out, "summary": result.summary}, indent=2))
     elif not quiet:

@@ -27,7 +27,7 @@ def rank_wmt_trueskill(file, judgments, year: int, n_runs: int, confidence: floa
         if ctx.params.get(option):
             raise click.BadParameter("not drawn with the TrueSkill protocols (its table is the scripts' output)",
                                      param_hint=name)
-    for option, name in (("order", "--order"), ("by", "--by"), ("intervals", "--intervals")):
+    for option, name in (("order", "--order"), ("resample", "--resample"), ("intervals", "--intervals")):
         if ctx.get_parameter_source(option) not in (None, click.core.ParameterSource.DEFAULT):
             raise click.BadParameter(f"--protocol wmt{year % 100}-trueskill fixes it (active order; what each run replays is the "
                                      "year's rule)", param_hint=name)

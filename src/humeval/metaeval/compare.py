@@ -47,7 +47,7 @@ def _table(rows):
 
 def _note(test, rows):
     return (f"two-sided p-values, {'paired bootstrap' if test == 'bs' else 'approximate randomisation'} as "
-            f"sacrebleu{' (1,000 resamples unless --resamples)' if test == 'bs' else ' (10,000 trials unless --resamples)'}")
+            f"sacrebleu{' (1,000 resamples' if test == 'bs' else ' (10,000 trials'} unless --test-resamples)")
 
 
 def read_segment_scores(path) -> tuple[str, pd.Series]:

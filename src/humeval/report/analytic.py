@@ -14,7 +14,7 @@ What a disagreement means: the bootstrap of the report resamples single comparis
 information treats them — independent. A sandwich interval clustered by judge that is wider than
 both says the judgments of one judge are correlated (judges' own tastes): the comparison
 bootstrap and Fisher are then too narrow, and the intervals to use are those of a bootstrap that
-resamples whole judges (``humeval rank --by judge``; whole rankings, ``--by ranking``, when the
+resamples whole judges (``humeval rank --resample judge``; whole rankings, ``--resample ranking``, when the
 sandwich clusters by ranking), of which the sandwich is the analytic counterpart
 (``correlated_unit`` says when; the report then ranks by that bootstrap too). A Fisher interval
 that differs from the bootstrap's while the data are not clustered says the likelihood is far
@@ -119,7 +119,7 @@ def disagreement_note(table: pd.DataFrame, clusters: str | None, disagree: list[
             f"Comparisons that share a {unit} are correlated ({WHY.get(unit, 'a shared source')}), which the "
             "comparison bootstrap and Fisher's information both treat as independent: their intervals are too "
             "narrow. Use a bootstrap "
-            f"that resamples whole {unit}s (humeval rank --by {unit}), of which the sandwich is the analytic "
+            f"that resamples whole {unit}s (humeval rank --resample {unit}), of which the sandwich is the analytic "
             "counterpart." if unit else
             "The robust covariance sees a model that misfits those systems' records (or, for clusters only, systems "
             "on a cluster boundary)."))

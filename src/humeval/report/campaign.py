@@ -486,8 +486,8 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
     for unit in sorted(set(units.values())):  # the command once, not on every track's line
         where = [t for t, u in units.items() if u == unit]
         track = where[0] if len(where) == 1 else "TRACK"
-        how = command("rank", path, "--model", chosen, "--bootstrap", n_boot, "--by", unit, *prior, "--random-state",
-                      random_state, read_args=read_args, tracks=[track])
+        how = command("rank", path, "--model", chosen, "--bootstrap", n_boot, "--resample", unit, *prior,
+                      "--random-state", random_state, read_args=read_args, tracks=[track])
         summary.append(f"Rankings by whole {unit}s ({', '.join(where)}): {how}"
                        + ("" if len(where) == 1 else " with TRACK one of them"))
     if units:
@@ -553,7 +553,7 @@ def _analytic_table(model, part, full, confidence, chosen, track, path, prior, r
                  f"columns, the ranking table's command; the fisher columns (and fisher cluster): {fisher}; the "
                  "sandwich columns (and sandwich cluster): the command below.",
                  command("rank", path, "--model", chosen, "--intervals", "sandwich",
-                         *(("--cluster", clusters) if clusters else ()), *prior, "--random-state", random_state,
+                         *(("--cluster-by", clusters) if clusters else ()), *prior, "--random-state", random_state,
                          **where),
                  "system", {"fisher/boot width": "decimal", "sandwich/boot width": "decimal"}), \
         correlated_unit(table, clusters)
@@ -562,14 +562,14 @@ def _analytic_table(model, part, full, confidence, chosen, track, path, prior, r
 def _unit_ranking(model, part, full, analytic, unit, n_boot, chosen, track, path, prior, random_state, read_args,
                   notes) -> tuple[Table, str]:
     """When judgments cluster by ``unit`` (judge or ranking): the ranking from a bootstrap that
-    resamples whole units (``humeval rank --by UNIT``, the same model and seed), a sentence for
+    resamples whole units (``humeval rank --resample UNIT``, the same model and seed), a sentence for
     ``notes`` and the track's line of the summary giving the clusters of both bootstraps and of
     the sandwich."""
     from humeval.experiments import bootstrap, wmt_view
     result = bootstrap(model, part, n=n_boot, by=unit, confidence=CONFIDENCE, random_state=random_state)
     table = result.table()
-    how = command("rank", path, "--model", chosen, "--bootstrap", n_boot, "--by", unit, *prior, "--random-state",
-                  random_state, read_args=read_args, tracks=[track])
+    how = command("rank", path, "--model", chosen, "--bootstrap", n_boot, "--resample", unit, *prior,
+                  "--random-state", random_state, read_args=read_args, tracks=[track])
     by_comparison, by_unit = (int(t["cluster"].max()) if len(t) else 0 for t in (full, table))
     sandwich = int(analytic["sandwich cluster"].max()) if len(analytic) else 0
     plural = "s" if by_unit != 1 else ""

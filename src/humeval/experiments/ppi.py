@@ -29,8 +29,8 @@ the labelled battles. λ is PPI++'s plug-in optimum of the trace of that covaria
 (g, ĝ: gradients with human and judge labels at the λ = 1 estimate; V̂ar(ĝ) over all judge labels),
 as ``ppi_py.ppi._calc_lam_glm`` computes it. The BT family's own ``fit`` cannot minimise L_λ: the
 λ-weighted judge losses of the labelled battles enter with a negative sign (weights must be
-non-negative there), and its Gaussian prior would bias a frequentist interval; hence the small
-Newton solver here.
+non-negative there), and its Gaussian prior would bias a frequentist interval; hence the loss
+and its derivatives here, minimised by the one Newton solver (``ranking.newton.newton_descent``).
 
 Davidson's ties model (``ppi_davidson``) minimises the same loss with ℓ its negative log-likelihood
 (ties an outcome of their own); being log-linear, its Hessian does not depend on the labels either.
@@ -45,9 +45,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy.special import logsumexp
 from scipy.stats import norm
 
 from humeval.errors import InputError
+from humeval.ranking.newton import newton_descent
 
 
 def power_tuning(grads, grads_hat, grads_hat_unlabeled, inv_hessian=None, clip: bool = True) -> float:
@@ -226,22 +228,35 @@ class _Battles:
 
 
 def _fit(lab_x, y, yhat, w, unl_x, yu, wu, lam, start=None, tol=1e-10, max_iter=100):
-    """Newton's method on the (convex for λ ∈ [0, 1]) PPI++ BT loss; returns θ (k−1,)."""
+    """θ (k−1,) minimising the PPI++ BT loss L_λ (convex for λ ∈ [0, 1]) by the one Newton solver
+    (``ranking.newton.newton_descent``). With x = θ_a − θ_b and softplus(x) = log(1 + e^x), a
+    labelled battle adds w ((1 − λ) softplus(x) − (y − λŷ) x) / n and a judge-only one
+    λ w (softplus(x) − ŷ x) / N; gradient Σ w ((1 − λ) σ(x) − y + λŷ) x_row / n + …, Hessian
+    Σ w (1 − λ) σ(x)(1 − σ(x)) x_row x_rowᵀ / n + …."""
     n, N = w.sum(), (wu.sum() if len(wu) else 1.0)
-    theta = np.zeros(lab_x.shape[1]) if start is None else start.copy()
-    for _ in range(max_iter):
+    judge = bool(len(wu) and lam)
+    target = y - lam * yhat
+
+    def loss(theta):
+        x = lab_x @ theta
+        value = w @ ((1 - lam) * np.logaddexp(0.0, x) - target * x) / n
+        if judge:
+            xu = unl_x @ theta
+            value += lam * wu @ (np.logaddexp(0.0, xu) - yu * xu) / N
+        return value
+
+    def derivatives(theta):
         p = _sigmoid(lab_x @ theta)
-        pu = _sigmoid(unl_x @ theta) if len(wu) else np.zeros(0)
-        grad = lab_x.T @ (w * ((1 - lam) * p - y + lam * yhat)) / n
+        grad = lab_x.T @ (w * ((1 - lam) * p - target)) / n
         hess = (lab_x * (w * (1 - lam) * p * (1 - p))[:, None]).T @ lab_x / n
-        if len(wu) and lam:
+        if judge:
+            pu = _sigmoid(unl_x @ theta)
             grad += lam * unl_x.T @ (wu * (pu - yu)) / N
             hess += lam * (unl_x * (wu * pu * (1 - pu))[:, None]).T @ unl_x / N
-        step = np.linalg.solve(hess + 1e-12 * np.eye(len(theta)), grad)
-        theta -= step
-        if np.max(np.abs(step)) < tol:
-            break
-    return theta
+        return loss(theta), grad, hess
+
+    theta = np.zeros(lab_x.shape[1]) if start is None else start.copy()
+    return newton_descent(derivatives, loss, theta, max_iter, tol)
 
 
 def _wcov(g, w):
@@ -468,24 +483,32 @@ def _moments(t, phi):
 
 
 def _fit_davidson(t, q, qh, w, tu, qu, wu, lam, tol=1e-10, max_iter=100):
-    """Newton's method on the PPI++ loss of Davidson's model (convex for λ ∈ [0, 1]: its Hessian
+    """φ minimising the PPI++ loss of Davidson's model by ``ranking.newton.newton_descent``: with
+    η = T φ per battle, a labelled battle adds w ((1 − λ) log Σ_k e^{η_k} − (q − λq̂) · η) / n and a
+    judge-only one λ w (log Σ_k e^{η_k} − q · η) / N (convex for λ ∈ [0, 1]: its Hessian
     (1 − λ)/n Σ Cov(T) + λ/N Σ Cov(T) does not depend on the labels, an exponential family)."""
     n, N = w.sum(), (wu.sum() if len(wu) else 1.0)
-    phi = np.zeros(t.shape[2])
-    for _ in range(max_iter):
+    judge = bool(len(wu) and lam)
+    target = np.einsum("mk,mkd->md", q - lam * qh, t)
+
+    def loss(phi):
+        value = w @ ((1 - lam) * logsumexp(t @ phi, axis=1) - target @ phi) / n
+        if judge:
+            eta = tu @ phi
+            value += lam * wu @ (logsumexp(eta, axis=1) - np.sum(qu * eta, axis=1)) / N
+        return value
+
+    def derivatives(phi):
         mean, cov = _moments(t, phi)
-        target = np.einsum("mk,mkd->md", q - lam * qh, t)
         grad = ((1 - lam) * mean - target).T @ w / n
         hess = np.einsum("m,mde->de", w * (1 - lam), cov) / n
-        if len(wu) and lam:
+        if judge:
             mu, cu = _moments(tu, phi)
             grad += lam * (mu - np.einsum("mk,mkd->md", qu, tu)).T @ wu / N
             hess += lam * np.einsum("m,mde->de", wu, cu) / N
-        step = np.linalg.solve(hess + 1e-12 * np.eye(len(phi)), grad)
-        phi -= step
-        if np.max(np.abs(step)) < tol:
-            break
-    return phi
+        return loss(phi), grad, hess
+
+    return newton_descent(derivatives, loss, np.zeros(t.shape[2]), max_iter, tol)
 
 
 def _sandwich_davidson(t, q, qh, w, tu, qu, wu, lam, phi):

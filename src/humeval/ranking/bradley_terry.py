@@ -578,8 +578,9 @@ class _PairModel(PreferenceModel):
         base = np.bincount(cells.cell, weights=weight, minlength=n_cells).astype(float)
         hinv = np.linalg.inv(self._cell_hessian(cells, base, p0))
         seeds = rng.integers(0, 2 ** 31 - 1, n)
-        fixed = (p0, hinv, pi, pj, len(idx), has_h, self.link.code)
-        settings = (float(self.l2), 1e-10, 100, TIE_BOUND)
+        F = np.ones((len(pi), 1)) if has_h else np.zeros((len(pi), 0))  # the position effect: one fixed effect
+        fixed = (p0, hinv, pi, pj, F, len(idx), self.link.code)
+        settings = (float(self.l2), np.asarray(self._phi_prec[:int(has_h)], dtype=float), 1e-10, 100, TIE_BOUND)
         if unit is None and not self._tie_name and integral(weight):
             total = int(round(base.sum()))
             p, ok = _pair_kernel.bootstrap_multinomial(*fixed, base, total, seeds, *settings)
@@ -616,8 +617,8 @@ class _PairModel(PreferenceModel):
         """Bootstrap with covariates, compiled (``_style_kernel``): each resample draws the
         comparisons (or units) with replacement, row i counting k_i times, and runs the
         chord-Newton iteration ψ ← ψ + H₀⁻¹ g(ψ) over ψ = (θ, φ, log tie) from the full-data fit,
-        H₀ the full-data negative Hessian; one pass over the rows per iteration, a few
-        iterations per resample. Resamples that do not converge are refitted by Newton's method
+        H₀ the full-data negative Hessian (``_pair_kernel.chord_fit``, each row a cell); one pass
+        over the rows per iteration, a few iterations per resample. Resamples that do not converge are refitted by Newton's method
         on the same draw (``_refit_rows``)."""
         from humeval.ranking import _style_kernel
         a, b, counts, X, row_of, units, n_units = self._row_units(comparisons, unit)
@@ -631,14 +632,16 @@ class _PairModel(PreferenceModel):
         F = self._fixed(X[keep], len(la))
         theta0 = self.theta_[idx]
         _, H = self._newton(la, lb, counts[keep], F, theta0, self._phi, self._tie, m)
-        link = self.link.code  # the declared link's number in the kernel
         seeds = rng.integers(0, 2 ** 31 - 1, n)
         start = (np.nan_to_num(self.theta_), self._phi, self._tie)
-        theta, _, _, ok = _style_kernel.bootstrap_rows(
-            link, theta0, self._phi, float(self._tie), np.linalg.inv(H), la.astype(np.int64), lb.astype(np.int64),
-            np.zeros((len(la), 0)) if F is None else np.ascontiguousarray(F), np.ascontiguousarray(counts[keep]),
-            units[keep].astype(np.int64), n_units, seeds, float(self.l2), self._phi_prec, 1e-7, TIE_BOUND, 60)  # 1e-7: ≪ any std
-        theta -= theta.mean(axis=1, keepdims=True)
+        p0 = np.concatenate([theta0, self._phi, [self._tie] if self._tie_name else []])
+        flat = np.ascontiguousarray(counts[keep][:, [1, 0, 2]]).ravel()  # (first, tie, second) per row, as cells
+        p, ok = _style_kernel.bootstrap_units(
+            p0, np.linalg.inv(H), la.astype(np.int64), lb.astype(np.int64),
+            np.zeros((len(la), 0)) if F is None else np.ascontiguousarray(F), m, self.link.code, flat,
+            units[keep].astype(np.int64), n_units, seeds, float(self.l2), np.asarray(self._phi_prec, dtype=float),
+            1e-7, 60, TIE_BOUND)  # 1e-7: ≪ any std
+        theta = p[:, :m] - p[:, :m].mean(axis=1, keepdims=True)
         out = np.full((n, size), np.nan)
         out[:, idx] = theta
         out = self._rescale_rows(out)

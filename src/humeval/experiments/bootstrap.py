@@ -42,7 +42,7 @@ from scipy.special import ndtri
 
 from humeval.data.tables import Comparisons
 from humeval.experiments.parallel import run_tasks
-from humeval.ranking.base import Ranker, check_comparisons, clone, integral, judgment_count, spawn_seeds  # noqa: F401 (judgment_count: re-exported)
+from humeval.ranking.base import Ranker, check_comparisons, clone, integral, judgment_count, spawn_seeds
 
 UNITS = ("comparison", "ranking", "segment", "judge")
 

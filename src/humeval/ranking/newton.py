@@ -1,13 +1,14 @@
 """The one Newton solver of the likelihood models (the Bradley–Terry family, Plackett–Luce, the
-active strategies' warm-started Bradley–Terry, PPI++'s losses in ``experiments.ppi``).
+active strategies' warm-started Bradley–Terry, PPI++'s Bradley–Terry and Davidson losses in
+``experiments.ppi``).
 
 ``newton_ascent`` maximises a concave function (a log posterior): from x, the step s solves
 H s = g (g the gradient, H the negative Hessian); the trial point x + t s (kept in bounds by
 ``project``) is accepted at the first t in 1, 1/2, 1/4, … that does not lower the objective (by
 more than 1e-12 of its size), or at t ≈ 7.5e-9 at the latest (a backtracking line search, ``line_search``;
-Nocedal & Wright 2006, §3.1); it stops when no coordinate moves by ``tol``. A loss to minimise is
-its negative (``newton_descent``): PPI++'s loss weights some terms negatively, so it is not a
-log-likelihood with weights, but for λ ∈ [0, 1] it is convex and the same iteration applies.
+Nocedal & Wright 2006, §3.1); it stops when no coordinate moves by ``tol``. PPI++'s loss weights
+some battles' log-likelihoods negatively; for λ ∈ [0, 1] its negative is still concave, so the
+same iteration maximises it.
 """
 
 from __future__ import annotations
@@ -55,11 +56,3 @@ def newton_ascent(derivatives, objective, x, project=None, max_iter=100, tol=1e-
             break
     return x
 
-
-def newton_descent(derivatives, loss, x, max_iter=100, tol=1e-10, solve=solve_or_least_squares):
-    """Minimise a convex ``loss`` by ``newton_ascent`` on its negative: ``derivatives(x)`` gives
-    (loss, gradient, Hessian)."""
-    def negated(y):
-        value, grad, hess = derivatives(y)
-        return -value, -grad, hess
-    return newton_ascent(negated, lambda y: -loss(y), x, None, max_iter, tol, solve)

@@ -78,6 +78,19 @@ def test_position_effect_and_anchor_use_ordered_cells(model_class):
 
 
 @pytest.mark.parametrize("model_class", [Davidson, RaoKupper])
+def test_the_position_effects_prior_is_in_the_compiled_gradient(model_class):
+    """With a prior on the fixed effects (``coef_l2``) the position effect h is pulled toward 0 in
+    every resample as in the Python solver (the compiled gradient once left −Λh out while H₀
+    had it: resamples then converged to the unpenalised h, 1e-4 to 5e-2 away)."""
+    c = simulate(seed=2)
+    model = model_class(position_effect=True, coef_l2=4.0).fit(c)
+    assert model._phi_prec[0] == 4.0
+    for unit in (None, c.item.astype(np.int64)):
+        compiled = model.bootstrap_scores(c, unit, 30, np.random.default_rng(3))
+        np.testing.assert_allclose(compiled, python_refits(model, c, unit, 30, 3), atol=1e-8, rtol=0)
+
+
+@pytest.mark.parametrize("model_class", [Davidson, RaoKupper])
 def test_weighted_rows_resampled_with_their_weights(model_class):
     c = simulate(seed=3, weights=lambda rng, n: rng.uniform(0.2, 3.0, n))
     assert c.weighted

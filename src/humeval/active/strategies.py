@@ -8,8 +8,9 @@ strategy's own model online after the answers arrive.
 - ``TrueSkillActive``: Sakaguchi, Post & Van Durme (2014): the system with the largest TrueSkill
   σ, against an opponent drawn with probability ∝ exp(−|μ_s − μ_t|); TrueSkill updated after
   every judgment (within a batch, a chosen system's σ is discounted so the batch spreads).
-- ``BTUncertainty``: Bradley–Terry warm-started (one Newton step per batch from the last
-  estimate, with a small ridge), and pairs drawn with probability ∝ exp(−z²/2), z = |θ_s − θ_t| /
+- ``BTUncertainty``: Bradley–Terry warm-started (one step of the one Newton solver,
+  ``ranking.newton``, per batch from the last estimate, on the BT family's log posterior with a
+  small ridge as its prior), and pairs drawn with probability ∝ exp(−z²/2), z = |θ_s − θ_t| /
   sd(θ_s − θ_t) from the inverse Hessian (``kind="order"``: whose order is least settled), or
   z = |θ_s − θ_t| alone (``kind="outcome"``: whose outcome is most uncertain).
 
@@ -24,7 +25,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 import numpy as np
-from scipy.special import expit
+
+from humeval.ranking.bradley_terry import pair_derivatives, pair_objective
+from humeval.ranking.links import LINKS
+from humeval.ranking.newton import line_search
+
+LOGIT = LINKS["logit"]
 
 
 class PairState:
@@ -149,13 +155,21 @@ class BTUncertainty(Strategy):
         self.cov = np.eye(n) / self.ridge
 
     def update(self, state, a, b, outcome):
-        """One Newton step on the penalised log-likelihood from the last estimate (warm start)."""
-        p = expit(self.theta[:, None] - self.theta[None, :])
-        gradient = (state.wins - state.count * p).sum(axis=1) - self.ridge * self.theta
-        weight = state.count * p * (1 - p)
-        hessian = np.diag(weight.sum(axis=1)) - weight + self.ridge * np.eye(state.n)
+        """One step of the one Newton solver (``ranking.newton.line_search``) on the Bradley–Terry
+        log posterior with prior precision ``ridge`` (``bradley_terry.pair_derivatives``, on the
+        pair counts, ties half a win each) from the last estimate (warm start); ``cov`` is the
+        inverse negative Hessian there."""
+        s, t = np.triu_indices(state.n, 1)
+        counts = np.column_stack([np.zeros(len(s)), state.wins[s, t], state.wins[t, s]])  # (tie, s, t)
+        fixed = (s, t, counts, None)
+        prior = (np.zeros(0), 0.0, self.ridge)
+
+        def objective(theta):
+            return pair_objective(LOGIT, *fixed, theta, *prior)
+
+        gradient, hessian = pair_derivatives(LOGIT, *fixed, self.theta, *prior)
         self.cov = np.linalg.inv(hessian)
-        self.theta = self.theta + self.cov @ gradient
+        self.theta = line_search(objective, objective(self.theta), self.theta, self.cov @ gradient)
 
     def next_batch(self, state, n, rng):
         diff = np.abs(self.theta[:, None] - self.theta[None, :])

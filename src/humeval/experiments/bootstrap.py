@@ -42,7 +42,7 @@ from scipy.special import ndtri
 
 from humeval.data.tables import Comparisons
 from humeval.experiments.parallel import run_tasks
-from humeval.ranking.base import Ranker, check_comparisons, clone, integral, spawn_seeds
+from humeval.ranking.base import Ranker, check_comparisons, clone, integral, judgment_count, spawn_seeds
 
 UNITS = ("comparison", "ranking", "segment", "judge")
 
@@ -138,12 +138,6 @@ class BootstrapResult:
             df.loc[defined, column] = 1.0
         for column in ("rank_hi", "sim_rank_hi"):
             df.loc[defined, column] = float(defined.sum())
-
-
-def judgment_count(comparisons: Comparisons) -> float:
-    """How many judgments ``comparisons`` hold: Σ weights when they are whole numbers, else rows."""
-    return float(comparisons.weight.sum()) if comparisons.weighted and integral(comparisons.weight) else float(
-        len(comparisons))
 
 
 def too_few_note(units: float, confidence: float, unit: str = "comparison") -> str:

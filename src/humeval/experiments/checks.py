@@ -110,8 +110,9 @@ def check_disconnected(name):
 
 
 def check_weights_are_copies(name):
-    """Whole-number weights equal duplicated rows; a model that is not ``weighted`` warns that it
-    repeated them (``MaterialisedWarning``), a ``weighted`` one does not."""
+    """Whole-number weights equal duplicated rows (the scores, and ``n_judgments_``: the judgments
+    counted); a model that is not ``weighted`` warns that it repeated them (``MaterialisedWarning``),
+    a ``weighted`` one does not."""
     base = _ordered(3, 4)
     weight = (np.arange(len(base)) % 3 + 1).astype(float)
     weighted = _pairs(np.column_stack([base.a, base.b]), base.outcome, base.systems, item=base.item,
@@ -125,6 +126,8 @@ def check_weights_are_copies(name):
     warned = any(issubclass(w.category, MaterialisedWarning) for w in caught)
     assert warned != tags(model).weighted, f"weighted tag {tags(model).weighted} but MaterialisedWarning {warned}"
     other = _fit(name, copies)
+    assert model.n_judgments_ == other.n_judgments_ == len(copies), (
+        f"n_judgments_ {model.n_judgments_} (weighted) and {other.n_judgments_} (copies), not {len(copies)}")
     if tags(model).deterministic or not tags(model).weighted:  # the same rows and seed, or the same counts
         np.testing.assert_allclose(model.scores_.to_numpy(), other.scores_.to_numpy(), atol=1e-6,
                                    err_msg="weights differ from duplicated rows")

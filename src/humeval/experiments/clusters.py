@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from humeval.experiments.bootstrap import BootstrapResult, judgment_count
+from humeval.experiments.bootstrap import BootstrapResult
 
 CLUSTER_DRAWS = 1000  # normal draws of the scores behind the analytic rank clusters
 
@@ -30,5 +30,5 @@ def analytic_clusters(model, kind: str, covariance: pd.DataFrame, confidence: fl
     keep = np.array([s not in leave_out for s in model.systems_])
     systems = tuple(s for s, k in zip(model.systems_, keep) if k)
     table = BootstrapResult(systems, model.scores_[list(keep)], draws[:, keep], kind, confidence,
-                            units=judgment_count(model._train)).table()  # too few judgments: one cluster
+                            units=model.n_judgments_).table()  # too few judgments: one cluster
     return table["cluster"]

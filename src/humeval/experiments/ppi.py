@@ -29,8 +29,8 @@ the labelled battles. λ is PPI++'s plug-in optimum of the trace of that covaria
 (g, ĝ: gradients with human and judge labels at the λ = 1 estimate; V̂ar(ĝ) over all judge labels),
 as ``ppi_py.ppi._calc_lam_glm`` computes it. The BT family's own ``fit`` cannot minimise L_λ: the
 λ-weighted judge losses of the labelled battles enter with a negative sign (weights must be
-non-negative there), and its Gaussian prior would bias a frequentist interval; hence the small
-Newton solver here.
+non-negative there), and its Gaussian prior would bias a frequentist interval; hence the loss
+is the family's own likelihood with signed counts, fitted by its one Newton solver (``_family_fit``).
 
 Davidson's ties model (``ppi_davidson``) minimises the same loss with ℓ its negative log-likelihood
 (ties an outcome of their own); being log-linear, its Hessian does not depend on the labels either.
@@ -48,6 +48,9 @@ import pandas as pd
 from scipy.stats import norm
 
 from humeval.errors import InputError
+from humeval.ranking.bradley_terry import pair_derivatives, pair_objective
+from humeval.ranking.links import LINKS
+from humeval.ranking.newton import newton_ascent, solve_or_least_squares
 
 
 def power_tuning(grads, grads_hat, grads_hat_unlabeled, inv_hessian=None, clip: bool = True) -> float:
@@ -225,23 +228,52 @@ class _Battles:
         return _Battles(self.x[idx], self.y[idx], self.w[idx])
 
 
+def _systems(rows):
+    """The system code marked in each row of a (battles, k − 1) indicator (system 0 has no column)."""
+    return np.where(rows.any(axis=1), rows.argmax(axis=1) + 1, 0)
+
+
+def _family_fit(link, a, b, counts, k, start, tol, max_iter):
+    """Maximise Σ_cells ℓ(θ_a − θ_b; counts) under ``link`` without a prior by the one Newton
+    solver (``bradley_terry.pair_objective``/``pair_derivatives``, ``newton.newton_ascent``): the
+    BT family's own likelihood and derivatives, linear in the counts, which here are PPI++'s
+    signed weights. Returns (θ with system 0 pinned at 0 (k − 1,), log tie parameter)."""
+    tie0 = link.tie_start if start is None or not link.tie_name else start[-1]
+    theta0 = np.zeros(k) if start is None else np.concatenate([[0.0], start[:k - 1]])
+    x0 = np.concatenate([theta0 - theta0.mean(), [tie0] if link.tie_name else []])
+    none = np.zeros(0)
+
+    def split(x):
+        return x[:k], (x[k] if link.tie_name else 0.0)
+
+    def objective(x):
+        theta, tie = split(x)
+        return pair_objective(link, a, b, counts, None, theta, none, tie, 0.0)
+
+    def derivatives(x):
+        theta, tie = split(x)
+        g, H = pair_derivatives(link, a, b, counts, None, theta, none, tie, 0.0)
+        return objective(x), g, H
+
+    x = newton_ascent(derivatives, objective, x0, None, max_iter, tol, solve_or_least_squares)
+    theta, tie = split(x)
+    return theta[1:] - theta[0], tie
+
+
 def _fit(lab_x, y, yhat, w, unl_x, yu, wu, lam, start=None, tol=1e-10, max_iter=100):
-    """Newton's method on the (convex for λ ∈ [0, 1]) PPI++ BT loss; returns θ (k−1,)."""
+    """θ (k−1,) minimising the PPI++ BT loss L_λ (convex for λ ∈ [0, 1]). With ℓ the BT
+    log-likelihood of a battle with a-wins w and b-wins l (``LINKS["logit"]``), linear in (w, l),
+    −L_λ is Σ_cells ℓ over the labelled battles with (w, l) = ω/n (y − λŷ, (1 − y) − λ(1 − ŷ)) and
+    the judge-only ones with λω/N (ŷ, 1 − ŷ), ω a battle's weight: the BT family's likelihood with
+    signed counts, fitted by its one solver (``_family_fit``)."""
     n, N = w.sum(), (wu.sum() if len(wu) else 1.0)
-    theta = np.zeros(lab_x.shape[1]) if start is None else start.copy()
-    for _ in range(max_iter):
-        p = _sigmoid(lab_x @ theta)
-        pu = _sigmoid(unl_x @ theta) if len(wu) else np.zeros(0)
-        grad = lab_x.T @ (w * ((1 - lam) * p - y + lam * yhat)) / n
-        hess = (lab_x * (w * (1 - lam) * p * (1 - p))[:, None]).T @ lab_x / n
-        if len(wu) and lam:
-            grad += lam * unl_x.T @ (wu * (pu - yu)) / N
-            hess += lam * (unl_x * (wu * pu * (1 - pu))[:, None]).T @ unl_x / N
-        step = np.linalg.solve(hess + 1e-12 * np.eye(len(theta)), grad)
-        theta -= step
-        if np.max(np.abs(step)) < tol:
-            break
-    return theta
+    won = w * (y - lam * yhat) / n
+    counts = np.column_stack([np.zeros(len(w)), won, w * (1 - lam) / n - won])
+    a, b = _systems(lab_x > 0), _systems(lab_x < 0)
+    if len(wu) and lam:
+        counts = np.vstack([counts, np.column_stack([np.zeros(len(wu)), lam * wu * yu / N, lam * wu * (1 - yu) / N])])
+        a, b = np.concatenate([a, _systems(unl_x > 0)]), np.concatenate([b, _systems(unl_x < 0)])
+    return _family_fit(LINKS["logit"], a, b, counts, lab_x.shape[1] + 1, start, tol, max_iter)[0]
 
 
 def _wcov(g, w):
@@ -468,24 +500,19 @@ def _moments(t, phi):
 
 
 def _fit_davidson(t, q, qh, w, tu, qu, wu, lam, tol=1e-10, max_iter=100):
-    """Newton's method on the PPI++ loss of Davidson's model (convex for λ ∈ [0, 1]: its Hessian
-    (1 − λ)/n Σ Cov(T) + λ/N Σ Cov(T) does not depend on the labels, an exponential family)."""
+    """φ = (θ_1 … θ_{k−1}, log ν) minimising the PPI++ loss of Davidson's model (convex for
+    λ ∈ [0, 1]: its Hessian (1 − λ)/n Σ Cov(T) + λ/N Σ Cov(T) does not depend on the labels, an
+    exponential family): as ``_fit``, the family's likelihood (``LINKS["davidson"]``, linear in the
+    counts) with signed counts ω/n (q − λq̂) per labelled battle and λω/N q per judge-only one."""
     n, N = w.sum(), (wu.sum() if len(wu) else 1.0)
-    phi = np.zeros(t.shape[2])
-    for _ in range(max_iter):
-        mean, cov = _moments(t, phi)
-        target = np.einsum("mk,mkd->md", q - lam * qh, t)
-        grad = ((1 - lam) * mean - target).T @ w / n
-        hess = np.einsum("m,mde->de", w * (1 - lam), cov) / n
-        if len(wu) and lam:
-            mu, cu = _moments(tu, phi)
-            grad += lam * (mu - np.einsum("mk,mkd->md", qu, tu)).T @ wu / N
-            hess += lam * np.einsum("m,mde->de", wu, cu) / N
-        step = np.linalg.solve(hess + 1e-12 * np.eye(len(phi)), grad)
-        phi -= step
-        if np.max(np.abs(step)) < tol:
-            break
-    return phi
+    order = [1, 0, 2]  # shares (a, tie, b) → the link's counts (tie, a, b)
+    counts = (w[:, None] * (q - lam * qh) / n)[:, order]
+    a, b = _systems(t[:, 0, :-1] > 0), _systems(t[:, 2, :-1] > 0)
+    if len(wu) and lam:
+        counts = np.vstack([counts, (lam * wu[:, None] * qu / N)[:, order]])
+        a, b = np.concatenate([a, _systems(tu[:, 0, :-1] > 0)]), np.concatenate([b, _systems(tu[:, 2, :-1] > 0)])
+    theta, log_nu = _family_fit(LINKS["davidson"], a, b, counts, t.shape[2], None, tol, max_iter)
+    return np.concatenate([theta, [log_nu]])
 
 
 def _sandwich_davidson(t, q, qh, w, tu, qu, wu, lam, phi):

@@ -1,17 +1,20 @@
-"""Compiled bootstrap refits of the pair-likelihood family (``ranking.links``) on pair counts.
+"""Compiled bootstrap refits of the pair-likelihood family (``ranking.links``): the one compiled
+gradient and chord-Newton loop, for pair counts and (through ``_style_kernel``) comparison rows.
 
 One per-cell function for every link (``cell_scores``, keyed by the link's code in ``LINKS``:
 0 logit, 1 Davidson, 2 Rao–Kupper, 3 probit) gives ∂ℓ/∂x and ∂ℓ/∂τ of a cell with counts
-(w first preferred, t ties, l second preferred); ``_style_kernel`` calls it per row. One fit:
-each resample's counts are drawn and solved inside one parallel loop by the chord-Newton
-iteration p ← p + H₀⁻¹ g(p) from the full-data estimate p₀, H₀ the negative Hessian of the log
-posterior at p₀ (inverted once), g the gradient of the resample's log posterior. The parameters
-are p = (θ_1 … θ_m, h?, τ?): the abilities of the rated systems, the first-position advantage h
-when the model has one, and the log tie parameter τ = log ν (Davidson) or log η (Rao–Kupper).
-A resample's Hessian differs from H₀ by O(1/√count), so two or three iterations reach 1e-9.
+(w first preferred, t ties, l second preferred). One fit (``chord_fit``): each resample is solved
+by the chord-Newton iteration p ← p + H₀⁻¹ g(p) from the full-data estimate p₀, H₀ the negative
+Hessian of the log posterior at p₀ (inverted once), g the gradient of the resample's log
+posterior. The parameters are p = (θ_1 … θ_m, φ_1 … φ_k, τ?): the abilities of the rated
+systems, the fixed effects (the first-position advantage h, a column of ones in F, and the
+covariate coefficients β of style control) and the log tie parameter τ = log ν (Davidson) or
+log η (Rao–Kupper). A resample's Hessian differs from H₀ by O(1/√count), so two or three
+iterations reach 1e-9.
 
-A cell is a pair of systems (i, j) with x = θ_i − θ_j (+ h); without a position effect cells are
-unordered pairs, with one ordered pairs (i shown first). Per cell (n = w + t + l):
+A cell is a pair of systems (i, j) with x = θ_i − θ_j + F_c φ: without covariates cells are
+unordered pairs (ordered, i shown first, with a position effect); with covariates each
+comparison is a cell of its own. Per cell (n = w + t + l), times how often the cell was drawn:
 
 - logit: ∂ℓ/∂x = w + t/2 − n σ(x) (ties half a win);
 - Davidson (1970): ∂ℓ/∂x = (w − l)/2 − n sinh(x/2)/D, ∂ℓ/∂τ = t − n ν/D, D = 2 cosh(x/2) + ν;
@@ -19,14 +22,16 @@ unordered pairs, with one ordered pairs (i shown first). Per cell (n = w + t + l
   ∂ℓ/∂τ = η [−w σ(η − x) − l σ(x + η) + t (σ(−x − η) + σ(x − η) + 2/(e^{2η} − 1))];
 - probit: ∂ℓ/∂x = (w + t/2) λ(x) − (l + t/2) λ(−x), λ = φ/Φ the inverse Mills ratio.
 
-The prior adds −λ(θ_s − θ̄) to ∂/∂θ_s (see ``bradley_terry``). A resample is reported as not
-converged (and refitted by the robust Python solver) when the iteration does not settle within
-``max_iter`` steps, leaves the finite numbers, pushes |τ| beyond ``tie_bound`` (the Python
-solver's clip), or leaves a rated system without comparisons (the Python solver then reports NaN).
+so g_θ = Σ ∂ℓ/∂x (e_i − e_j) − λ(θ − θ̄), g_φ = Σ ∂ℓ/∂x F_c − Λ_φ φ, g_τ = Σ ∂ℓ/∂τ (the priors of
+``bradley_terry``). A resample is reported as not converged (and refitted by the robust Python
+solver) when the iteration does not settle within ``max_iter`` steps, leaves the finite numbers,
+pushes |τ| beyond ``tie_bound`` (the Python solver's clip), or leaves a rated system without
+comparisons (the Python solver then reports NaN).
 
 Resamples: ``bootstrap_multinomial`` draws the cells' counts as one multinomial (unweighted
 comparisons, or whole-number weights as frequencies); ``bootstrap_rows`` draws rows with their
-weights (by distinct keys for large data); ``fit_many`` refits counts drawn outside (clusters).
+weights (by distinct keys for large data); ``fit_many`` refits counts drawn outside (clusters);
+``_style_kernel.bootstrap_units`` reweights comparison rows by how often their unit was drawn.
 """
 
 from __future__ import annotations
@@ -77,49 +82,62 @@ def cell_scores(link, x, w, t, l, tau):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _gradient(p, pi, pj, counts, m, has_h, link, l2, g):  # pragma: no cover - compiled
-    """g ← the gradient of the log posterior at p (see the module doc)."""
-    size = len(p)
+def _gradient(p, pi, pj, F, counts, times, units, m, link, l2, phi_prec, g):  # pragma: no cover - compiled
+    """g ← the gradient of the log posterior at p (see the module doc); cell c counts
+    ``times[units[c]]`` times (once each when ``times`` is empty)."""
+    size, k = len(p), F.shape[1]
     has_tau = link == DAVIDSON or link == RAO_KUPPER
     tau = p[size - 1] if has_tau else 0.0
-    h = p[m] if has_h else 0.0
+    reweighted = len(times) > 0
     mean = 0.0
     for s in range(m):
         mean += p[s]
     mean /= m
     for s in range(m):
         g[s] = -l2 * (p[s] - mean)
-    for s in range(m, size):
-        g[s] = 0.0
-    for k in range(len(pi)):
-        w, t, l = counts[3 * k], counts[3 * k + 1], counts[3 * k + 2]
-        if w + t + l == 0.0:
+    for j in range(k):
+        g[m + j] = -phi_prec[j] * p[m + j]
+    if has_tau:
+        g[size - 1] = 0.0
+    for c in range(len(pi)):
+        times_c = times[units[c]] if reweighted else 1.0
+        w, t, l = counts[3 * c], counts[3 * c + 1], counts[3 * c + 2]
+        if times_c == 0 or w + t + l == 0.0:
             continue
-        dx, dtau = cell_scores(link, p[pi[k]] - p[pj[k]] + h, w, t, l, tau)
-        g[pi[k]] += dx
-        g[pj[k]] -= dx
-        if has_h:
-            g[m] += dx
+        x = p[pi[c]] - p[pj[c]]
+        for j in range(k):
+            x += F[c, j] * p[m + j]
+        dx, dtau = cell_scores(link, x, w, t, l, tau)
+        g[pi[c]] += times_c * dx
+        g[pj[c]] -= times_c * dx
+        for j in range(k):
+            g[m + j] += times_c * dx * F[c, j]
         if has_tau:
-            g[size - 1] += dtau
+            g[size - 1] += times_c * dtau
 
 
 @numba.njit(cache=True)
-def _chord_fit(p0, hinv, pi, pj, counts, m, has_h, link, l2, tol, max_iter, tie_bound):  # pragma: no cover
+def chord_fit(p0, hinv, pi, pj, F, counts, times, units, m, link, l2, phi_prec, tol, max_iter,
+              tie_bound):  # pragma: no cover - compiled
+    """One resample's fit by the chord-Newton iteration p ← p + H₀⁻¹ g(p) from p₀: (p, converged).
+    Cells (``pi``, ``pj``, fixed-effect rows ``F``, flat counts (w, t, l) per cell) count
+    ``times[units[c]]`` times each (once when ``times`` is empty): pair counts drawn beforehand,
+    or comparison rows reweighted by how often their unit was drawn (``_style_kernel``)."""
     size = len(p0)
     has_tau = link == DAVIDSON or link == RAO_KUPPER
     p = p0.copy()
+    reweighted = len(times) > 0
     played = np.zeros(m)
-    for k in range(len(pi)):
-        n = counts[3 * k] + counts[3 * k + 1] + counts[3 * k + 2]
-        played[pi[k]] += n
-        played[pj[k]] += n
+    for c in range(len(pi)):
+        n = (counts[3 * c] + counts[3 * c + 1] + counts[3 * c + 2]) * (times[units[c]] if reweighted else 1.0)
+        played[pi[c]] += n
+        played[pj[c]] += n
     for s in range(m):
         if played[s] == 0.0:  # a system the resample left out: the Python solver reports NaN
             return p, False
     g = np.empty(size)
     for _ in range(max_iter):
-        _gradient(p, pi, pj, counts, m, has_h, link, l2, g)
+        _gradient(p, pi, pj, F, counts, times, units, m, link, l2, phi_prec, g)
         largest = 0.0
         for i in range(size):  # p ← p + H₀⁻¹ g
             step = 0.0
@@ -186,47 +204,53 @@ def draw_rows(total, key_p, key_cell, key_weight, n_cells, seed):  # pragma: no 
 
 
 @numba.njit(cache=True, parallel=True)
-def bootstrap_multinomial(p0, hinv, pi, pj, m, has_h, link, base, total, seeds, l2, tol, max_iter,
+def bootstrap_multinomial(p0, hinv, pi, pj, F, m, link, base, total, seeds, l2, phi_prec, tol, max_iter,
                           tie_bound):  # pragma: no cover - compiled
     """A multinomial draw of ``total`` comparisons over the cells (``base`` / ``total``) and a refit, per seed."""
     runs = len(seeds)
     out = np.empty((runs, len(p0)))
     ok = np.zeros(runs, dtype=np.bool_)
     share = base / total
+    once, cell = np.zeros(0), np.zeros(0, dtype=np.int64)
     for r in numba.prange(runs):
         np.random.seed(seeds[r])
         counts = _multinomial(total, share)
-        p, converged = _chord_fit(p0, hinv, pi, pj, counts, m, has_h, link, l2, tol, max_iter, tie_bound)
+        p, converged = chord_fit(p0, hinv, pi, pj, F, counts, once, cell, m, link, l2, phi_prec, tol, max_iter,
+                                 tie_bound)
         out[r] = p
         ok[r] = converged
     return out, ok
 
 
 @numba.njit(cache=True, parallel=True)
-def bootstrap_rows(p0, hinv, pi, pj, m, has_h, link, total, key_p, key_cell, key_weight, seeds, l2, tol,
+def bootstrap_rows(p0, hinv, pi, pj, F, m, link, total, key_p, key_cell, key_weight, seeds, l2, phi_prec, tol,
                    max_iter, tie_bound):  # pragma: no cover - compiled
     """Resample rows (``total`` of them, by their keys) and refit, once per seed."""
     runs = len(seeds)
     out = np.empty((runs, len(p0)))
     ok = np.zeros(runs, dtype=np.bool_)
     n_cells = 3 * len(pi)
+    once, cell = np.zeros(0), np.zeros(0, dtype=np.int64)
     for r in numba.prange(runs):
         np.random.seed(seeds[r])
         counts = _draw(total, key_p, key_cell, key_weight, n_cells)
-        p, converged = _chord_fit(p0, hinv, pi, pj, counts, m, has_h, link, l2, tol, max_iter, tie_bound)
+        p, converged = chord_fit(p0, hinv, pi, pj, F, counts, once, cell, m, link, l2, phi_prec, tol, max_iter,
+                                 tie_bound)
         out[r] = p
         ok[r] = converged
     return out, ok
 
 
 @numba.njit(cache=True, parallel=True)
-def fit_many(p0, hinv, pi, pj, m, has_h, link, counts, l2, tol, max_iter, tie_bound):  # pragma: no cover
+def fit_many(p0, hinv, pi, pj, F, m, link, counts, l2, phi_prec, tol, max_iter, tie_bound):  # pragma: no cover
     """Refit each row of ``counts`` (resamples × 3 cells)."""
     runs = counts.shape[0]
     out = np.empty((runs, len(p0)))
     ok = np.zeros(runs, dtype=np.bool_)
+    once, cell = np.zeros(0), np.zeros(0, dtype=np.int64)
     for r in numba.prange(runs):
-        p, converged = _chord_fit(p0, hinv, pi, pj, counts[r], m, has_h, link, l2, tol, max_iter, tie_bound)
+        p, converged = chord_fit(p0, hinv, pi, pj, F, counts[r], once, cell, m, link, l2, phi_prec, tol, max_iter,
+                                 tie_bound)
         out[r] = p
         ok[r] = converged
     return out, ok

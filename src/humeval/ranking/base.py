@@ -1,8 +1,8 @@
 """The estimator protocol (scikit-learn style) shared by every ranking and preference model.
 
 ``__init__`` only stores parameters; ``fit(comparisons)`` returns self and sets fitted
-attributes ending in ``_`` (``systems_``, ``scores_``, and for every model ``components_`` and
-``record_``, see ``Ranker.fit``); ``ranking()`` is a sorted table; preference models add
+attributes ending in ``_`` (``systems_``, ``scores_``, and for every model ``components_``,
+``record_`` and ``n_judgments_``, see ``Ranker.fit``); ``ranking()`` is a sorted table; preference models add
 ``predict_proba(a, b)`` -> (n, 3) array of P(tie), P(a preferred), P(b preferred), so every one
 of them can be judged by held-out perplexity.
 
@@ -78,6 +78,12 @@ def integral(weight: np.ndarray | None) -> bool:
     """Whether ``weight`` (None: no weights) holds whole numbers only: frequency weights, as a
     streamed dataset's counts are, where a weight k is k comparisons."""
     return weight is None or bool(np.all(weight == np.round(weight)))
+
+
+def judgment_count(comparisons: Comparisons) -> float:
+    """How many judgments ``comparisons`` hold: Σ weights when they are whole numbers, else rows."""
+    return float(comparisons.weight.sum()) if comparisons.weighted and integral(comparisons.weight) else float(
+        len(comparisons))
 
 
 def pair_cells(comparisons: Comparisons, n_systems: int | None = None):
@@ -216,13 +222,15 @@ class Ranker(Estimator):
         """Fit one track's comparisons. Besides the model's own attributes, every model sets
         ``components_`` (component number per system, ``components``; more than one means some
         systems were never compared, even indirectly, and their scores are not on one scale) and
-        ``record_`` (wins, ties, losses per system). A model that is not ``weighted`` fits on
-        the rows of a weighted table repeated by their weights (``as_rows``)."""
+        ``record_`` (wins, ties, losses per system) and ``n_judgments_`` (how many judgments it
+        was fitted on, ``judgment_count``). A model that is not ``weighted`` fits on the rows of a
+        weighted table repeated by their weights (``as_rows``)."""
         comparisons = check_comparisons(comparisons)
         self.systems_ = tuple(comparisons.systems)
         self._fit(comparisons if self.weighted else as_rows(comparisons, type(self).__name__))
         self.components_ = components(comparisons)
         self.record_ = comparisons.tally()[["wins", "ties", "losses"]]
+        self.n_judgments_ = judgment_count(comparisons)
         return self
 
     @abstractmethod

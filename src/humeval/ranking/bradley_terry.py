@@ -130,6 +130,55 @@ def outer_sum(la, lb, F, w_uu, w_ut, w_tt, m):
     return S
 
 
+def _cell_x(la, lb, F, theta, phi):
+    x = theta[la] - theta[lb]
+    return x + F @ phi if F is not None else x
+
+
+def pair_objective(link, la, lb, counts, F, theta, phi, tie, l2, phi_prec=0.0) -> float:
+    """The log posterior of the pair-likelihood family: Σ_cells ℓ(x; counts, τ) under ``link``
+    (``ranking.links``), x = θ_a − θ_b + Fφ per cell (local codes ``la``, ``lb``), minus the
+    priors λ/2 Σ(θ_s − θ̄)² (λ = ``l2``) and Σ Λ_j φ_j² / 2 (Λ = ``phi_prec``)."""
+    value, _, _ = link.cell(_cell_x(la, lb, F, theta, phi), counts, tie)
+    return value.sum() - l2 / 2 * np.sum((theta - theta.mean()) ** 2) - np.sum(phi_prec * phi ** 2) / 2
+
+
+def tie_terms(link, x, counts, tie):
+    """Per cell: dℓ/dτ, −d²ℓ/dτ² and −d²ℓ/dx dτ: in closed form for Davidson and Rao–Kupper
+    (the link's ``tie``), else by central differences of the link."""
+    if link.tie is not None:
+        return link.tie(x, counts, tie)
+    eps = 1e-5
+    up, down = link.cell(x, counts, tie + eps), link.cell(x, counts, tie - eps)
+    mid = link.cell(x, counts, tie)[0]
+    return (up[0] - down[0]) / (2 * eps), -(up[0] - 2 * mid + down[0]) / eps ** 2, -(up[1] - down[1]) / (2 * eps)
+
+
+def pair_derivatives(link, la, lb, counts, F, theta, phi, tie, l2, phi_prec=0.0):
+    """Gradient g and negative Hessian H of ``pair_objective`` in (θ, φ, τ when the link has a
+    tie parameter), the common shift of θ fixed by adding 11ᵀ/m to H (so H is invertible and a
+    Newton step keeps Σθ): g_θ = Σ ℓ'(e_a − e_b) − λ(θ − θ̄), g_φ = Σ ℓ' F − Λφ, g_τ = Σ ∂ℓ/∂τ;
+    H = ``outer_sum`` of −ℓ'' (and the tie terms) + λ(I − 11ᵀ/m) + 11ᵀ/m + diag(Λ)."""
+    m = len(theta)
+    x = _cell_x(la, lb, F, theta, phi)
+    _, d1, d2 = link.cell(x, counts, tie)
+    k = 0 if F is None else F.shape[1]
+    g = np.zeros(m + k + (1 if link.tie_name else 0))
+    g[:m] = np.bincount(la, d1, m) - np.bincount(lb, d1, m) - l2 * (theta - theta.mean())
+    if k:
+        g[m:m + k] = F.T @ d1 - phi_prec * phi
+    cross = tt = None
+    if link.tie_name:
+        gt, tt, cross = tie_terms(link, x, counts, tie)
+        g[-1] = gt.sum()
+    H = outer_sum(la, lb, F, -d2, cross, tt, m)
+    H[:m, :m] += l2 * (np.eye(m) - 1.0 / m)  # the prior λ(I − 11ᵀ/m): a common shift stays free
+    H[:m, :m] += 1.0 / m  # fix the common shift: the step keeps Σθ unchanged
+    if k:
+        H[m:m + k, m:m + k] += np.diag(phi_prec) if np.ndim(phi_prec) else phi_prec * np.eye(k)
+    return g, H
+
+
 class _PairModel(PreferenceModel):
     """Shared fitting for models whose likelihood depends on x = θ_a − θ_b (+ h) (+ βᵀz) and one
     tie parameter.
@@ -306,26 +355,13 @@ class _PairModel(PreferenceModel):
             parts.setdefault(labels[i], []).append(int(i))
         return sorted(parts.values(), key=len, reverse=True)
 
-    @staticmethod
-    def _x(la, lb, F, theta, phi):
-        x = theta[la] - theta[lb]
-        return x + F @ phi if F is not None else x
+    _x = staticmethod(_cell_x)
 
     def _objective(self, la, lb, counts, F, theta, phi, tie):
-        value, _, _ = self._link(self._x(la, lb, F, theta, phi), counts, tie)
-        return (value.sum() - self.l2 / 2 * np.sum((theta - theta.mean()) ** 2)
-                - np.sum(self._phi_prec * phi ** 2) / 2)
+        return pair_objective(self.link, la, lb, counts, F, theta, phi, tie, self.l2, self._phi_prec)
 
     def _tie_terms(self, x, counts, tie):
-        """Per cell: dℓ/d tie, −d²ℓ/d tie² and −d²ℓ/dx d tie: in closed form for Davidson and
-        Rao–Kupper (the link's ``tie``), else by central differences of the link."""
-        exact = self.link.tie
-        if exact is not None:
-            return exact(x, counts, tie)
-        eps = 1e-5
-        up, down = self._link(x, counts, tie + eps), self._link(x, counts, tie - eps)
-        mid = self._link(x, counts, tie)[0]
-        return (up[0] - down[0]) / (2 * eps), -(up[0] - 2 * mid + down[0]) / eps ** 2, -(up[1] - down[1]) / (2 * eps)
+        return tie_terms(self.link, x, counts, tie)
 
     def pair_fit(self, data=None, scores: bool = False) -> PairFit:
         """The public fitted state (``PairFit``) at the estimate, on the training comparisons or,
@@ -368,25 +404,8 @@ class _PairModel(PreferenceModel):
                        cell_of_row, names)
 
     def _newton(self, la, lb, counts, F, theta, phi, tie, m):
-        """Gradient g and negative Hessian H of the log posterior in (θ, φ, log tie?), the
-        common shift of θ fixed by adding 11ᵀ/m to H (so H is invertible)."""
-        x = self._x(la, lb, F, theta, phi)
-        _, d1, d2 = self._link(x, counts, tie)
-        k = 0 if F is None else F.shape[1]
-        g = np.zeros(m + k + (1 if self._tie_name else 0))
-        g[:m] = np.bincount(la, d1, m) - np.bincount(lb, d1, m) - self.l2 * (theta - theta.mean())
-        if k:
-            g[m:m + k] = F.T @ d1 - self._phi_prec * phi
-        cross = tt = None
-        if self._tie_name:
-            gt, tt, cross = self._tie_terms(x, counts, tie)
-            g[-1] = gt.sum()
-        H = outer_sum(la, lb, F, -d2, cross, tt, m)
-        H[:m, :m] += self.l2 * (np.eye(m) - 1.0 / m)  # the prior λ(I − 11ᵀ/m): a common shift stays free
-        H[:m, :m] += 1.0 / m  # fix the common shift: the step keeps Σθ unchanged
-        if k:
-            H[m:m + k, m:m + k] += np.diag(self._phi_prec)
-        return g, H
+        """``pair_derivatives`` under the model's link and priors (m = len(θ))."""
+        return pair_derivatives(self.link, la, lb, counts, F, theta, phi, tie, self.l2, self._phi_prec)
 
     def _solve(self, a, b, counts, n, rated, start):
         """``_solve_full`` without covariates, for callers on pair cells: (θ, h, log tie)."""
@@ -559,8 +578,9 @@ class _PairModel(PreferenceModel):
         base = np.bincount(cells.cell, weights=weight, minlength=n_cells).astype(float)
         hinv = np.linalg.inv(self._cell_hessian(cells, base, p0))
         seeds = rng.integers(0, 2 ** 31 - 1, n)
-        fixed = (p0, hinv, pi, pj, len(idx), has_h, self.link.code)
-        settings = (float(self.l2), 1e-10, 100, TIE_BOUND)
+        F = np.ones((len(pi), 1)) if has_h else np.zeros((len(pi), 0))  # the position effect: one fixed effect
+        fixed = (p0, hinv, pi, pj, F, len(idx), self.link.code)
+        settings = (float(self.l2), np.asarray(self._phi_prec[:int(has_h)], dtype=float), 1e-10, 100, TIE_BOUND)
         if unit is None and not self._tie_name and integral(weight):
             total = int(round(base.sum()))
             p, ok = _pair_kernel.bootstrap_multinomial(*fixed, base, total, seeds, *settings)
@@ -597,8 +617,8 @@ class _PairModel(PreferenceModel):
         """Bootstrap with covariates, compiled (``_style_kernel``): each resample draws the
         comparisons (or units) with replacement, row i counting k_i times, and runs the
         chord-Newton iteration ψ ← ψ + H₀⁻¹ g(ψ) over ψ = (θ, φ, log tie) from the full-data fit,
-        H₀ the full-data negative Hessian; one pass over the rows per iteration, a few
-        iterations per resample. Resamples that do not converge are refitted by Newton's method
+        H₀ the full-data negative Hessian (``_pair_kernel.chord_fit``, each row a cell); one pass
+        over the rows per iteration, a few iterations per resample. Resamples that do not converge are refitted by Newton's method
         on the same draw (``_refit_rows``)."""
         from humeval.ranking import _style_kernel
         a, b, counts, X, row_of, units, n_units = self._row_units(comparisons, unit)
@@ -612,14 +632,16 @@ class _PairModel(PreferenceModel):
         F = self._fixed(X[keep], len(la))
         theta0 = self.theta_[idx]
         _, H = self._newton(la, lb, counts[keep], F, theta0, self._phi, self._tie, m)
-        link = self.link.code  # the declared link's number in the kernel
         seeds = rng.integers(0, 2 ** 31 - 1, n)
         start = (np.nan_to_num(self.theta_), self._phi, self._tie)
-        theta, _, _, ok = _style_kernel.bootstrap_rows(
-            link, theta0, self._phi, float(self._tie), np.linalg.inv(H), la.astype(np.int64), lb.astype(np.int64),
-            np.zeros((len(la), 0)) if F is None else np.ascontiguousarray(F), np.ascontiguousarray(counts[keep]),
-            units[keep].astype(np.int64), n_units, seeds, float(self.l2), self._phi_prec, 1e-7, TIE_BOUND, 60)  # 1e-7: ≪ any std
-        theta -= theta.mean(axis=1, keepdims=True)
+        p0 = np.concatenate([theta0, self._phi, [self._tie] if self._tie_name else []])
+        flat = np.ascontiguousarray(counts[keep][:, [1, 0, 2]]).ravel()  # (first, tie, second) per row, as cells
+        p, ok = _style_kernel.bootstrap_units(
+            p0, np.linalg.inv(H), la.astype(np.int64), lb.astype(np.int64),
+            np.zeros((len(la), 0)) if F is None else np.ascontiguousarray(F), m, self.link.code, flat,
+            units[keep].astype(np.int64), n_units, seeds, float(self.l2), np.asarray(self._phi_prec, dtype=float),
+            1e-7, 60, TIE_BOUND)  # 1e-7: ≪ any std
+        theta = p[:, :m] - p[:, :m].mean(axis=1, keepdims=True)
         out = np.full((n, size), np.nan)
         out[:, idx] = theta
         out = self._rescale_rows(out)

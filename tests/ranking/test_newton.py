@@ -1,0 +1,29 @@
+"""The one Newton solver (``ranking.newton``): its line search and its use on a loss with signed weights."""
+
+import numpy as np
+
+from humeval.ranking.newton import line_search, newton_ascent, solve_or_least_squares
+
+
+def test_line_search_halves_a_step_that_overshoots():
+    # f(x) = −(x − 1)², f(0) = −1: the step 4 lands at f(4) = −9 (lower), the half step 2 at
+    # f(2) = −1 (not lower): accepted; a step of 1 is taken whole
+    f = lambda x: -float((x[0] - 1.0) ** 2)  # noqa: E731
+    assert line_search(f, f(np.zeros(1)), np.zeros(1), np.array([4.0]))[0] == 2.0
+    assert line_search(f, f(np.zeros(1)), np.zeros(1), np.array([1.0]))[0] == 1.0
+    clipped = line_search(f, f(np.zeros(1)), np.zeros(1), np.array([1.0]), project=lambda x: np.minimum(x, 0.5))
+    assert clipped[0] == 0.5
+
+
+def test_newton_ascent_on_a_logistic_loss_with_a_negatively_weighted_term():
+    # PPI++'s shape: (1 − λ) softplus(x) − c x with λ = 0.6, c = 0.3 has its minimum where
+    # 0.4 σ(x) = 0.3, x = log 3; the ascent on its negative finds it
+    lam, c = 0.6, 0.3
+
+    def derivatives(x):
+        s = 1 / (1 + np.exp(-x[0]))
+        return (-((1 - lam) * np.logaddexp(0, x[0]) - c * x[0]), np.array([-((1 - lam) * s - c)]),
+                np.array([[(1 - lam) * s * (1 - s)]]))
+    x = newton_ascent(derivatives, lambda x: derivatives(x)[0], np.array([5.0]), None, 100, 1e-12,
+                      solve_or_least_squares)
+    assert abs(x[0] - np.log(3.0)) < 1e-10

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from humeval.data.readers._io import decode, read_bytes
 from humeval.errors import InputError
@@ -37,3 +38,16 @@ def first_keys(line: str) -> set[str]:
     except ValueError:
         return set()
     return set(value) if isinstance(value, dict) else set()
+
+
+_KEY = re.compile(r'"([^"\\]{1,64})"\s*:')
+
+
+def head_keys(line: str) -> set[str]:
+    """``first_keys``, or, when ``line`` is the head of a JSON line too long to decode whole (an LLM
+    judge's record holds prompts and answers), the names written as keys in it (nested ones too:
+    enough to recognise a layout by a few distinctive keys)."""
+    keys = first_keys(line)
+    if keys or not line.lstrip().startswith("{"):
+        return keys
+    return set(_KEY.findall(line))

@@ -19,7 +19,7 @@ from humeval.errors import InputError
 
 
 @click.command("ppi")
-@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.argument("file", required=False, type=click.Path())
 @click.option("--judge", "judge_name", help="The automatic judge to combine with the humans, when the judge_kind "
               "column names several.")
 @click.option("--human-label", default="human", show_default=True,
@@ -89,6 +89,8 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         raise click.UsageError("--hold-out goes with --da")
     if covariates and not audit:
         raise click.UsageError("--covariates goes with --audit")
+    meta = click.get_current_context().meta  # a streamed dataset keeps the item: battles are matched by it
+    meta["humeval.read.keep"] = tuple(sorted(set(meta.get("humeval.read.keep") or ()) | {"item"}))
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet,
                      reader={"covariates": covariates} if covariates else None)
     print_skips(judgments.report, quiet)

@@ -43,11 +43,17 @@ from humeval.errors import InputError
 @click.option("--covariates", default=None, metavar="COL,…",
               help="With --audit: numeric columns of a battles file (a − b, or COL_A/COL_B for the difference of "
                    "two) whose larger value the audit checks the judge prefers more than the humans (length: verbosity).")
+@click.option("--family", default=None, metavar="NAME",
+              help="With --audit: the name the judge's own systems contain, for its self-preference (default: the "
+                   "judge's name up to its first non-letter, e.g. gpt for gpt-4.1; '' for none).")
+@click.option("--reliability", "reliability_png", type=click.Path(dir_okay=False), default=None,
+              help="With --audit: draw the reliability diagram (the judge's probability against the humans' choices) "
+                   "to this PNG.")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write the table (with interval bounds).")
 @read_options
 @common_options
 def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, hold_out, confidence, random_state,
-        model, audit, covariates, out_file, fmt, encoding, columns, outcomes, tracks, as_json, quiet):
+        model, audit, covariates, family, reliability_png, out_file, fmt, encoding, columns, outcomes, tracks, as_json, quiet):
     """Human and automatic judges together: human-only, judge-only and prediction-powered (PPI++)
     estimates side by side, with interval widths, the judge's weight λ and how many human
     judgments the judge is worth.
@@ -87,8 +93,9 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         return
     if hold_out is not None:
         raise click.UsageError("--hold-out goes with --da")
-    if covariates and not audit:
-        raise click.UsageError("--covariates goes with --audit")
+    for name, value in (("--covariates", covariates), ("--family", family), ("--reliability", reliability_png)):
+        if value is not None and not audit:
+            raise click.UsageError(f"{name} goes with --audit")
     meta = click.get_current_context().meta  # a streamed dataset keeps the item: battles are matched by it
     meta["humeval.read.keep"] = tuple(sorted(set(meta.get("humeval.read.keep") or ()) | {"item"}))
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet,
@@ -109,12 +116,19 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         fit = P.ppi_davidson if model == "davidson" else P.ppi_bradley_terry
         _battles(fit(table.take(human_rows), table.take(judge_rows), path=file), title, confidence, out_file, as_json)
         if audit:
-            from humeval.experiments.judge_audit import audit as audit_judge
-            summary, per_system = audit_judge(table.take(human_rows), table.take(judge_rows),
-                                              random_state=random_state, path=file)
+            from humeval.experiments.judge_audit import audit as audit_judge, reliability_of
+            humans, judged = table.take(human_rows), table.take(judge_rows)
+            summary, per_system = audit_judge(humans, judged, random_state=random_state, path=file, family=family)
             out.print(render(summary, f"{judge_label} against the humans (95% intervals)", "measure"))
             out.print(render(per_system, f"{judge_label}: mean verdict for each system minus the humans' "
                              "(positive: the judge favours it)", "system"))
+            diagram = reliability_of(humans, judged, path=file)
+            out.print(render(diagram, f"{judge_label}: reliability (its P(a preferred) against the humans' "
+                             "frequency of preferring a; Wilson 95% intervals)", "bin"))
+            if reliability_png:
+                from humeval.report.judges import plot_reliability
+                plot_reliability(diagram, reliability_png, f"{judge_label}: reliability")
+                out.print(f"  wrote {reliability_png}")
 
 
 def _split(table, path, human_label, judge_name, quiet):

@@ -1,5 +1,5 @@
 """`humeval ppi --audit`: the Kendall τ, tie-calibrated accuracy, self-preference and reliability rows,
-the reliability PNG, and the options that need --audit."""
+the reliability PNG, and the options that need --audit; `humeval ppi --rank-sets`."""
 
 from click.testing import CliRunner
 
@@ -31,3 +31,29 @@ def test_audit_options_need_audit(tmp_path):
     for option in (("--family", "gpt"), ("--reliability", tmp_path / "r.png")):
         result = run("ppi", path, *option)
         assert result.exit_code == 2 and "goes with --audit" in result.output
+
+
+def test_rank_sets_table(tmp_path):
+    from humeval.experiments.ppi_ranks import ppi_rank_sets
+    _, h, j = judged_battles(n_human=300, n_judge=2000, spread=2.0, random_state=6)
+    path = tmp_path / "battles.csv"
+    battles_frame(h, j).to_csv(path, index=False)
+    result = run("ppi", path, "--rank-sets")
+    assert result.exit_code == 0, result.output
+    assert "rank sets, all systems at once with 95% coverage" in " ".join(result.output.split())
+    sets = ppi_rank_sets(*_read(path))
+    best = sets["ppi"].index[0]
+    lo, hi = sets["ppi"].loc[best, ["lower", "upper"]]
+    span = str(lo) if lo == hi else f"{lo}–{hi}"
+    assert any(line.split("│")[0].strip() == best and f" {span} " in line for line in result.output.splitlines())
+    ratings = run("ppi", path, "--rank-sets", "--json")
+    assert ratings.exit_code == 2 and "--rank-sets goes with a battles FILE" in ratings.output
+
+
+def _read(path):
+    import numpy as np
+
+    from humeval.data import read
+    c = read(path).comparisons
+    kinds = np.asarray(c.judge_kinds, dtype=object)[c.judge_kind]
+    return c.take(np.flatnonzero(kinds == "human")), c.take(np.flatnonzero(kinds != "human"))

@@ -110,7 +110,7 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         judgments.comparisons
     if table is None:
         raise InputError(file, None, "holds neither battles nor ratings", "ppi takes a pairwise or ratings file")
-    human_rows, judge_rows, judge_label = _split(table, file, human_label, judge_name, quiet)
+    human_rows, judge_rows, judge_label = split_judges(table, file, human_label, judge_name, quiet)
     title = f"{file}: humans and {judge_label}"
     if table is judgments.ratings:
         if audit or rank_sets or model != "bt":
@@ -140,7 +140,7 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
                 out.print(f"  wrote {reliability_png}")
 
 
-def _split(table, path, human_label, judge_name, quiet):
+def split_judges(table, path, human_label, judge_name, quiet):
     """Rows judged by humans and by the chosen automatic judge; a file without judge_kind, without
     humans, or naming several automatic judges and no --judge, is an error."""
     kinds = np.asarray(table.judge_kinds, dtype=object)

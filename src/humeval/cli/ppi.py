@@ -235,7 +235,7 @@ def _battles(result, title, confidence, out_file, as_json):
 def _rank_sets(sets, title, confidence):
     """Win probabilities and rank sets of the humans, the judge and PPI++ side by side, best first
     by the combined estimate, with the clusters of the combined rank sets."""
-    span = lambda t: t.lower.astype(str).where(t.lower == t.upper, t.lower.astype(str) + "–" + t.upper.astype(str))
+    from humeval.experiments.ppi_ranks import rank_span as span
     ppi = sets["ppi"]
     shown = pd.DataFrame({"human P(win)": sets["human"].score, "human ranks": span(sets["human"]),
                           "judge P(win)": sets["judge"].score, "judge ranks": span(sets["judge"]),

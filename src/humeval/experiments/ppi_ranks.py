@@ -121,3 +121,9 @@ def ppi_rank_sets(human, judge, confidence: float = 0.95, path=None) -> dict[str
         out[name] = chatzi_rank_sets(table["score"], table.attrs["cov"], confidence)
         out[name].attrs["lam"] = table.attrs.get("lam")
     return out
+
+
+def rank_span(table: pd.DataFrame) -> pd.Series:
+    """A rank set as text: "2" or "1–3"."""
+    lo, hi = table["lower"].astype(str), table["upper"].astype(str)
+    return lo.where(table["lower"] == table["upper"], lo + "–" + hi)

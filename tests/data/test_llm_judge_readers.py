@@ -178,3 +178,56 @@ def test_fuzzed_records_count_or_refuse(source, seed, tmp_path):
     result = CliRunner().invoke(cli, ["info", str(path)])
     assert result.exit_code in (0, 2), result.output
     assert BUG not in (result.output + (result.stderr or ""))
+
+
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("kind", ["nesting", "cr_only", "gzip", "utf16", "truncated", "empty"])
+def test_structural_variants_read_or_refuse(source, kind, tmp_path):
+    """Deep nesting, CR-only line ends, a .gz file, UTF-16 with a byte-order mark, a file cut short,
+    an empty file: a counted read (the same rows as the plain file where the content is kept) or an
+    ``InputError`` naming the file."""
+    import gzip
+    text = (FIXTURES / source).read_text(encoding="utf-8")
+    name = source
+    if kind == "nesting":
+        deep = "[" * 200 + "]" * 200
+        text = text.replace('"judge"', f'"deep": {deep}, "judge"', 1).replace('"instruction"', f'"deep": {deep}, '
+                                                                                             '"instruction"', 1)
+        data = text.encode()
+    elif kind == "cr_only":
+        data = text.replace("\n", "\r").encode()
+    elif kind == "gzip":
+        name, data = source + ".gz", gzip.compress(text.encode())
+    elif kind == "utf16":
+        data = text.encode("utf-16")
+    elif kind == "truncated":
+        data = text.encode()[: len(text) // 2]
+    else:
+        data = b""
+    path = tmp_path / name
+    path.write_bytes(data)
+    plain = read(FIXTURES / source)
+    try:
+        j = read(path)
+    except InputError as error:
+        assert str(error).startswith(str(path)), error
+        assert kind in ("nesting", "truncated", "empty") or (kind == "cr_only" and source.endswith(".json")), error
+        return
+    assert kind not in ("nesting", "empty")
+    if kind in ("gzip", "utf16", "cr_only"):
+        assert j.report.rows == plain.report.rows
+        assert {k: len(t) for k, t in j.tables().items()} == {k: len(t) for k, t in plain.tables().items()}
+    result = CliRunner().invoke(cli, ["info", str(path)])
+    assert result.exit_code in (0, 2) and BUG not in result.output
+
+
+@pytest.mark.parametrize("fmt", ["arena-hard", "mt-bench", "wmt25-jsonl", "pearmut"])
+def test_json_lines_nested_past_pythons_recursion_are_refused(fmt, tmp_path):
+    """A JSON line nested 100,000 deep made json.loads raise RecursionError (the "bug" line) in every
+    JSON-lines reader when the format was named; ``json_lines`` now checks the depth first."""
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"uid": "q", "model": "m", "judge": "j", "games": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    with pytest.raises(InputError, match=r"deep.jsonl:1: JSON nested deeper than 64"):
+        read(path, format=fmt)
+    result = CliRunner().invoke(cli, ["info", str(path), "--format", fmt])
+    assert result.exit_code == 2 and BUG not in result.output

@@ -7,16 +7,15 @@ import pandas as pd
 import pytest
 
 from humeval.data import read
-from humeval.data.judgments import Judgments, ReadReport
 from humeval.experiments.ppi import ppi_bradley_terry, system_means
 from humeval.report import build_report, to_markdown
 from humeval.report.judges import judges_sections, split_kinds
 from humeval.simulate.judged import battles_frame, judged_battles, judged_ratings
 
 
-def _sections(judgments, ratings=None):
+def _sections(judgments):
     summary, methods = [], []
-    return judges_sections(judgments, ratings, "file.csv", summary, methods), summary, methods
+    return judges_sections(judgments, "file.csv", summary, methods), summary, methods
 
 
 def test_battles_section_has_ppis_numbers(tmp_path):
@@ -43,7 +42,7 @@ def test_ratings_section_has_the_ppi_means(tmp_path):
     path = tmp_path / "ratings.csv"
     pd.concat(frames).to_csv(path, index=False)
     judgments = read(path, format="ratings")
-    sections, summary, _ = _sections(Judgments(judgments.report), judgments.ratings)
+    sections, summary, _ = _sections(judgments)
     shown = sections[0].tables[0].frame
     want = system_means(h, j)
     assert shown["combined"].to_dict() == pytest.approx(want["ppi"].to_dict(), abs=1e-9)
@@ -72,3 +71,15 @@ def test_the_whole_report_carries_the_section(tmp_path):
     text = to_markdown(report)
     assert "## Humans and llm-judge: prediction-powered estimates" in text
     assert "humeval ppi" in text and "--judge llm-judge" in text
+
+
+def test_tracks_pooled_are_said(tmp_path):
+    _, h, j = judged_battles(n_human=200, n_judge=800, random_state=4)
+    frame = battles_frame(h, j)
+    frame["language"] = np.where(np.arange(len(frame)) % 2, "de-en", "fr-en")
+    path = tmp_path / "judged.csv"
+    frame.to_csv(path, index=False)
+    judgments = read(path, columns={"track": "language"})
+    assert len(judgments.comparisons.tracks) == 2
+    sections, _, _ = _sections(judgments)
+    assert any("pooled over 2 tracks (de-en, fr-en)" in n for n in sections[0].notes)

@@ -45,7 +45,7 @@ def split_kinds(table) -> tuple[np.ndarray, list[tuple[str, np.ndarray]]]:
     return np.flatnonzero(np.isin(codes, human)), judges
 
 
-def judges_sections(judgments, ratings, path: str, summary: list, methods: list, read_args=(), tracks=(),
+def judges_sections(judgments, path: str, summary: list, methods: list, read_args=(), tracks=(),
                     random_state: int = 0, step=None) -> list:
     """One section per automatic judge (at most ``JUDGES_SHOWN``) when the file's ``judge_kind``
     names humans and automatic judges: battles give the PPI++ Bradley–Terry abilities beside the
@@ -54,10 +54,13 @@ def judges_sections(judgments, ratings, path: str, summary: list, methods: list,
     battle or unit) gets a note saying why."""
     from humeval.report.campaign import Figure, Section, Table, _png, command
     sections = []
-    for kind, table in (("battles", judgments.comparisons), ("ratings", ratings)):
+    for kind, table in (("battles", judgments.comparisons), ("ratings", judgments.ratings)):
         if table is None or not len(table):
             continue
         human_rows, judges = split_kinds(table)
+        used = np.unique(table.track[table.track >= 0]) if len(judges) else []
+        pooled = (f"pooled over {len(used)} tracks ({', '.join(str(table.tracks[t]) for t in used[:5])}"
+                  f"{', …' if len(used) > 5 else ''}): humeval ppi --track T for one") if len(used) > 1 else None
         for name, judge_rows in judges[:JUDGES_SHOWN]:
             (step or (lambda _: None))(f"humans and {name}")
             section = Section(f"Humans and {name}: prediction-powered estimates")
@@ -74,6 +77,8 @@ def judges_sections(judgments, ratings, path: str, summary: list, methods: list,
                     raise
                 section.notes.append(f"{name} cannot be combined with the humans: {error.problem}"
                                      + (f" ({error.fix})" if error.fix else ""))
+            if pooled:
+                section.notes.append(pooled)
             if len(judges) > JUDGES_SHOWN and name == judges[0][0]:
                 section.notes.append(f"{len(judges) - JUDGES_SHOWN} more automatic judges not shown: "
                                      + ", ".join(k for k, _ in judges[JUDGES_SHOWN:]))

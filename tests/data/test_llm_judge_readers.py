@@ -102,7 +102,7 @@ def test_errors_name_file_line_and_fix(tmp_path):
                     '"judge": ["gpt-4", "pair-v2"]}\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"judgment.jsonl:1: g1_winner is 'A', expected model_1"):
         read(path)
-    path.write_text('{"question_id": 1, "model": "a", "judge": ["gpt-4", "single-v1"], "score": "7"}\n')
+    path.write_text('{"question_id": 1, "model": "a", "judge": ["gpt-4", "single-v1"], "judgment": "…", "score": "7"}\n')
     with pytest.raises(InputError, match=r"judgment.jsonl:1: score is 7, expected a number"):
         read(path)
     ann = tmp_path / "annotations.json"

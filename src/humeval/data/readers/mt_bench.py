@@ -38,9 +38,10 @@ GAME = {"model_1": 1, "model_2": 2, "tie": 0}  # game 1 (a = model_1); game 2 sw
 
 def looks_like(line: str) -> bool:
     """A JSON line with a ``question_id`` and a ``judge``, and MT-Bench's ``model_1``/``model_2``
-    (pairwise) or ``model``/``score`` (single-answer grading)."""
+    (pairwise) or ``model``/``score``/``judgment`` (single-answer grading)."""
     keys = head_keys(line)
-    return {"question_id", "judge"} <= keys and ({"model_1", "model_2"} <= keys or {"model", "score"} <= keys)
+    return {"question_id", "judge"} <= keys and ({"model_1", "model_2"} <= keys
+                                                 or {"model", "score", "judgment"} <= keys)
 
 
 def read_mt_bench(path, encoding: str = "utf-8") -> Judgments:

@@ -231,3 +231,43 @@ def test_json_lines_nested_past_pythons_recursion_are_refused(fmt, tmp_path):
         read(path, format=fmt)
     result = CliRunner().invoke(cli, ["info", str(path), "--format", fmt])
     assert result.exit_code == 2 and BUG not in result.output
+
+
+def test_mt_bench_human_judgment_release_marks_humans_and_gpt4(tmp_path):
+    path = tmp_path / "mt_bench_human_judgments.jsonl"
+    rows = [{"question_id": 81, "model_a": "alpaca-13b", "model_b": "gpt-3.5-turbo", "winner": "model_b",
+             "judge": "author_2", "turn": 1, "conversation_a": [], "conversation_b": []},
+            {"question_id": 81, "model_a": "alpaca-13b", "model_b": "gpt-3.5-turbo", "winner": "tie",
+             "judge": "expert_0", "turn": 2, "conversation_a": [], "conversation_b": []},
+            {"question_id": 81, "model_a": "alpaca-13b", "model_b": "gpt-3.5-turbo", "winner": "model_a",
+             "judge": "gpt4_pair", "turn": 1, "conversation_a": [], "conversation_b": []}]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    j = read(path, format="mt-bench")
+    assert [r[:6] for r in battles(j)] == sorted([
+        ("alpaca-13b", "gpt-3.5-turbo", 2, "81:1", "author_2", "human"),
+        ("alpaca-13b", "gpt-3.5-turbo", 0, "81:2", "expert_0", "human"),
+        ("alpaca-13b", "gpt-3.5-turbo", 1, "81:1", "gpt4_pair", "gpt4_pair")])
+    assert any("gpt4_pair" in n for n in j.report.notes)
+    path.write_text(json.dumps({**rows[0], "winner": "A"}) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r":1: winner is 'A', expected model_a, model_b or tie"):
+        read(path, format="mt-bench")
+
+
+def test_ppi_combines_the_mt_bench_release(tmp_path):
+    from humeval.experiments.ppi import ppi_bradley_terry
+    from humeval.simulate.judged import judged_battles
+    _, h, j = judged_battles(n_human=150, n_judge=600, random_state=7)
+    lines = []
+    for c, judge in ((h, "expert_{}"), (j, "gpt4_pair")):
+        systems = np.asarray(c.systems)
+        for i, (a, b, o) in enumerate(zip(c.a, c.b, c.outcome)):
+            lines.append(json.dumps({"question_id": int(np.asarray(c.items)[c.item[i]][1:]), "model_a": systems[a],
+                                     "model_b": systems[b], "winner": "model_a" if o == 1 else "model_b",
+                                     "judge": judge.format(i % 3), "turn": 1}))
+    path = tmp_path / "release.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["ppi", str(path), "--format", "mt-bench", "--json"])
+    assert result.exit_code == 0, result.output
+    want = ppi_bradley_terry(h, j)["ppi"]
+    got = json.loads(result.output)
+    assert got["lambda"] == pytest.approx(want.lam, abs=1e-9) and got["n"] == 150

@@ -12,7 +12,7 @@ from humeval.data.readers._io import shown
 from humeval.data.tables import Comparisons
 from humeval.errors import InputError
 
-BATTLE = ["a", "b", "outcome", "item", "judge", "weight", "category"]
+BATTLE = ["a", "b", "outcome", "item", "judge", "weight", "category", "judge_kind"]
 
 
 def text(value, path, line, what: str, fix: str) -> str:
@@ -30,15 +30,17 @@ def judge_name(value, path, line, fix: str) -> str:
 
 
 def comparisons(rows: list, report: ReadReport) -> Judgments:
-    """``Judgments`` of battles from rows (a, b, outcome, item, judge, weight, category), each
-    marked as judged by its (automatic) judge; a note names the judges."""
+    """``Judgments`` of battles from rows (a, b, outcome, item, judge, weight, category[, judge_kind]),
+    each marked as judged by its (automatic) judge unless the row says who judged; a note names the
+    automatic judges."""
     if not rows:
         nonempty(Judgments(report))
-    df = pd.DataFrame(rows, columns=BATTLE)
-    df["judge_kind"] = df["judge"]
+    df = pd.DataFrame([row if len(row) == len(BATTLE) else (*row, row[4]) for row in rows], columns=BATTLE)
     if df["category"].isna().all():
         df = df.drop(columns="category")
-    judges = sorted(df["judge"].unique())
+    judges = sorted(df.loc[df["judge_kind"] != "human", "judge"].unique())
+    if not judges:
+        return Judgments(report, comparisons=Comparisons.from_pandas(df))
     report.notes.append(f"automatic judge{'s' if len(judges) > 1 else ''} {', '.join(map(shown, judges))} "
                         "(judge_kind: combine with human judgments by humeval ppi)")
     return Judgments(report, comparisons=Comparisons.from_pandas(df))

@@ -16,11 +16,19 @@ judge gave no score: counted and skipped.
 item = ``<question_id>:<turn>`` (turn 2 judges the whole two-turn conversation); judge = the
 judge's model (the first of FastChat's [model, prompt] pair; the prompts are listed in a note), an
 automatic judge: ``judge_kind`` is its name. A file may mix both kinds of record.
+
+MT-Bench's human-judgment release (lmsys/mt_bench_human_judgments: ``question_id, model_a, model_b,
+winner, judge, turn``, its ``human`` and ``gpt4_pair`` splits as JSON lines) is read too when the
+format is named (``--format mt-bench``; guessing reads it as arena battles, item = question_id
+without the turn): one battle a = model_a per record, winner ``model_a``/``model_b``/``tie``;
+``judge_kind`` is ``human`` for its experts and authors, the judge's name for ``gpt4_pair``
+(a judge named like GPT-4). The two splits concatenated are a file ``humeval ppi`` combines.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 
@@ -34,6 +42,8 @@ from humeval.errors import InputError
 FORMAT = "mt-bench"
 FIX = "give FastChat's model_judgment JSONL (gpt-4_pair.jsonl or gpt-4_single.jsonl) unchanged"
 GAME = {"model_1": 1, "model_2": 2, "tie": 0}  # game 1 (a = model_1); game 2 swaps 1 and 2
+RELEASE = {"model_a": 1, "model_b": 2, "tie": 0, "tie (bothbad)": 0}  # lmsys/mt_bench_human_judgments
+AUTOMATIC = re.compile(r"gpt-?4", re.IGNORECASE)  # that release's automatic judge: gpt4_pair (experts, authors: humans)
 
 
 def looks_like(line: str) -> bool:
@@ -74,7 +84,16 @@ def read_mt_bench(path, encoding: str = "utf-8") -> Judgments:
                 outcome = GAME[winner]
                 if swapped and outcome:
                     outcome = 3 - outcome  # game 2 shows model_2 as A: a = model_2
-                battles.append((a, b, outcome, item, judge, 1.0, None))
+                battles.append((a, b, outcome, item, judge, 1.0, None, judge))
+        elif "model_a" in record or "model_b" in record:  # MT-Bench's human-judgment release (and its gpt4_pair split)
+            a = text(record.get("model_a"), path, line, "model_a", FIX)
+            b = text(record.get("model_b"), path, line, "model_b", FIX)
+            winner = record.get("winner")
+            outcome = RELEASE.get(winner) if isinstance(winner, str) else None
+            if outcome is None:
+                raise InputError(path, line, f"winner is {shown(winner)!r}, expected model_a, model_b or tie", FIX)
+            kind = judge if AUTOMATIC.match(judge) else "human"
+            battles.append((a, b, outcome, item, judge, 1.0, None, kind))
         elif "model" in record:
             model = text(record.get("model"), path, line, "model", FIX)
             score = record.get("score")

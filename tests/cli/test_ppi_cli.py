@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from humeval import read
 from humeval.cli import cli
 from humeval.experiments.ppi import ppi_bradley_terry
-from humeval.simulate.judged import judged_battles, judged_ratings
+from humeval.simulate.judged import battles_frame, judged_battles, judged_ratings
 
 
 def run(*args):
@@ -20,13 +20,7 @@ def run(*args):
 
 def _battles_file(path, seed=0):
     truth, h, j = judged_battles(n_human=200, n_judge=1500, random_state=seed)
-    frames = []
-    for c, kind in ((h, "human"), (j, "llm-judge")):
-        systems = np.asarray(c.systems)
-        frames.append(pd.DataFrame({"model_a": systems[c.a], "model_b": systems[c.b],
-                                    "winner": np.where(c.outcome == 1, "model_a", "model_b"),
-                                    "question_id": np.asarray(c.items)[c.item], "judge_kind": kind}))
-    pd.concat(frames).to_csv(path, index=False)
+    battles_frame(h, j).to_csv(path, index=False)
     return h, j
 
 

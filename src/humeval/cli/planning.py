@@ -59,11 +59,14 @@ from humeval.data.export import write
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS, help="Processes (0 = all cores).")
 @execution_options
 @click.option("--random-state", default=0, show_default=True, type=SEED)
+@click.option("--judge-ratio", type=Real(0, 1e6, min_open=True), default=None,
+              help="When FILE has human and automatic judges (judge_kind): battles the automatic judge will judge per "
+                   "human battle (default: as in FILE).")
 @l2_option
 @drop_option
 @common_options
 def plan_command(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, budgets, model_name, design,
-                 simulations, clusters, plot, out_file, jobs, random_state, l2, drop_file, quiet, as_json):
+                 simulations, clusters, plot, out_file, jobs, random_state, judge_ratio, l2, drop_file, quiet, as_json):
     """Plan a campaign from a pilot: fit the model to FILE's judgments, simulate campaigns of each
     budget from what the pilot says (parametric bootstrap, pilot uncertainty included), and report
     per budget the expected number of rank clusters, the probability that the top system is
@@ -84,6 +87,9 @@ def plan_command(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql,
     comparisons = comparisons_of(load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, None,
                                       drop_file, delimiter=delimiter, sql=sql, keep=keep, single="plan"),
                                  file)
+    with_judge = _judge_plan(comparisons, file, budget_list, judge_ratio, quiet or as_json)
+    if with_judge is not None:
+        comparisons = with_judge[0]  # the plan's simulations start from the human judgments alone
     results, frames = {}, []
     with progress_bar(quiet or as_json) as bar:
         for track, part in comparisons.by_track().items():
@@ -103,11 +109,48 @@ def plan_command(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql,
             path = plot if len(results) == 1 else Path(plot).with_stem(f"{Path(plot).stem}.{track}")
             plot_plan(table, path, title=f"{track}: what each budget buys ({model_name}, {design})")
     if as_json:
-        click.echo(json.dumps({t: jsonable(df) for t, df in results.items()}, indent=2))
+        extra = {"with_judge": jsonable(with_judge[1].reset_index())} if with_judge is not None else {}
+        click.echo(json.dumps({**{t: jsonable(df) for t, df in results.items()}, **extra}, indent=2))
     elif not quiet:
         for track, table in results.items():
             out.print(render(table, f"{track}: planned from a pilot of {len(comparisons.by_track()[track]):,} comparisons "
                              f"({simulations} simulated campaigns per budget, {model_name}, {design})", "budget"))
+        if with_judge is not None:
+            out.print(render(with_judge[1], with_judge[2], "budget"))
+            for line in with_judge[3]:
+                out.print(f"  {line}")
+
+
+def _judge_plan(comparisons, file, budgets, judge_ratio, quiet):
+    """When the pilot says who judged (human and one automatic judge): (human comparisons, the
+    table of human battles each budget needs with the judge, its title, notes), else None."""
+    from humeval.cli.ppi import split_judges
+    from humeval.experiments.ppi_plan import judge_worth
+    kinds = [str(k).strip().lower() for k in comparisons.judge_kinds]
+    if "human" not in kinds or len(kinds) < 2 or (comparisons.judge_kind < 0).all():
+        if judge_ratio is not None:
+            raise click.BadParameter("needs a pilot with human and automatic judges (a judge_kind column)",
+                                     param_hint="--judge-ratio")
+        return None
+    human_rows, judge_rows, name = split_judges(comparisons, file, "human", None, quiet)
+    human, judge = comparisons.take(human_rows), comparisons.take(judge_rows)
+    table = judge_worth(human, judge, None if judge_ratio is None else [judge_ratio], path=file)
+    ratio = judge_ratio if judge_ratio is not None else table.attrs["pilot_ratio"]
+    row = table.loc[round(ratio, 2) if judge_ratio is None else ratio]
+    worth, n = float(row["worth"]), table.attrs["n"]
+    needed = np.ceil(np.asarray(budgets, float) / worth).astype(int)
+    frame = pd.DataFrame({"human battles with the judge": needed, "judge battles": np.ceil(needed * ratio).astype(int),
+                          "human battles saved": np.asarray(budgets, int) - needed},
+                         index=pd.Index(list(budgets), name="budget"))
+    title = (f"With {name} judging {ratio:g} battles per human battle: human battles each budget still needs "
+             "(the same precision of the abilities)")
+    notes = [f"{n:,.0f} human battles with {name} are worth {worth * n:,.0f} human battles alone (×{worth:.2f}, "
+             f"PPI++ λ = {row['lambda']:.2f}; Bradley–Terry abilities, from the pilot's human and judge battles).",
+             "the plan above simulates the human battles only."]
+    others = [f"{r:g} → ×{w:.2f}" for r, w in table["worth"].items() if r != round(ratio, 2)]
+    if others:
+        notes.append("worth of a human battle at other judge battles per human battle: " + ", ".join(others))
+    return human, frame, title, notes
 
 
 def check_active_options(ctx, file, design, budget, batch, checkpoint):

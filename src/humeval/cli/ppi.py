@@ -19,7 +19,7 @@ from humeval.errors import InputError
 
 
 @click.command("ppi")
-@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.argument("file", required=False, type=click.Path())
 @click.option("--judge", "judge_name", help="The automatic judge to combine with the humans, when the judge_kind "
               "column names several.")
 @click.option("--human-label", default="human", show_default=True,
@@ -43,11 +43,21 @@ from humeval.errors import InputError
 @click.option("--covariates", default=None, metavar="COL,…",
               help="With --audit: numeric columns of a battles file (a − b, or COL_A/COL_B for the difference of "
                    "two) whose larger value the audit checks the judge prefers more than the humans (length: verbosity).")
+@click.option("--family", default=None, metavar="NAME",
+              help="With --audit: the name the judge's own systems contain, for its self-preference (default: the "
+                   "judge's name up to its first non-letter, e.g. gpt for gpt-4.1; '' for none).")
+@click.option("--reliability", "reliability_png", type=click.Path(dir_okay=False), default=None,
+              help="With --audit: draw the reliability diagram (the judge's probability against the humans' choices) "
+                   "to this PNG.")
+@click.option("--rank-sets", "rank_sets", is_flag=True,
+              help="Battles: also the rank sets with simultaneous coverage (Chatzi et al. 2024) from the win "
+                   "probabilities by the humans, the judge and PPI++, and the WMT-style clusters of the combined sets.")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write the table (with interval bounds).")
 @read_options
 @common_options
-def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, hold_out, confidence, random_state, model,
-        audit, covariates, out_file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, as_json, quiet):
+def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, hold_out, confidence, random_state,
+        model, audit, covariates, family, reliability_png, rank_sets, out_file, fmt, encoding, columns, outcomes, tracks,
+        delimiter, sql, keep, as_json, quiet):
     """Human and automatic judges together: human-only, judge-only and prediction-powered (PPI++)
     estimates side by side, with interval widths, the judge's weight λ and how many human
     judgments the judge is worth.
@@ -66,6 +76,8 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         raise click.UsageError("give FILE (with a judge_kind column) or --da with --details and --metric")
     if audit and (da_file is not None or as_json):
         raise click.UsageError("--audit goes with a battles FILE and the printed tables")
+    if rank_sets and (da_file is not None or as_json):
+        raise click.UsageError("--rank-sets goes with a battles FILE and the printed tables")
     from humeval.experiments import ppi as P
     if da_file is not None:
         if metric_file is None or details is None:
@@ -87,8 +99,10 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         return
     if hold_out is not None:
         raise click.UsageError("--hold-out goes with --da")
-    if covariates and not audit:
-        raise click.UsageError("--covariates goes with --audit")
+    for name, value in (("--covariates", covariates), ("--family", family), ("--reliability", reliability_png)):
+        if value is not None and not audit:
+            raise click.UsageError(f"{name} goes with --audit")
+    keep = tuple(sorted(set(keep or ()) | {"item"}))  # a streamed dataset keeps the item: battles are matched by it
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet,
                      reader={"covariates": covariates} if covariates else None, delimiter=delimiter, sql=sql, keep=keep)
     print_skips(judgments.report, quiet)
@@ -96,26 +110,37 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         judgments.comparisons
     if table is None:
         raise InputError(file, None, "holds neither battles nor ratings", "ppi takes a pairwise or ratings file")
-    human_rows, judge_rows, judge_label = _split(table, file, human_label, judge_name, quiet)
+    human_rows, judge_rows, judge_label = split_judges(table, file, human_label, judge_name, quiet)
     title = f"{file}: humans and {judge_label}"
     if table is judgments.ratings:
-        if audit or model != "bt":
-            raise click.UsageError("--audit and --model go with battles; this file holds ratings")
+        if audit or rank_sets or model != "bt":
+            raise click.UsageError("--audit, --rank-sets and --model go with battles; this file holds ratings")
         h, j = _series(table.take(human_rows)), _series(table.take(judge_rows))
         _means(P.system_means(h, j, confidence, path=file), title, None, out_file, as_json)
     else:
         fit = P.ppi_davidson if model == "davidson" else P.ppi_bradley_terry
         _battles(fit(table.take(human_rows), table.take(judge_rows), path=file), title, confidence, out_file, as_json)
+        if rank_sets:
+            from humeval.experiments.ppi_ranks import ppi_rank_sets
+            _rank_sets(ppi_rank_sets(table.take(human_rows), table.take(judge_rows), confidence, path=file), title,
+                       confidence)
         if audit:
-            from humeval.experiments.judge_audit import audit as audit_judge
-            summary, per_system = audit_judge(table.take(human_rows), table.take(judge_rows),
-                                              random_state=random_state, path=file)
+            from humeval.experiments.judge_audit import audit as audit_judge, reliability_of
+            humans, judged = table.take(human_rows), table.take(judge_rows)
+            summary, per_system = audit_judge(humans, judged, random_state=random_state, path=file, family=family)
             out.print(render(summary, f"{judge_label} against the humans (95% intervals)", "measure"))
             out.print(render(per_system, f"{judge_label}: mean verdict for each system minus the humans' "
                              "(positive: the judge favours it)", "system"))
+            diagram = reliability_of(humans, judged, path=file)
+            out.print(render(diagram, f"{judge_label}: reliability (its P(a preferred) against the humans' "
+                             "frequency of preferring a; Wilson 95% intervals)", "bin"))
+            if reliability_png:
+                from humeval.report.judges import plot_reliability
+                plot_reliability(diagram, reliability_png, f"{judge_label}: reliability")
+                out.print(f"  wrote {reliability_png}")
 
 
-def _split(table, path, human_label, judge_name, quiet):
+def split_judges(table, path, human_label, judge_name, quiet):
     """Rows judged by humans and by the chosen automatic judge; a file without judge_kind, without
     humans, or naming several automatic judges and no --judge, is an error."""
     kinds = np.asarray(table.judge_kinds, dtype=object)
@@ -205,3 +230,20 @@ def _battles(result, title, confidence, out_file, as_json):
     if ppi.extra["unmatched_human"]:
         out.print(f"  {ppi.extra['unmatched_human']:,} human battles the judge did not judge are left out.")
     out.print("  judge: the judge alone, its bias ignored — for contrast, not for conclusions.")
+
+
+def _rank_sets(sets, title, confidence):
+    """Win probabilities and rank sets of the humans, the judge and PPI++ side by side, best first
+    by the combined estimate, with the clusters of the combined rank sets."""
+    from humeval.experiments.ppi_ranks import rank_span as span
+    ppi = sets["ppi"]
+    shown = pd.DataFrame({"human P(win)": sets["human"].score, "human ranks": span(sets["human"]),
+                          "judge P(win)": sets["judge"].score, "judge ranks": span(sets["judge"]),
+                          "combined P(win)": ppi.score, "combined ranks": span(ppi), "cluster": ppi.cluster},
+                         index=ppi.index)
+    out.print(render(shown, f"{title}: rank sets, all systems at once with {confidence:.0%} coverage "
+                     "(Chatzi et al. 2024)", "system"))
+    out.print(f"  P(win): probability of being preferred when playing (ties ½); λ = {ppi.attrs['lam']:.2f}; "
+              f"clusters: WMT's rule on the combined rank sets ({ppi.cluster.max()} "
+              f"cluster{'s' if ppi.cluster.max() > 1 else ''}).")
+    out.print("  judge ranks: the judge alone, its bias ignored — for contrast, not for conclusions.")

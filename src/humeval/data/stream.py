@@ -2,7 +2,7 @@
 DuckDB databases or SQL queries, reduced batch by batch to sufficient statistics.
 
 The sufficient statistics are a ``Comparisons`` table with weights: one row per distinct
-(a, b, outcome, bothbad, track, category[, judge, item, group]) and ``weight`` = how many rows
+(a, b, outcome, bothbad, track, category, judge_kind[, judge, item, group]) and ``weight`` = how many rows
 of the input it stands for (the sum of a weight column when one is mapped). Every model with
 ``weighted = True`` (the Bradley–Terry family, the counting heuristics, Hopkins & May's
 independent models) fits on it exactly as on the rows, since it sees the data only through
@@ -287,7 +287,8 @@ class Reducer:
     dictionary indices, ``bincount``), so the per-row work is a few integer operations; only its
     distinct cells are then translated to the running labels, checked and kept."""
 
-    CODED = {"track": "tracks", "category": "categories", "judge": "judges", "item": "items"}
+    CODED = {"track": "tracks", "category": "categories", "judge": "judges", "item": "items",
+             "judge_kind": "judge_kinds"}
 
     def __init__(self, path: str, outcomes: dict[str, int]):
         self.path, self.outcomes = path, outcomes
@@ -306,8 +307,8 @@ class Reducer:
             return
         self.rows += n if rows is None else int(rows.sum())
         column = lambda key: batch.column(batch.schema.get_field_index(mapping[key]))
-        keys = [k for k in ("a", "b", "outcome", "bothbad", "track", "category", "judge", "item", "group")
-                if k in mapping]
+        keys = [k for k in ("a", "b", "outcome", "bothbad", "track", "category", "judge_kind", "judge", "item",
+                            "group") if k in mapping]
         local = {k: local_codes(column(k)) for k in keys}
         weight = None
         if "weight" in mapping:  # a missing weight: the row is skipped and counted, as the file reader does
@@ -331,7 +332,7 @@ class Reducer:
         if "bothbad" in local:  # humeval's own layout: a flag column beside outcome 0
             bad = bad | (_flags(local["bothbad"][1])[cells["bothbad"]] & (outcome == 0))
         cols = {"a": a, "b": b, "outcome": outcome * 2 + bad}
-        for key in ("track", "category", "judge", "item"):
+        for key in ("track", "category", "judge_kind", "judge", "item"):
             if key in local:
                 cols[key] = self.labels[key].lookup(local[key][1])[cells[key]]
         if "group" in local:

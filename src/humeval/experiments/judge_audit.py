@@ -14,14 +14,33 @@ Each line is an estimate with a 95 % interval (normal approximation unless said)
 - calibration: the expected calibration error of the judge's P(a preferred) (its vote share when
   it voted several times) as a forecast of the human label, ten equal-width bins (Naeini et al. 2015);
 - per system: the judge's mean verdict for the system minus the humans' on the same battles
-  (ties ½; positive: the judge favours it), which systems the judge lifts or sinks.
+  (ties ½; positive: the judge favours it), which systems the judge lifts or sinks;
+- Kendall τ, system level: τ_b (``scipy.stats.kendalltau``) between the systems' mean verdicts by
+  the judge and by the humans on the matched battles (interval: percentile bootstrap over battles);
+- Kendall τ, segment (battle) level, as WMT's DARR τ (Ma et al. 2019): over the matched battles
+  the humans decided, τ = (C − D) / (C + D) with C the battles where the judge prefers the same
+  output, D the others (a judge tie counts as discordant); τ = 2p − 1 with p = C / (C + D);
+- tie-calibrated accuracy (Deutsch, Foster & Freitag 2023, "Ties matter", acc_eq with tie
+  calibration): the judge's verdict is a tie when |P̂(a preferred) − ½| ≤ ε, else the side it
+  leans to; accuracy = the share of matched battles where that verdict equals the humans' (ties
+  included), at the ε that maximises it (searched over 0 and the distinct |P̂ − ½|; the
+  bootstrap interval re-optimises ε in each resample, as the optimum is itself estimated);
+- self-preference: when the judge's family (``family``: a name the systems of that family
+  contain, e.g. ``gpt``) names some systems, over the matched battles of a family system against
+  another, the family side's mean verdict by the judge minus the humans' (positive: the judge
+  favours its own family beyond what humans see).
+
+``reliability`` bins the judge's P̂(a preferred) against the humans' frequency of preferring a
+(the reliability diagram; ties ½), with Wilson intervals per bin.
 """
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
+from scipy.stats import kendalltau, norm
 
 Z = norm.ppf(0.975)
 
@@ -57,9 +76,89 @@ def ece(prob, outcome, bins: int = 10) -> float:
     return float(total)
 
 
-def audit(human, judge, n_resamples: int = 200, random_state=None, path=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def system_scores(y, a, b, k: int) -> np.ndarray:
+    """Each system's mean verdict (P(it is preferred), ties ½) over the battles it played (NaN if none)."""
+    total = np.bincount(a, minlength=k) + np.bincount(b, minlength=k)
+    won = np.bincount(a, weights=y, minlength=k) + np.bincount(b, weights=1 - y, minlength=k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, won / np.maximum(total, 1), np.nan)
+
+
+def system_tau(y, yhat, a, b, k: int) -> float:
+    """Kendall τ_b between the systems' mean verdicts by humans (``y``) and by the judge (``yhat``)."""
+    h, j = system_scores(y, a, b, k), system_scores(yhat, a, b, k)
+    keep = ~(np.isnan(h) | np.isnan(j))
+    if keep.sum() < 2:
+        return np.nan
+    return float(kendalltau(h[keep], j[keep]).statistic)
+
+
+def segment_tau(y, yhat) -> tuple[float, int]:
+    """WMT's DARR-like τ over battles: (C − D) / (C + D) on the battles humans decided (y ≠ ½),
+    C = the judge leans the same way, D = the other way or a tie. Returns (τ, C + D)."""
+    y, yhat = np.asarray(y, float), np.asarray(yhat, float)
+    decided = y != 0.5
+    concordant = np.sign(yhat[decided] - 0.5) == np.sign(y[decided] - 0.5)
+    n = int(decided.sum())
+    return (float(2 * concordant.mean() - 1) if n else np.nan), n
+
+
+def tie_calibrated_accuracy(y, yhat) -> tuple[float, float]:
+    """(accuracy, ε): pairwise accuracy with ties (Deutsch et al. 2023, acc_eq) where the judge
+    says tie when |ŷ − ½| ≤ ε, at the ε maximising it (the smallest such ε)."""
+    y, yhat = np.asarray(y, float), np.asarray(yhat, float)
+    human = np.sign(y - 0.5)
+    lean = np.sign(yhat - 0.5)
+    gap = np.abs(yhat - 0.5)
+    candidates = np.unique(np.concatenate([[0.0], gap]))
+    best = (-1.0, 0.0)
+    for eps in candidates:
+        verdict = np.where(gap <= eps, 0.0, lean)
+        accuracy = float(np.mean(verdict == human))
+        if accuracy > best[0]:
+            best = (accuracy, float(eps))
+    return best
+
+
+def family_of(judge_name: str) -> str:
+    """A judge's family guessed from its name: its leading letters (``gpt-4.1`` → ``gpt``,
+    ``claude-3-opus`` → ``claude``)."""
+    match = re.match(r"[A-Za-z]+", str(judge_name))
+    return match.group(0).lower() if match else ""
+
+
+def self_preference(y, yhat, a, b, systems, family: str) -> tuple[float, float, float, int, list]:
+    """(estimate, lo, hi, battles, family systems): over battles of a system whose name contains
+    ``family`` (case-insensitive) against one whose name does not, the family side's mean verdict
+    by the judge minus the humans' (normal interval)."""
+    own = np.array([family.lower() in str(s).lower() for s in systems]) if family else np.zeros(len(systems), bool)
+    mixed = own[a] != own[b]
+    side = np.where(own[a], 1.0, -1.0)[mixed]  # the family side's verdict: y if it is a, 1 − y if it is b
+    diff = side * (np.asarray(yhat)[mixed] - np.asarray(y)[mixed])
+    return (*_share(diff)[:3], int(mixed.sum()), [s for s, o in zip(systems, own) if o])
+
+
+def reliability(yhat, y, bins: int = 10) -> pd.DataFrame:
+    """The reliability diagram's table: per equal-width bin of the judge's P̂(a preferred), the
+    battles, the mean P̂, the humans' frequency of preferring a (ties ½) and its Wilson 95 % interval."""
+    yhat, y = np.asarray(yhat, float), np.asarray(y, float)
+    which = np.minimum((yhat * bins).astype(int), bins - 1)
+    rows = []
+    for b in np.unique(which):
+        mask = which == b
+        n, f = int(mask.sum()), float(y[mask].mean())
+        centre = (f + Z ** 2 / (2 * n)) / (1 + Z ** 2 / n)
+        half = Z * np.sqrt(f * (1 - f) / n + Z ** 2 / (4 * n * n)) / (1 + Z ** 2 / n)
+        rows.append((f"{b / bins:.1f}–{(b + 1) / bins:.1f}", n, float(yhat[mask].mean()), f,
+                     max(0.0, centre - half), min(1.0, centre + half)))
+    return pd.DataFrame(rows, columns=["bin", "battles", "judge P(a)", "humans prefer a", "lo", "hi"]).set_index("bin")
+
+
+def audit(human, judge, n_resamples: int = 200, random_state=None, path=None,
+          family: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(summary, per-system) tables auditing ``judge`` against ``human`` (``Comparisons``); see the
-    module docstring for what each line measures."""
+    module docstring for what each line measures. ``family``: the name the judge's own systems
+    contain (default: guessed from the judge's name by ``family_of``; "" for none)."""
     from humeval.experiments.ppi import pair_battles
     systems, lab, _, _ = pair_battles(human, judge, path)
     y, yh = lab["y"].to_numpy(), lab["yhat"].to_numpy()
@@ -90,12 +189,40 @@ def audit(human, judge, n_resamples: int = 200, random_state=None, path=None) ->
     e = ece(yh, y)
     boots = [ece(yh[i], y[i]) for i in (rng.integers(0, len(y), len(y)) for _ in range(n_resamples))]
     rows.append(("calibration error (ECE, bootstrap interval)", e, *np.quantile(boots, [0.025, 0.975]), len(y)))
+    a, b = lab["a"].to_numpy(), lab["b"].to_numpy()
+    k = len(systems)
+    draws = [rng.integers(0, len(y), len(y)) for _ in range(n_resamples)]
+    tau = system_tau(y, yh, a, b, k)
+    boots = [system_tau(y[i], yh[i], a[i], b[i], k) for i in draws]
+    rows.append(("Kendall tau, system level (bootstrap interval)", tau, *np.nanquantile(boots, [0.025, 0.975]), k))
+    t, n = segment_tau(y, yh)
+    p = (t + 1) / 2
+    se = 2 * np.sqrt(p * (1 - p) / n) if n else np.nan
+    rows.append(("Kendall tau, battle level (DARR-like)", t, t - Z * se, t + Z * se, n))
+    acc, eps = tie_calibrated_accuracy(y, yh)
+    boots = [tie_calibrated_accuracy(y[i], yh[i])[0] for i in draws]
+    rows.append((f"tie-calibrated accuracy (epsilon {eps:.3g}; bootstrap interval)", acc,
+                 *np.quantile(boots, [0.025, 0.975]), len(y)))
+    if family is None:
+        names = {str(judge.judge_kinds[c]) for c in np.unique(judge.judge_kind) if c >= 0}
+        family = family_of(names.pop()) if len(names) == 1 else ""
+    if family:
+        m, lo, hi, n, own = self_preference(y, yh, a, b, systems, family)
+        if n:
+            rows.append((f"self-preference: family '{family}' ({', '.join(map(str, own[:3]))}"
+                         f"{', …' if len(own) > 3 else ''}): judge − humans", m, lo, hi, n))
     summary = pd.DataFrame(rows, columns=["measure", "estimate", "lo", "hi", "n"]).set_index("measure")
     per = []
-    a, b = lab["a"].to_numpy(), lab["b"].to_numpy()
     for code, system in enumerate(systems):
         lift = np.concatenate([(yh - y)[a == code], (y - yh)[b == code]])
         if len(lift) > 1:
             per.append((system, *_share(lift)))
     per_system = pd.DataFrame(per, columns=["system", "judge − humans", "lo", "hi", "battles"]).set_index("system")
     return summary, per_system.sort_values("judge − humans", ascending=False)
+
+
+def reliability_of(human, judge, bins: int = 10, path=None) -> pd.DataFrame:
+    """``reliability`` on the battles ``human`` and ``judge`` (``Comparisons``) share."""
+    from humeval.experiments.ppi import pair_battles
+    _, lab, _, _ = pair_battles(human, judge, path)
+    return reliability(lab["yhat"].to_numpy(), lab["y"].to_numpy(), bins)

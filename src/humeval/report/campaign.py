@@ -240,6 +240,8 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
         sections += ranked
     if read_ratings is not None:
         sections += ratings_sections(read_ratings, path, n_boot, random_state, step, summary, methods, read_args, tracks)
+    from humeval.report.judges import judges_sections  # humans and automatic judges (judge_kind): a module of its own
+    sections += judges_sections(judgments, path, summary, methods, read_args, tracks, random_state, step)
     step("agreement")
     agreement = agreement_table(judgments)
     table = judgments.comparisons if judgments.comparisons is not None else judgments.ratings

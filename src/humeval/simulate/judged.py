@@ -79,3 +79,15 @@ def judged_ratings(n_items: int = 400, human_fraction: float = 0.15, k: int = 5,
     chosen = rng.random(len(human)) < human_fraction
     return (pd.Series(mu, index=systems), pd.Series(human[chosen], index=index[chosen]),
             pd.Series(judge, index=index))
+
+
+def battles_frame(human: Comparisons, judge: Comparisons, judge_name: str = "llm-judge") -> pd.DataFrame:
+    """The battles of ``judged_battles`` as one arena-layout table (model_a, model_b, winner,
+    question_id, judge_kind: ``human`` or ``judge_name``), what a file for ``humeval ppi`` holds."""
+    frames = []
+    for c, kind in ((human, "human"), (judge, judge_name)):
+        systems = np.asarray(c.systems)
+        winner = np.where(c.outcome == 1, "model_a", np.where(c.outcome == 2, "model_b", "tie"))
+        frames.append(pd.DataFrame({"model_a": systems[c.a], "model_b": systems[c.b], "winner": winner,
+                                    "question_id": np.asarray(c.items)[c.item], "judge_kind": kind}))
+    return pd.concat(frames, ignore_index=True)

@@ -11,12 +11,15 @@ from pathlib import Path
 
 from humeval.data.judgments import Judgments, nonempty
 from humeval.data.readers import (
+    alpacaeval,
     appraise,
     appraise_csv,
+    arena_hard,
     esa,
     graham_da,
     mlqe,
     mqm,
+    mt_bench,
     pairwise,
     pearmut,
     ratings,
@@ -41,12 +44,15 @@ from humeval.data.readers._io import (
     shown,
 )
 from humeval.data.readers._sniff import NAMES, sniff
+from humeval.data.readers.alpacaeval import read_alpacaeval
 from humeval.data.readers.appraise import read_appraise
 from humeval.data.readers.appraise_csv import read_appraise_csv
+from humeval.data.readers.arena_hard import read_arena_hard
 from humeval.data.readers.esa import read_esa
 from humeval.data.readers.graham_da import read_graham_da
 from humeval.data.readers.mlqe import read_mlqe_da, read_mlqe_pe
 from humeval.data.readers.mqm import MQMWeights, read_mqm, read_mqm_avg
+from humeval.data.readers.mt_bench import read_mt_bench
 from humeval.data.readers.pairwise import read_pairwise
 from humeval.data.readers.pearmut import read_pearmut
 from humeval.data.readers.ratings import read_ratings
@@ -77,6 +83,9 @@ READERS = {
     "wmt25-jsonl": read_wmt25,
     "pearmut": read_pearmut,
     "graham-da": read_graham_da,
+    "arena-hard": read_arena_hard,
+    "alpacaeval": read_alpacaeval,
+    "mt-bench": read_mt_bench,
 }
 FORMATS = tuple(READERS)
 HEAD_BYTES = 1 << 16
@@ -150,6 +159,8 @@ def guess_format(path, encoding: str = "utf-8", columns: dict | None = None,
         return _by_columns(p, cells, f"the header split at {delimiter!r}", columns)
     if kind in ("json", "jsonl") or line.lstrip().startswith(("{", "[")):
         check_json_depth(head, p)  # a value nested too deep: say so rather than "cannot tell the format"
+    if kind == "json" and alpacaeval.looks_like(head_text(head, encoding, HEAD_BYTES)):
+        return "alpacaeval", "AlpacaEval's generator_1, generator_2 and preference keys"
     if kind == "json":  # one JSON array of records: the keys of the first record
         return _by_columns(p, _first_record_keys(head_text(head, encoding, HEAD_BYTES)), "the JSON keys", columns)
     if appraise.looks_like(head_text(head, encoding).encode()):
@@ -174,9 +185,13 @@ def guess_format(path, encoding: str = "utf-8", columns: dict | None = None,
     if pearmut.looks_like_download(head_text(head, encoding)):
         return "pearmut", "the campaigns of Pearmut's annotations.json"
     for fmt, module, what in (("wmt25-jsonl", wmt25, "WMT25's doc_id, scores and tgt_text keys"),
-                              ("pearmut", pearmut, "Pearmut's user_id, item_i and annotation keys")):
+                              ("pearmut", pearmut, "Pearmut's user_id, item_i and annotation keys"),
+                              ("arena-hard", arena_hard, "Arena-Hard-Auto's games, model and judge keys"),
+                              ("mt-bench", mt_bench, "MT-Bench's question_id, judge and model keys")):
         if module.looks_like(line):
             return fmt, what
+    if alpacaeval.looks_like(head_text(head, encoding, HEAD_BYTES)):
+        return "alpacaeval", "AlpacaEval's generator_1, generator_2 and preference keys"
     other = sniff(line) if not any(c in line for c in ",\t{") else None
     if other:
         raise InputError(p, 1, f"cannot tell the format: the header is one column at commas and tabs but "

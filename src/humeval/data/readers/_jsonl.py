@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import re
 
-from humeval.data.readers._io import decode, read_bytes
+from humeval.data.readers._io import check_json_depth, decode, read_bytes
 from humeval.errors import InputError
 
 
 def json_lines(path, encoding: str = "utf-8", what: str = "a JSON object"):
     """(line number, object) of every non-blank line; a line that is not valid JSON or not an object
-    is an ``InputError`` naming it. ``NaN`` is read as a float (Python writes it so)."""
-    yield from json_objects(decode(read_bytes(path), path, encoding), path, what)
+    is an ``InputError`` naming it, and so is JSON nested too deep (``check_json_depth``: Python's
+    parser would exhaust its recursion). ``NaN`` is read as a float (Python writes it so)."""
+    data = read_bytes(path)
+    check_json_depth(data, path)
+    yield from json_objects(decode(data, path, encoding), path, what)
 
 
 def json_objects(text: str, path, what: str = "a JSON object"):
@@ -37,3 +41,16 @@ def first_keys(line: str) -> set[str]:
     except ValueError:
         return set()
     return set(value) if isinstance(value, dict) else set()
+
+
+_KEY = re.compile(r'"([^"\\]{1,64})"\s*:')
+
+
+def head_keys(line: str) -> set[str]:
+    """``first_keys``, or, when ``line`` is the head of a JSON line too long to decode whole (an LLM
+    judge's record holds prompts and answers), the names written as keys in it (nested ones too:
+    enough to recognise a layout by a few distinctive keys)."""
+    keys = first_keys(line)
+    if keys or not line.lstrip().startswith("{"):
+        return keys
+    return set(_KEY.findall(line))

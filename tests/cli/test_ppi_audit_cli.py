@@ -1,0 +1,59 @@
+"""`humeval ppi --audit`: the Kendall τ, tie-calibrated accuracy, self-preference and reliability rows,
+the reliability PNG, and the options that need --audit; `humeval ppi --rank-sets`."""
+
+from click.testing import CliRunner
+
+from humeval.cli import cli
+from humeval.simulate.judged import battles_frame, judged_battles
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def test_audit_prints_the_new_measures_and_draws_the_diagram(tmp_path):
+    _, h, j = judged_battles(n_human=300, n_judge=1500, favour=1.0, random_state=4)
+    path = tmp_path / "battles.csv"
+    battles_frame(h, j, judge_name="S0-judge").to_csv(path, index=False)  # family "S": every system — pass S0
+    png = tmp_path / "reliability.png"
+    result = run("ppi", path, "--audit", "--family", "S0", "--reliability", png)
+    assert result.exit_code == 0, result.output
+    for line in ("Kendall tau, system level", "Kendall tau, battle level", "tie-calibrated accuracy",
+                 "self-preference: family 'S0' (S0): judge − humans", "reliability"):
+        assert line in result.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_audit_options_need_audit(tmp_path):
+    _, h, j = judged_battles(n_human=100, n_judge=300, random_state=0)
+    path = tmp_path / "battles.csv"
+    battles_frame(h, j).to_csv(path, index=False)
+    for option in (("--family", "gpt"), ("--reliability", tmp_path / "r.png")):
+        result = run("ppi", path, *option)
+        assert result.exit_code == 2 and "goes with --audit" in result.output
+
+
+def test_rank_sets_table(tmp_path):
+    from humeval.experiments.ppi_ranks import ppi_rank_sets
+    _, h, j = judged_battles(n_human=300, n_judge=2000, spread=2.0, random_state=6)
+    path = tmp_path / "battles.csv"
+    battles_frame(h, j).to_csv(path, index=False)
+    result = run("ppi", path, "--rank-sets")
+    assert result.exit_code == 0, result.output
+    assert "rank sets, all systems at once with 95% coverage" in " ".join(result.output.split())
+    sets = ppi_rank_sets(*_read(path))
+    best = sets["ppi"].index[0]
+    lo, hi = sets["ppi"].loc[best, ["lower", "upper"]]
+    span = str(lo) if lo == hi else f"{lo}–{hi}"
+    assert any(line.split("│")[0].strip() == best and f" {span} " in line for line in result.output.splitlines())
+    ratings = run("ppi", path, "--rank-sets", "--json")
+    assert ratings.exit_code == 2 and "--rank-sets goes with a battles FILE" in ratings.output
+
+
+def _read(path):
+    import numpy as np
+
+    from humeval.data import read
+    c = read(path).comparisons
+    kinds = np.asarray(c.judge_kinds, dtype=object)[c.judge_kind]
+    return c.take(np.flatnonzero(kinds == "human")), c.take(np.flatnonzero(kinds != "human"))

@@ -130,6 +130,12 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
                    "bootstrap resamples comparisons with their weights.")
 @click.option("--provisional", "provisional_below", type=count(1), default=None, metavar="N",
               help="Flag systems with fewer than N comparisons as provisional (counted before any --reweight).")
+@click.option("--joint", "joint_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              metavar="RATINGS",
+              help="Fit the comparisons and the ratings in RATINGS (DA, ESA, MQM, acceptability: each criterion one "
+                   "protocol) of the same systems on one scale (model 'joint': Davidson + a Gaussian per protocol "
+                   "with its own offset, slope and noise), and print each protocol's held-out log-likelihood joined "
+                   "and alone.")
 @arena_options
 @l2_option
 @drop_option
@@ -140,7 +146,8 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
 def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by, confidence, clusters, out_file,
          plot, heatmap, jobs, random_state, l2, chains, order, wmt_trueskill, keep_shared_outputs, drop_file, anon, salt,
          quiet, as_json, intervals, cluster, standardize, board_by, covariates, style_control, weight_column,
-         category_column, both_bad, robust_by, rank_sets, reweight_policy, provisional_below, **ratings_kw):
+         category_column, both_bad, robust_by, rank_sets, reweight_policy, provisional_below, joint_file,
+         **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -157,6 +164,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
       humeval rank sample-fr-en-train.csv --protocol wmt16-trueskill --bootstrap 40
       humeval rank data_RNK.csv --track Czech-English --model all
       humeval rank data_RNK.csv --track Czech-English -m bt --board-by judge
+      humeval rank data_RNK.csv --track Czech-English --joint data_ACC.csv
     """
 
     from humeval.experiments import bootstrap, wmt_view
@@ -166,6 +174,10 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     from humeval.ratings import MODELS as RATINGS_MODELS
     from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
     from humeval.report.evidence import few_comparisons_warning, no_interval_note
+    if joint_file:
+        from humeval.cli.joint import check_joint_options
+        check_joint_options(click.get_current_context(), model_names)
+        model_names = "joint"
     # pairwise model names are checked before the (possibly long) read; ratings models once the file shows ratings
     models = None if model_names in RATINGS_MODELS + NOT_YET else models_named(model_names, random_state, l2)
     ctx = click.get_current_context()
@@ -230,6 +242,9 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
         judgments.expand(keep_shared_outputs=True)
     comparisons = comparisons_of(judgments, file)
     print_skips(judgments.report, quiet or as_json, tracks)  # the reader's skips (self-comparisons, empty weights, …)
+    if joint_file:
+        from humeval.cli.joint import rank_joint
+        return rank_joint(file, joint_file, comparisons, l2, random_state, out_file, quiet, as_json)
     check_covariates(models, comparisons)
     if standardize and not comparisons.covariate_names:
         if covariates is not None and covariates.strip().lower() == "none":

@@ -130,6 +130,15 @@ CLUSTERS = ("judge", "item", "group", "category")  # humeval.ranking.analytic.CL
                    "bootstrap resamples comparisons with their weights.")
 @click.option("--provisional", "provisional_below", type=count(1), default=None, metavar="N",
               help="Flag systems with fewer than N comparisons as provisional (counted before any --reweight).")
+@click.option("--siblings", type=count(2), default=None, metavar="K",
+              help="Flag as provisional every system whose variant family (several versions of one model: "
+                   "gpt-4-0314, gpt-4-0613) has K or more variants on the board: the best of many tried variants "
+                   "scores high by luck (the 'Leaderboard Illusion'). Families from --families, else guessed "
+                   "from the names (trailing dates, build numbers, v2, preview/exp/latest); a family column shows "
+                   "them.")
+@click.option("--families", "families_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              metavar="FILE", help="With --siblings: a CSV with columns system,family naming each system's variant "
+                                   "family (systems it does not name are their own family).")
 @click.option("--joint", "joint_file", type=click.Path(exists=True, dir_okay=False), default=None,
               metavar="RATINGS",
               help="Fit the comparisons and the ratings in RATINGS (DA, ESA, MQM, acceptability: each criterion one "
@@ -147,7 +156,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
          plot, heatmap, jobs, random_state, l2, chains, order, wmt_trueskill, keep_shared_outputs, drop_file, anon, salt,
          quiet, as_json, intervals, cluster, standardize, board_by, covariates, style_control, weight_column,
          category_column, both_bad, robust_by, rank_sets, reweight_policy, provisional_below, joint_file,
-         **ratings_kw):
+         siblings, families_file, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -202,7 +211,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             raise click.BadParameter("boards are built from pairwise comparisons; this file holds ratings",
                                      param_hint="--board-by")
         for given, option in ((rank_sets, "--rank-sets"), (reweight_policy, "--reweight"),
-                              (provisional_below, "--provisional")):
+                              (provisional_below, "--provisional"), (siblings, "--siblings")):
             if given:
                 raise click.BadParameter("applies to pairwise comparisons; this file holds ratings", param_hint=option)
         if robust_by and (as_json or robust_by == "judge"):
@@ -253,9 +262,14 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                                "or --style-control, or read a file convert wrote with cov: columns")
     if cluster:
         check_clusters(file, comparisons, cluster)
-    if board_by and (reweight_policy or provisional_below):
+    if families_file and not siblings:
+        raise click.BadParameter("names the variant families that --siblings K counts: add --siblings",
+                                 param_hint="--families")
+    if board_by and (reweight_policy or provisional_below or siblings):
         raise click.BadParameter("applies to the overall board, not to --board-by boards",
-                                 param_hint="--reweight" if reweight_policy else "--provisional")
+                                 param_hint="--reweight" if reweight_policy else
+                                 "--provisional" if provisional_below else "--siblings")
+    flag_rule = (provisional_below, siblings, read_families(families_file) if families_file else None)
     if board_by:
         return rank_boards(file, comparisons, models, board_by, both_bad, n_boot, by, confidence, jobs, random_state,
                            out_file, quiet, as_json, analytic, cluster)
@@ -265,7 +279,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     flagged = {}
     for track, part in list(parts.items()):
         part, policy_notes[track] = apply_both_bad(part, both_bad, file, track)
-        parts[track], flagged[track] = sampling_policy(part, reweight_policy, provisional_below, weight_column, file)
+        parts[track], flagged[track] = sampling_policy(part, reweight_policy, flag_rule, weight_column, file)
     for track, part in parts.items():
         suffix = (lambda p: Path(p).with_stem(f"{Path(p).stem}.{track}")) if len(parts) > 1 else Path
         try:
@@ -342,8 +356,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
                                 + (" — " + ", ".join(f"{j} ({f}, η = {r:.2f})" for j, (n, r, f)
                                                     in suspects.head(10).iterrows()) if len(suspects) else ""))
         if flagged[track] is not None:
-            table = table.join(flagged[track].map({True: "provisional", False: ""}))
-            notes[track].append(f"provisional: fewer than {provisional_below:,} comparisons")
+            table = table.join(flagged[track])
+            notes[track].append(provisional_note(flag_rule))
         if reweight_policy:
             notes[track].append(reweight_note(reweight_policy))
         if rank_sets:
@@ -369,7 +383,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
     elif not quiet:
         for track, table in results.items():
             what = next(iter(models)) if len(models) == 1 else "rank by model"
-            shown = wmt_view(table).join(table[[c for c in ("rank set", "marginal", "top1", "to flip", "provisional",
+            shown = wmt_view(table).join(table[[c for c in ("rank set", "marginal", "top1", "to flip", "provisional", "family",
                                                                "component", "note")
                                                 if c in table]]) if n_boot else table
             breaks = _cluster_breaks(table) if (n_boot and clusters) else ()
@@ -409,10 +423,52 @@ def policy_of(value):
     return value
 
 
-def sampling_policy(part, policy, provisional_below, weight_column, file):
-    """(the comparisons reweighted by --reweight, the --provisional flags or None)."""
-    from humeval.ranking.reweight import provisional, reweight
-    flags = provisional(part, provisional_below) if provisional_below else None
+def read_families(path) -> dict:
+    """--families: system → family from a CSV with columns system,family."""
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise InputError(path, None, f"not a CSV table ({error})", "write columns system,family") from None
+    missing = [c for c in ("system", "family") if c not in frame.columns]
+    if missing:
+        raise InputError(path, 1, f"no column {' or '.join(missing)} (columns: {', '.join(map(str, frame.columns))})",
+                         "give a CSV with a header system,family: one row per system")
+    return dict(zip(frame["system"].astype(str), frame["family"].astype(str)))
+
+
+def provisional_flags(part, rule):
+    """The --provisional/--siblings columns (why a system is provisional; its variant family), or None."""
+    from humeval.ranking.reweight import provisional, sibling_flags, variant_families
+    below, siblings, mapping = rule
+    if not below and not siblings:
+        return None
+    table = pd.DataFrame(index=pd.Index(part.systems, name="system"))
+    reasons = [pd.Series("", index=table.index)]
+    if below:
+        reasons.append(provisional(part, below).map({True: "few comparisons", False: ""}))
+    if siblings:
+        families = variant_families(part.systems, mapping)
+        size = families.map(families.value_counts())
+        reasons.append(sibling_flags(families, siblings).map({True: "siblings", False: ""}))
+        table["family"] = families + " (" + size.astype(str) + ")"
+    text = pd.concat(reasons, axis=1).apply(lambda row: ", ".join(r for r in row if r), axis=1)
+    table.insert(0, "provisional", text)
+    return table
+
+
+def provisional_note(rule) -> str:
+    below, siblings, mapping = rule
+    parts = [f"fewer than {below:,} comparisons (few comparisons)"] if below else []
+    if siblings:
+        parts.append(f"a variant family with {siblings} or more variants on the board (siblings; family: name "
+                     f"(variants), {'from --families' if mapping is not None else 'guessed from the names'})")
+    return "provisional: " + "; ".join(parts)
+
+
+def sampling_policy(part, policy, rule, weight_column, file):
+    """(the comparisons reweighted by --reweight, the --provisional/--siblings columns or None)."""
+    from humeval.ranking.reweight import reweight
+    flags = provisional_flags(part, rule)
     if policy:
         if policy.startswith("propensity") and not weight_column:
             raise click.BadParameter("propensity reads each comparison's sampling probability from the --weight "

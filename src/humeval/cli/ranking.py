@@ -503,22 +503,20 @@ def check_rank_sets(models, rank_sets, n_boot, board_by):
 def add_rank_sets(table, model, result, analytic, confidence, cluster, random_state):
     """The table with the rank-set columns (from the resamples, else the analytic covariance) and the note."""
     from humeval.agreement.rankings import REFERENCE_NAMES
-    from humeval.experiments.rank_sets import model_rank_sets, rank_set_columns, rank_sets
+    from humeval.experiments.rank_sets import bootstrap_rank_sets, model_rank_sets, rank_set_columns, rank_set_note
     from humeval.ranking.boards import ANCHOR
     aside = (ANCHOR, *REFERENCE_NAMES)
     if result is not None:
-        estimate = result.estimate.drop(list(aside), errors="ignore")
-        samples = result.samples[:, [result.estimate.index.get_loc(s) for s in estimate.index]]
-        sets, source = rank_sets(estimate, samples=samples, confidence=confidence), f"{result.n} resamples"
+        try:
+            sets, source = bootstrap_rank_sets(result, confidence, aside), f"{result.n} resamples"
+        except ValueError as error:  # too few resamples fitted every system
+            return table, f"rank sets: none ({error}); more judgments or --bootstrap resamples give them"
     else:
         kind = analytic or "fisher"
         sets = model_rank_sets(model, kind, confidence, clusters=cluster, random_state=random_state,
                                leave_out=aside)
         source = f"the {kind} covariance" + (f" clustered by {cluster}" if cluster else "")
-    note = (f"rank set: every system's rank at once with {confidence:.0%} confidence (Mogstad et al. 2024, stepdown "
-            f"max-|t| over all pairs, from {source}; ranks among the systems, a human reference not counted); marginal: "
-            "each system's alone; top1: may be the best (all at once)")
-    return table.join(rank_set_columns(sets)), note
+    return table.join(rank_set_columns(sets)), rank_set_note(confidence, source)
 
 
 def check_robustness(models, robust_by, board_by):

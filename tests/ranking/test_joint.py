@@ -78,6 +78,23 @@ def test_without_ratings_it_is_davidson():
     assert joint.log_tie_ == pytest.approx(np.log(davidson.nu_), abs=1e-6)
 
 
+def test_standard_errors_equal_davidsons_and_cover_the_truth():
+    """Without ratings the joint model's standard errors are Davidson's Fisher ones; with both
+    protocols (l2 = 0.01, nearly no prior) the planted abilities fall within ±1.96 standard errors
+    at the nominal rate (25 campaigns × 6 systems; measured 97.5 % over 40)."""
+    sim = simulate_two_protocols(n_systems=6, n_comparisons=400, random_state=3)
+    np.testing.assert_allclose(JointModel().fit(sim.comparisons).scores_std_.to_numpy(),
+                               Davidson().fit(sim.comparisons).scores_std_.to_numpy(), rtol=1e-4)
+    z = []
+    for seed in range(25):
+        sim = simulate_two_protocols(n_systems=6, n_comparisons=300, n_ratings=300, slope=8, noise=15,
+                                     random_state=100 + seed)
+        model = JointModel(l2=0.01).fit(sim.comparisons, sim.ratings)
+        z.append(((model.scores_ - sim.theta) / model.scores_std_).to_numpy())
+    z = np.concatenate(z)
+    assert 0.9 <= np.mean(np.abs(z) < 1.96) and 0.8 < np.std(z) < 1.2, (np.mean(np.abs(z) < 1.96), np.std(z))
+
+
 def test_quality_controls_are_left_out_and_counted_and_rated_only_systems_added():
     sim = simulate_two_protocols(n_systems=4, n_comparisons=100, n_ratings=40, random_state=0)
     r = sim.ratings

@@ -79,8 +79,9 @@ def rank_joint(file, ratings_file, comparisons, l2, random_state, out_file, quie
         for track, table in results.items():
             count = f"{plural(int(table['comparisons'].sum()) // 2, 'comparison')}, {plural(len(ratings[track]), 'rating')}"
             out.print(render(table, f"{track}: joint (Davidson comparisons + ratings, {count})"))
-            out.print("  scores: log-odds of the comparisons (Davidson), mean zero; each protocol's ratings are "
-                      "offset + slope × score + noise (table below)")
+            out.print("  scores: log-odds of the comparisons (Davidson), mean zero; std: from the inverse Hessian of "
+                      "the joint fit (normal approximation); each protocol's ratings are offset + slope × score + noise "
+                      "(table below)")
             out.print(render(protocols[track], f"{track}: rating protocols on the joint scale"))
             out.print(render(heldout[track], f"{track}: held-out log-likelihood per judgment "
                                              f"({HELDOUT_SHARE:.0%} held out), joint vs the protocol alone"))

@@ -18,7 +18,9 @@ The log posterior Σ_cells ℓ_Davidson + Σ_(p,s) [−n_ps log σ_p − SSE_ps/
 and sums of squares) is maximised by L-BFGS (Nocedal & Wright 2006, §7.2) with its exact
 gradient; it is not jointly concave in (θ, β), so Newton (``ranking.newton``) is not used. The
 ratings are standardised per protocol while fitting (α, β, σ are reported in the file's units).
-θ is in log-odds of the pairwise term, mean zero. Without ratings the model is Davidson with the
+θ is in log-odds of the pairwise term, mean zero; ``scores_std_`` are the standard errors from the
+inverse of the negative log posterior's Hessian (central differences of the exact gradient, all
+parameters jointly, projected onto Σθ = 0): without ratings Davidson's Fisher standard errors. Without ratings the model is Davidson with the
 same prior; with ratings only, β of the first protocol is fixed at ±1 (``higher_is_better``) and
 θ is in that protocol's standardised units. Rows of quality-control kinds (``REF``, ``BAD_REF``,
 ``REPEAT``) are left out of the ratings and counted (``controls_left_out_``).
@@ -121,6 +123,7 @@ class JointModel(PreferenceModel):
                                        "noise_sd": sd * np.exp(log_sigma)},
                                       index=pd.Index(protocols, name="protocol"))
         self.scores_ = self._series(theta)
+        self.scores_std_ = self._series(np.sqrt(np.clip(np.diag(self._theta_cov), 0, None)), "std")
         self.scale_ = ("log-odds of the pairwise comparisons (Davidson), mean zero; a rating of protocol p is "
                        "offset_p + slope_p × score + noise" if len(a) else
                        f"standardised units of {protocols[0]!r} ratings, mean zero" if P else "log-odds, mean zero")
@@ -193,7 +196,30 @@ class JointModel(PreferenceModel):
         result = minimize(negative, x0, jac=True, method="L-BFGS-B", bounds=bounds,
                           options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": 1e-15, "maxcor": 20})
         self.converged_ = bool(result.success) or np.max(np.abs(result.jac)) < 1e-5
+        self._theta_cov = self._covariance(negative, result.x, n, P, fix_scale)
         return result.x
+
+    @staticmethod
+    def _covariance(negative, x, n, P, fix_scale, step=1e-5):
+        """Covariance of the centred abilities: the inverse of the negative log posterior's Hessian
+        (central differences of the exact gradient) over the free parameters, projected onto
+        Σθ = 0 (the gauge term fixes only the common shift, which the projection removes)."""
+        free = np.ones(len(x), dtype=bool)
+        if fix_scale:
+            free[n + 1 + P] = False
+        index = np.nonzero(free)[0]
+        hess = np.empty((len(index), len(index)))
+        for k, i in enumerate(index):
+            e = np.zeros(len(x))
+            e[i] = step
+            hess[:, k] = (negative(x + e)[1] - negative(x - e)[1])[index] / (2 * step)
+        hess = (hess + hess.T) / 2
+        try:
+            cov = np.linalg.inv(hess)[:n, :n]
+        except np.linalg.LinAlgError:
+            cov = np.linalg.pinv(hess)[:n, :n]
+        centre = np.eye(n) - 1.0 / n
+        return centre @ cov @ centre
 
     @staticmethod
     def _components(a, b, codes, n):

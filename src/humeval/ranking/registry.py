@@ -113,7 +113,7 @@ REGISTRY: dict[str, tuple[type[Ranker], Tags]] = {
     "rao-kupper": _declared(RaoKupper, "preference", "log-odds", **_BT, tie_parameter=True, default=3),
     "thurstone": _declared(Thurstone, "preference", "probit units", **_BT),
     "joint": _declared(JointModel, "preference", "log-odds (Davidson), ratings mapped onto it per protocol",
-                       fitted_scale=True, prior=True, tie_parameter=True, ratings=True),
+                       fitted_scale=True, prior=True, tie_parameter=True, std=True, ratings=True),
     "elo": _declared(Elo, "preference", "Elo points", fitted_scale=True, orders=("data", "random"), deterministic=False),
     "crowd-bt": _declared(CrowdBT, "preference", "log-odds", fitted_scale=True, prior=True, judges=True),
     "plackett-luce": _declared(PlackettLuce, "preference", "log-worth (log-odds between two systems)", prior=True,

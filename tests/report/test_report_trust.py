@@ -79,3 +79,13 @@ def test_two_comparisons_give_no_rank_sets_and_a_robustness_table_not_the_bug_li
     rows = {r["conclusion"]: r for r in json.loads(robust.output)["(robustness)"]["(no track)"]}
     top = next(r for c, r in rows.items() if c.startswith("top: "))
     assert top["dropped"] == 2 and top["share"] == 1.0  # both judgments: nothing is left to order A above C
+
+
+def test_a_missing_count_is_a_dash_not_pandas_na():
+    """The last system's 'to flip' (no next system) is an Int64 NA: written as the other missing numbers."""
+    import pandas as pd
+
+    from humeval.cli.common import cell
+    from humeval.report.render import number
+    assert number(pd.NA, "count") == "–" and cell(pd.NA) == "-"
+    assert number(pd.array([3, None], dtype="Int64")[0], "count") == "3"

@@ -58,3 +58,18 @@ def test_joint_refuses_what_it_cannot_do(campaign, tmp_path):
         assert result.exit_code == 2 and text in result.output, result.output
     result = CliRunner().invoke(cli, ["rank", str(pairs), "--joint", str(pairs)])  # comparisons, not ratings
     assert result.exit_code != 0 and "holds no ratings" in result.output and "bug" not in result.output
+
+
+def test_the_signature_hashes_the_ratings_file(campaign):
+    """--joint's file decides the numbers, so the signature holds its content hash and a re-run
+    with --signature refuses a changed file (as it refuses a changed FILE)."""
+    pairs, da, _ = campaign
+    first = CliRunner().invoke(cli, ["rank", str(pairs), "--joint", str(da)])
+    assert first.exit_code == 0, first.output
+    signature = first.output.split("signature: ")[1].strip()
+    assert f"joint:{da}@sha256:" in signature
+    again = CliRunner().invoke(cli, ["rank", str(pairs), "--signature", signature])
+    assert again.exit_code == 0 and again.output.split("signature: ")[1].strip() == signature, again.output
+    da.write_text(da.read_text() + "r9999,sys0,j1,50,DA\n")
+    changed = CliRunner().invoke(cli, ["rank", str(pairs), "--signature", signature])
+    assert changed.exit_code != 0 and "not the --joint file the signature was made with" in changed.output

@@ -56,6 +56,10 @@ def test_joint_refuses_what_it_cannot_do(campaign, tmp_path):
                         (["--rank-sets"], "--rank-sets")):
         result = CliRunner().invoke(cli, ["rank", str(pairs), "--joint", str(da), *extra])
         assert result.exit_code == 2 and text in result.output, result.output
+    result = CliRunner().invoke(cli, ["rank", str(da), "--joint", str(da)])  # FILE is the comparisons
+    assert result.exit_code == 2 and "this file holds ratings" in result.output, result.output
+    result = CliRunner().invoke(cli, ["rank", str(pairs), "--joint", str(da), "--protocol", "wmt16-trueskill"])
+    assert result.exit_code == 2 and "--protocol" in result.output, result.output
     result = CliRunner().invoke(cli, ["rank", str(pairs), "--joint", str(pairs)])  # comparisons, not ratings
     assert result.exit_code != 0 and "holds no ratings" in result.output and "bug" not in result.output
 

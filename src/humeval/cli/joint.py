@@ -15,7 +15,8 @@ from humeval.data.export import write
 REFUSED = (("n_boot", "--bootstrap"), ("board_by", "--board-by"), ("robust_by", "--robustness"),
            ("rank_sets", "--rank-sets"), ("reweight_policy", "--reweight"), ("provisional_below", "--provisional"),
            ("intervals", "--intervals"), ("plot", "--plot"), ("heatmap", "--heatmap"), ("clusters", "--clusters"),
-           ("covariates", "--covariates"), ("style_control", "--style-control"))
+           ("covariates", "--covariates"), ("style_control", "--style-control"), ("protocol", "--protocol"),
+           ("wmt_trueskill", "--wmt-trueskill"))
 HELDOUT_SHARE = 0.2
 
 

@@ -211,7 +211,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, model_names, n_boot, by
             raise click.BadParameter("boards are built from pairwise comparisons; this file holds ratings",
                                      param_hint="--board-by")
         for given, option in ((rank_sets, "--rank-sets"), (reweight_policy, "--reweight"),
-                              (provisional_below, "--provisional"), (siblings, "--siblings")):
+                              (provisional_below, "--provisional"), (siblings, "--siblings"),
+                              (joint_file, "--joint")):
             if given:
                 raise click.BadParameter("applies to pairwise comparisons; this file holds ratings", param_hint=option)
         if robust_by and (as_json or robust_by == "judge"):

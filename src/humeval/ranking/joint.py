@@ -125,8 +125,10 @@ class JointModel(PreferenceModel):
         self.scores_ = self._series(theta)
         self.scores_std_ = self._series(np.sqrt(np.clip(np.diag(self._theta_cov), 0, None)), "std")
         self.scale_ = ("log-odds of the pairwise comparisons (Davidson), mean zero; a rating of protocol p is "
-                       "offset_p + slope_p × score + noise" if len(a) else
-                       f"standardised units of {protocols[0]!r} ratings, mean zero" if P else "log-odds, mean zero")
+                       "offset_p + slope_p × score + noise" if len(a) and P else
+                       f"standardised units of {protocols[0]!r} ratings, mean zero" if P else
+                       "log-odds of the pairwise comparisons (Davidson), mean zero; no ratings given, so this is "
+                       "Davidson's fit (rank --joint RATINGS adds them)")
         self.components_ = self._components(a, b, codes, n)
         tally = comparisons.tally()[["wins", "ties", "losses"]]
         self.record_ = tally.reindex(pd.Index(systems, name="system"), fill_value=0)

@@ -125,3 +125,21 @@ def test_wmt10_rankings_with_acceptability_of_the_same_systems():
         model = JointModel().fit(comparisons[track], ratings[track])
         assert 0 < model.protocol_.loc["acceptability", "slope"] < 0.5  # share of acceptable edits per logit
         assert set(model.systems_) == set(comparisons[track].systems)
+
+
+def test_two_rating_protocols_each_with_its_own_scale():
+    """DA (slope +8) and an error score (slope −3, noise 4) of the same systems in one ratings
+    table, criterion = protocol: each protocol's slope, offset and noise recovered, the error
+    score's slope negative although the table says higher is better."""
+    sim = simulate_two_protocols(n_systems=8, n_comparisons=1500, n_ratings=3000, slope=8.0, noise=15.0, random_state=5)
+    mqm = simulate_two_protocols(n_systems=8, n_comparisons=10, n_ratings=3000, offset=-4.0, slope=-3.0, noise=4.0,
+                                 random_state=5)  # the same seed: the same abilities
+    np.testing.assert_allclose(mqm.theta, sim.theta)
+    r, e = sim.ratings, mqm.ratings
+    both = Ratings(system=np.r_[r.system, e.system], score=np.r_[r.score, e.score], systems=r.systems,
+                   criterion=np.r_[np.zeros(len(r), dtype=int), np.ones(len(e), dtype=int)], criteria=("DA", "MQM"))
+    model = JointModel().fit(sim.comparisons, both)
+    table = model.protocol_
+    assert table.loc["DA", "slope"] == pytest.approx(8.0, rel=0.15) and table.loc["MQM", "slope"] == pytest.approx(-3.0, rel=0.15)
+    assert table.loc["MQM", "offset"] == pytest.approx(-4.0, abs=0.3) and table.loc["MQM", "noise_sd"] == pytest.approx(4.0, rel=0.05)
+    assert np.corrcoef(_scores(model, sim), sim.theta)[0, 1] > 0.99

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from humeval.data.tables import Comparisons, Ratings
-from humeval.ranking.joint import JointModel, system_ratings
+from humeval.ranking.joint import JointModel, protocol_names, system_ratings
 
 
 def _split(n: int, test_size: float, rng) -> tuple[np.ndarray, np.ndarray]:
@@ -65,8 +65,7 @@ def heldout_by_protocol(comparisons: Comparisons, ratings: Ratings, test_size: f
     together, alone = joint.rating_loglik(test_r), ratings_alone.rating_loglik(test_r)
     seen_r = set(train_r.systems[i] for i in np.unique(train_r.system))
     ok = np.array([test_r.systems[s] in seen_r for s in test_r.system], dtype=bool)
-    names = np.asarray(test_r.criteria, dtype=object)[np.maximum(test_r.criterion, 0)] if len(test_r.criteria) else \
-        np.full(len(test_r), "rating", dtype=object)
+    names = protocol_names(test_r).astype(str)
     for protocol in joint.protocols_:
         mine = (names == protocol)
         use = mine & ok & np.isfinite(together) & np.isfinite(alone)

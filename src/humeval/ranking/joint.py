@@ -64,6 +64,12 @@ def system_ratings(ratings: Ratings) -> tuple[Ratings, int]:
     return ratings.take(np.nonzero(keep)[0]), int((~keep).sum())
 
 
+def protocol_names(ratings: Ratings) -> np.ndarray:
+    """Per rating its protocol: the criterion's name, ``"rating"`` where the row names none."""
+    criteria = np.asarray([*ratings.criteria, "rating"], dtype=object)
+    return criteria[np.where(ratings.criterion >= 0, ratings.criterion, len(ratings.criteria))]
+
+
 class JointModel(PreferenceModel):
     """Davidson comparisons and Gaussian ratings of the same systems with one ability each (see
     the module doc). ``fit(comparisons, ratings=None)``.
@@ -145,11 +151,7 @@ class JointModel(PreferenceModel):
             return (), (np.zeros(0, np.int64), np.zeros(0, np.int64)), np.zeros(0), 1.0
         index = {s: i for i, s in enumerate(systems)}
         system = np.array([index[ratings.systems[i]] for i in ratings.system], dtype=np.int64)
-        if ratings.criterion.size and np.all(ratings.criterion >= 0):
-            names, protocol = np.unique(np.asarray(ratings.criteria, dtype=object)[ratings.criterion],
-                                        return_inverse=True)
-        else:
-            names, protocol = np.array(["rating"], dtype=object), np.zeros(len(ratings), np.int64)
+        names, protocol = np.unique(protocol_names(ratings).astype(str), return_inverse=True)
         sign = 1.0 if ratings.higher_is_better else -1.0
         return tuple(str(p) for p in names), (protocol.astype(np.int64), system), ratings.score.astype(float), sign
 
@@ -247,9 +249,7 @@ class JointModel(PreferenceModel):
         ratings, _ = system_ratings(ratings)
         index = {s: i for i, s in enumerate(self.systems_)}
         system = np.array([index.get(ratings.systems[i], -1) for i in ratings.system], dtype=np.int64)
-        names = (np.asarray(ratings.criteria, dtype=object)[ratings.criterion] if np.all(ratings.criterion >= 0)
-                 else np.full(len(ratings), "rating", dtype=object))
-        table = self.protocol_.reindex([str(p) for p in names])
+        table = self.protocol_.reindex(protocol_names(ratings).astype(str))
         theta = np.where(system >= 0, self.theta_[np.maximum(system, 0)], np.nan)
         mu = table["offset"].to_numpy() + table["slope"].to_numpy() * theta
         sd = table["noise_sd"].to_numpy()

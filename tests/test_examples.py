@@ -43,6 +43,7 @@ SHARED_NAMES = {
     "data_RNK.csv": "wmt10-rankings/wmt10/data_RNK.csv",
     "data_RNK-public.csv": "wmt10-rankings/wmt10/data_RNK-public.csv",
     "data_EDT.tsv": "wmt10-rankings/wmt10/data_EDT.tsv",
+    "data_ACC.csv": "wmt10-rankings/wmt10/data_ACC.csv",
     "sample-fr-en-train.csv": "wmt13-fr-en-sample/sample-fr-en-train.csv",
     "sample-fr-en-test.csv": "wmt13-fr-en-sample/sample-fr-en-test.csv",
     "mqm_ted_ende.tsv": "mqm-google/ted/ende/mqm_ted_ende.tsv",

@@ -27,6 +27,8 @@ FIXED = {"model_names": "model", "l2": "l2", "confidence": "ci", "protocol": "pr
 OUTPUT_ONLY = {"file", "files", "out_file", "plot", "heatmap", "jobs", "backend", "scheduler", "as_json", "quiet",
                "signature", "output", "report_format",
                "salt"}  # a pseudonym salt is a secret; it changes names, never scores
+# second input files whose content decides the numbers: written PATH@sha256:…, checked on a re-run
+HASHED = {"joint_file", "families_file"}
 
 
 def version() -> str:
@@ -89,7 +91,7 @@ def make(command, params: dict, path, defaults: dict | None = None, default_mode
         if value in (None, False, (), []) or _text(value) == _text(default) and not _unset(default):
             continue
         long = max(names[name], key=len).lstrip("-")
-        text = _text(value)
+        text = _text(value) + (f"@{data_hash(value)}" if name in HASHED else "")
         if "|" in text:
             raise InputError(None, None, f"--{long} {text!r} holds '|', which separates a signature's fields",
                              "rename it without '|'")
@@ -158,5 +160,12 @@ def options(command, signature: str, path) -> dict:
         if key not in by_long:
             raise InputError(None, None, f"the signature names {key!r}, which `humeval {command.name}` does not take",
                              "make the signature with the same command")
-        params[by_long[key].name] = typed(by_long[key].name, value)
+        name = by_long[key].name
+        if name in HASHED:
+            value, _, wanted = value.rpartition("@")
+            if data_hash(value) != wanted:
+                raise InputError(value, None, f"the file's content hash is {data_hash(value)}, the signature's is "
+                                 f"{wanted}: this is not the --{key} file the signature was made with",
+                                 "give the file the signature names")
+        params[name] = typed(name, value)
     return params

@@ -39,7 +39,7 @@ def test_help_and_errors_name_every_model_and_group():
         make_model("bt:cubic")
     help_text = "".join(CliRunner().invoke(cli, ["rank", "--help"]).output.split())  # wrapped at hyphens too
     assert "plackett-luce" in help_text and "hopkins-may" in help_text
-    assert "bt,davidson,rao-kupper,thurstone,crowd-btandplackett-luce" in "".join(
+    assert "bt,davidson,rao-kupper,thurstone,joint,crowd-btandplackett-luce" in "".join(
         CliRunner().invoke(cli, ["compare-models", "--help"]).output.split())  # --l2 from the prior tag
 
 

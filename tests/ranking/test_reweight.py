@@ -112,3 +112,43 @@ def test_cli(tmp_path):
         result = run("rank", path, "-m", "bt", *args)
         assert result.exit_code == 2, result.output
         assert args[0] in result.output
+
+
+def test_variant_families_from_names_and_from_a_mapping():
+    from humeval.ranking.reweight import family_of, sibling_flags, variant_families
+    assert [family_of(n) for n in ("gpt-4-0314", "gpt-4-1106-preview", "gpt-4o-2024-05-13", "gemini-1.5-pro-exp-0827",
+                                   "claude-3-5-sonnet-20240620", "mistral-large-latest", "llama-3-70b", "gpt-4")] == [
+        "gpt-4", "gpt-4", "gpt-4o", "gemini-1.5-pro", "claude-3-5-sonnet", "mistral-large", "llama-3-70b", "gpt-4"]
+    families = variant_families(["gpt-4-0314", "gpt-4-0613", "gpt-4", "llama-3-70b", "llama-3-8b"])
+    assert sibling_flags(families, 3).tolist() == [True, True, True, False, False]
+    assert sibling_flags(families, 4).sum() == 0
+    mapped = variant_families(["llama-3-70b", "llama-3-8b", "x"], {"llama-3-70b": "llama-3", "llama-3-8b": "llama-3"})
+    assert mapped.tolist() == ["llama-3", "llama-3", "x"] and sibling_flags(mapped, 2).tolist() == [True, True, False]
+
+
+def test_cli_siblings(tmp_path):
+    names = ["gpt-4-0314", "gpt-4-0613", "gpt-4-1106-preview", "claude-2", "llama-2-70b"]
+    rows = [(names[i], names[j], "model_a") for i in range(5) for j in range(5) if i != j for _ in range(3)]
+    path = tmp_path / "battles.csv"
+    pd.DataFrame(rows, columns=["model_a", "model_b", "winner"]).to_csv(path, index=False)
+    result = run("rank", path, "-m", "bt", "--siblings", "3", "--json")
+    assert result.exit_code == 0, result.output
+    import json
+    table = pd.DataFrame(next(iter(json.loads(result.output).values()))).set_index("system")
+    assert table.loc["gpt-4-0613", "provisional"] == "siblings" and table.loc["claude-2", "provisional"] == ""
+    assert table.loc["gpt-4-0314", "family"] == "gpt-4 (3)"
+    families = tmp_path / "families.csv"
+    families.write_text("system,family\nclaude-2,anthropic\nllama-2-70b,anthropic\n")
+    table = pd.DataFrame(next(iter(json.loads(run("rank", path, "-m", "bt", "--siblings", "2", "--families", families,
+                                                   "--json").output).values()))).set_index("system")
+    assert table["provisional"].to_dict() == {s: ("siblings" if s in ("claude-2", "llama-2-70b") else "")
+                                              for s in table.index}  # the mapping, not the names, decides
+    both = run("rank", path, "-m", "bt", "--siblings", "3", "--provisional", "100")
+    assert "few comparisons, siblings" in both.output and "guessed from the names" in both.output
+    for args, hint in ((["--families", families], "--families"), (["--siblings", "1"], "--siblings")):
+        result = run("rank", path, "-m", "bt", *args)
+        assert result.exit_code == 2 and hint in result.output, result.output
+    bad = tmp_path / "bad.csv"
+    bad.write_text("model,group\nx,y\n")
+    result = run("rank", path, "-m", "bt", "--siblings", "2", "--families", bad)
+    assert result.exit_code != 0 and "no column system or family" in result.output

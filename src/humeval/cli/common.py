@@ -1125,6 +1125,8 @@ def cell(value, percent: bool = False, kind: str | None = None) -> str:
     """One table cell as the report writes it (``humeval.report.render.number``; ``kind`` one of
     its kinds, ``percent`` for "percent"); a missing number is "-"."""
     from humeval.report.render import number
+    if value is pd.NA:  # a missing count in an Int64 column
+        return "-"
     if isinstance(value, (float, np.floating)):
         if np.isnan(value):
             return "-"

@@ -78,7 +78,8 @@ RANK_SECTIONS = {
                                  "jobs", "backend", "scheduler"),
     "Pairwise files: covariates, weights, boards": ("covariates", "style_control", "standardize", "weight_column",
                                                     "category_column", "both_bad", "reweight_policy",
-                                                    "provisional_below", "board_by"),
+                                                    "provisional_below", "siblings", "families_file", "joint_file",
+                                                    "board_by"),
     "Ratings files (DA, ESA, MQM)": ("significance", "correction", "test_resamples", "scale_text", "exclude_reference",
                                      "heldout", "worker_stats", "segment_scores"),
     "Output": ("out_file", "plot", "heatmap", "clusters", "as_json", "quiet", "signature", "force"),
@@ -88,7 +89,8 @@ PAIRWISE_ONLY = {"l2": "--l2", "chains": "--chains", "order": "--order", "keep_s
                  "cluster": "--cluster-by", "standardize": "--standardize", "covariates": "--covariates",
                  "style_control": "--style-control", "weight_column": "--weight", "category_column": "--category",
                  "both_bad": "--both-bad", "board_by": "--board-by", "rank_sets": "--rank-sets",
-                 "reweight_policy": "--reweight", "provisional_below": "--provisional"}
+                 "reweight_policy": "--reweight", "provisional_below": "--provisional", "siblings": "--siblings",
+                 "families_file": "--families", "joint_file": "--joint"}
 
 
 @click.command(cls=Sectioned, sections=RANK_SECTIONS)
@@ -163,6 +165,21 @@ PAIRWISE_ONLY = {"l2": "--l2", "chains": "--chains", "order": "--order", "keep_s
                    "bootstrap resamples comparisons with their weights.")
 @click.option("--provisional", "provisional_below", type=count(1), default=None, metavar="N",
               help="Flag systems with fewer than N comparisons as provisional (counted before any --reweight).")
+@click.option("--siblings", type=count(2), default=None, metavar="K",
+              help="Flag as provisional every system whose variant family (several versions of one model: "
+                   "gpt-4-0314, gpt-4-0613) has K or more variants on the board: the best of many tried variants "
+                   "scores high by luck (the 'Leaderboard Illusion'). Families from --families, else guessed "
+                   "from the names (trailing dates, build numbers, v2, preview/exp/latest); a family column shows "
+                   "them.")
+@click.option("--families", "families_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              metavar="FILE", help="With --siblings: a CSV with columns system,family naming each system's variant "
+                                   "family (systems it does not name are their own family).")
+@click.option("--joint", "joint_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              metavar="RATINGS",
+              help="Fit the comparisons and the ratings in RATINGS (DA, ESA, MQM, acceptability: each criterion one "
+                   "protocol) of the same systems on one scale (model 'joint': Davidson + a Gaussian per protocol "
+                   "with its own offset, slope and noise), and print each protocol's held-out log-likelihood joined "
+                   "and alone.")
 @arena_options
 @l2_option
 @drop_option
@@ -174,7 +191,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
          confidence, clusters, out_file, plot, heatmap, jobs, random_state, l2, chains, order, wmt_trueskill,
          keep_shared_outputs, drop_file, anon, salt, quiet, as_json, intervals, cluster, standardize, board_by,
          covariates, style_control, weight_column, category_column, both_bad, robust_by, rank_sets, reweight_policy,
-         provisional_below, **ratings_kw):
+         provisional_below, joint_file, siblings, families_file, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -189,6 +206,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
       humeval rank sample-fr-en-train.csv --protocol wmt16-trueskill --bootstrap 40
       humeval rank data_RNK.csv --track Czech-English --model all
       humeval rank data_RNK.csv --track Czech-English -m bt --board-by judge
+      humeval rank data_RNK.csv --track Czech-English --joint data_ACC.csv
     """
 
     from humeval.experiments import bootstrap, wmt_view
@@ -198,6 +216,10 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
     from humeval.ratings import MODELS as RATINGS_MODELS
     from humeval.report import plot_abilities, plot_bootstrap, plot_preference_heatmap
     from humeval.report.evidence import few_comparisons_warning, no_interval_note
+    if joint_file:
+        from humeval.cli.joint import check_joint_options
+        check_joint_options(click.get_current_context(), model_names)
+        model_names = "joint"
     # pairwise model names are checked before the (possibly long) read; ratings models once the file shows ratings
     models = None if model_names in RATINGS_MODELS + NOT_YET else models_named(model_names, random_state, l2)
     ctx = click.get_current_context()
@@ -278,6 +300,9 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
         judgments.expand(keep_shared_outputs=True)
     comparisons = comparisons_of(judgments, file)
     print_skips(judgments.report, quiet or as_json, tracks)  # the reader's skips (self-comparisons, empty weights, …)
+    if joint_file:
+        from humeval.cli.joint import rank_joint
+        return rank_joint(file, joint_file, comparisons, l2, random_state, out_file, quiet, as_json)
     check_covariates(models, comparisons)
     if standardize and not comparisons.covariate_names:
         if covariates is not None and covariates.strip().lower() == "none":
@@ -286,9 +311,14 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
                                "or --style-control, or read a file convert wrote with cov: columns")
     if cluster:
         check_clusters(file, comparisons, cluster)
-    if board_by and (reweight_policy or provisional_below):
+    if families_file and not siblings:
+        raise click.BadParameter("names the variant families that --siblings K counts: add --siblings",
+                                 param_hint="--families")
+    if board_by and (reweight_policy or provisional_below or siblings):
         raise click.BadParameter("applies to the overall board, not to --board-by boards",
-                                 param_hint="--reweight" if reweight_policy else "--provisional")
+                                 param_hint="--reweight" if reweight_policy else
+                                 "--provisional" if provisional_below else "--siblings")
+    flag_rule = (provisional_below, siblings, read_families(families_file) if families_file else None)
     if board_by:
         return rank_boards(file, comparisons, models, board_by, both_bad, n_boot, unit, confidence, jobs, random_state,
                            out_file, quiet, as_json, analytic, cluster)
@@ -298,7 +328,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
     flagged = {}
     for track, part in list(parts.items()):
         part, policy_notes[track] = apply_both_bad(part, both_bad, file, track)
-        parts[track], flagged[track] = sampling_policy(part, reweight_policy, provisional_below, weight_column, file)
+        parts[track], flagged[track] = sampling_policy(part, reweight_policy, flag_rule, weight_column, file)
     for track, part in parts.items():
         suffix = (lambda p: Path(p).with_stem(f"{Path(p).stem}.{track}")) if len(parts) > 1 else Path
         try:
@@ -375,8 +405,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
                                 + (" — " + ", ".join(f"{j} ({f}, η = {r:.2f})" for j, (n, r, f)
                                                     in suspects.head(10).iterrows()) if len(suspects) else ""))
         if flagged[track] is not None:
-            table = table.join(flagged[track].map({True: "provisional", False: ""}))
-            notes[track].append(f"provisional: fewer than {provisional_below:,} comparisons")
+            table = table.join(flagged[track])
+            notes[track].append(provisional_note(flag_rule))
         if reweight_policy:
             notes[track].append(reweight_note(reweight_policy))
         if rank_sets:
@@ -402,7 +432,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
     elif not quiet:
         for track, table in results.items():
             what = next(iter(models)) if len(models) == 1 else "rank by model"
-            shown = wmt_view(table).join(table[[c for c in ("rank set", "marginal", "top1", "to flip", "provisional",
+            shown = wmt_view(table).join(table[[c for c in ("rank set", "marginal", "top1", "to flip", "provisional", "family",
                                                                "component", "note")
                                                 if c in table]]) if n_boot else table
             breaks = _cluster_breaks(table) if (n_boot and clusters) else ()
@@ -442,10 +472,52 @@ def policy_of(value):
     return value
 
 
-def sampling_policy(part, policy, provisional_below, weight_column, file):
-    """(the comparisons reweighted by --reweight, the --provisional flags or None)."""
-    from humeval.ranking.reweight import provisional, reweight
-    flags = provisional(part, provisional_below) if provisional_below else None
+def read_families(path) -> dict:
+    """--families: system → family from a CSV with columns system,family."""
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise InputError(path, None, f"not a CSV table ({error})", "write columns system,family") from None
+    missing = [c for c in ("system", "family") if c not in frame.columns]
+    if missing:
+        raise InputError(path, 1, f"no column {' or '.join(missing)} (columns: {', '.join(map(str, frame.columns))})",
+                         "give a CSV with a header system,family: one row per system")
+    return dict(zip(frame["system"].astype(str), frame["family"].astype(str)))
+
+
+def provisional_flags(part, rule):
+    """The --provisional/--siblings columns (why a system is provisional; its variant family), or None."""
+    from humeval.ranking.reweight import provisional, sibling_flags, variant_families
+    below, siblings, mapping = rule
+    if not below and not siblings:
+        return None
+    table = pd.DataFrame(index=pd.Index(part.systems, name="system"))
+    reasons = [pd.Series("", index=table.index)]
+    if below:
+        reasons.append(provisional(part, below).map({True: "few comparisons", False: ""}))
+    if siblings:
+        families = variant_families(part.systems, mapping)
+        size = families.map(families.value_counts())
+        reasons.append(sibling_flags(families, siblings).map({True: "siblings", False: ""}))
+        table["family"] = families + " (" + size.astype(str) + ")"
+    text = pd.concat(reasons, axis=1).apply(lambda row: ", ".join(r for r in row if r), axis=1)
+    table.insert(0, "provisional", text)
+    return table
+
+
+def provisional_note(rule) -> str:
+    below, siblings, mapping = rule
+    parts = [f"fewer than {below:,} comparisons (few comparisons)"] if below else []
+    if siblings:
+        parts.append(f"a variant family with {siblings} or more variants on the board (siblings; family: name "
+                     f"(variants), {'from --families' if mapping is not None else 'guessed from the names'})")
+    return "provisional: " + "; ".join(parts)
+
+
+def sampling_policy(part, policy, rule, weight_column, file):
+    """(the comparisons reweighted by --reweight, the --provisional/--siblings columns or None)."""
+    from humeval.ranking.reweight import reweight
+    flags = provisional_flags(part, rule)
     if policy:
         if policy.startswith("propensity") and not weight_column:
             raise click.BadParameter("propensity reads each comparison's sampling probability from the --weight "
@@ -480,22 +552,20 @@ def check_rank_sets(models, rank_sets, n_boot, board_by):
 def add_rank_sets(table, model, result, analytic, confidence, cluster, random_state):
     """The table with the rank-set columns (from the resamples, else the analytic covariance) and the note."""
     from humeval.agreement.rankings import REFERENCE_NAMES
-    from humeval.experiments.rank_sets import model_rank_sets, rank_set_columns, rank_sets
+    from humeval.experiments.rank_sets import bootstrap_rank_sets, model_rank_sets, rank_set_columns, rank_set_note
     from humeval.ranking.boards import ANCHOR
     aside = (ANCHOR, *REFERENCE_NAMES)
     if result is not None:
-        estimate = result.estimate.drop(list(aside), errors="ignore")
-        samples = result.samples[:, [result.estimate.index.get_loc(s) for s in estimate.index]]
-        sets, source = rank_sets(estimate, samples=samples, confidence=confidence), f"{result.n} resamples"
+        try:
+            sets, source = bootstrap_rank_sets(result, confidence, aside), f"{result.n} resamples"
+        except ValueError as error:  # too few resamples fitted every system
+            return table, f"rank sets: none ({error}); more judgments or --bootstrap resamples give them"
     else:
         kind = analytic or "fisher"
         sets = model_rank_sets(model, kind, confidence, clusters=cluster, random_state=random_state,
                                leave_out=aside)
         source = f"the {kind} covariance" + (f" clustered by {cluster}" if cluster else "")
-    note = (f"rank set: every system's rank at once with {confidence:.0%} confidence (Mogstad et al. 2024, stepdown "
-            f"max-|t| over all pairs, from {source}; ranks among the systems, a human reference not counted); marginal: "
-            "each system's alone; top1: may be the best (all at once)")
-    return table.join(rank_set_columns(sets)), note
+    return table.join(rank_set_columns(sets)), rank_set_note(confidence, source)
 
 
 def check_robustness(models, robust_by, board_by):

@@ -268,7 +268,10 @@ class _Units:
 
 
 def _refit(model, comparisons: Comparisons, removed: np.ndarray):
+    """The model refitted without ``removed``; None when nothing is left (every system then level)."""
     weight = comparisons.weight - removed
+    if not np.any(weight > 0):
+        return None
     return clone(model).fit(with_weight(comparisons, weight).take(weight > 0))
 
 
@@ -284,7 +287,8 @@ def _verify(model, comparisons, units: _Units, i: int, j: int, start: int, max_r
     def gap(n):
         nonlocal refits
         refits += 1
-        return _gap(_refit(model, comparisons, units.drop(n)), i, j)
+        refitted = _refit(model, comparisons, units.drop(n))
+        return 0.0 if refitted is None else _gap(refitted, i, j)  # no judgment left: no order either
 
     lo, f_lo = 0, _gap(model, i, j)
     hi, n, stalled = None, min(start, limit), 0

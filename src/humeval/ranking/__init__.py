@@ -7,6 +7,7 @@ from humeval.ranking.grm import GRM
 from humeval.ranking.feedback_arc import MinimumFeedbackArc
 from humeval.ranking.heuristics import Bojar, ExpectedWins, MonteCarloPlayoffs, MostProbableRanking, OrigWMT
 from humeval.ranking.irt import IRTCategorical, IRTGaussian
+from humeval.ranking.joint import JointModel
 from humeval.ranking.plackett_luce import PlackettLuce
 from humeval.ranking.preference import AdjustedUniform, IndependentPairs, IndependentStudents, Uniform
 from humeval.ranking.thurstone import Thurstone
@@ -26,6 +27,6 @@ __all__ = ["DEFAULT_MODELS", "GROUPS", "HEURISTICS", "HOPKINS_MAY", "MODELS", "P
            "expand", "make_model", "tags", "AdjustedUniform", "Bojar",
            "BradleyTerry", "CrowdBT", "GRM", "Davidson", "DisconnectedError", "Elo", "Estimator", "ExpectedWins", "RaoKupper",
            "TrueSkill", "clone", "spawn_seeds",
-           "IRTCategorical", "IRTGaussian", "IndependentPairs", "IndependentStudents", "MinimumFeedbackArc",
+           "IRTCategorical", "IRTGaussian", "IndependentPairs", "JointModel", "IndependentStudents", "MinimumFeedbackArc",
            "MonteCarloPlayoffs", "MostProbableRanking",
            "OrigWMT", "PlackettLuce", "PreferenceModel", "Ranker", "Thurstone", "TwoStage", "Uniform"]

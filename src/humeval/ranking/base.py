@@ -123,6 +123,12 @@ def components(comparisons: Comparisons, n_systems: int | None = None) -> np.nda
     in the order of the systems' first member."""
     n = len(comparisons.systems) if n_systems is None else n_systems
     a, b, _, _ = pair_cells(comparisons, n)
+    return graph_components(a, b, n)
+
+
+def graph_components(a, b, n: int) -> np.ndarray:
+    """Component number (1 = the largest; equal sizes in the order of their first member) of each
+    of ``n`` nodes in the undirected graph with edges (a[i], b[i])."""
     _, labels = connected_components(coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n)), directed=False)
     sizes = np.bincount(labels)
     first = np.full(len(sizes), n)

@@ -22,6 +22,7 @@ from humeval.ranking.crowd_bt import CrowdBT
 from humeval.ranking.feedback_arc import MinimumFeedbackArc
 from humeval.ranking.heuristics import Bojar, ExpectedWins, MonteCarloPlayoffs, MostProbableRanking, OrigWMT
 from humeval.ranking.irt import IRTCategorical, IRTGaussian
+from humeval.ranking.joint import JointModel
 from humeval.ranking.plackett_luce import PlackettLuce
 from humeval.ranking.preference import AdjustedUniform, IndependentPairs, IndependentStudents, Uniform
 from humeval.ranking.thurstone import Thurstone
@@ -47,7 +48,9 @@ class Tags:
     per-judge table (``judges()``); orders: the orders it plays comparisons in (``order``);
     variants: reconstructions named after a colon; hopkins_may: one of Hopkins & May's (2013)
     models; informative: ranks systems at all (the uniform baselines score every system alike);
-    deterministic: the same data give the same fit whatever the seed; default: position in the
+    deterministic: the same data give the same fit whatever the seed; ratings: fits ratings of the
+    same systems beside the comparisons (``fit(comparisons, ratings)``, ``ranking.joint``; left
+    out of the group ``all``, since on comparisons alone it is Davidson again); default: position in the
     default model list of ``compare-models`` and ``report`` (0: not in it), with ``default_variant``.
     """
 
@@ -70,6 +73,7 @@ class Tags:
     hopkins_may: bool = False
     informative: bool = True
     deterministic: bool = True
+    ratings: bool = False
     default: int = 0
     default_variant: str | None = None
 
@@ -108,6 +112,8 @@ REGISTRY: dict[str, tuple[type[Ranker], Tags]] = {
     "davidson": _declared(Davidson, "preference", "log-odds", **_BT, tie_parameter=True, default=2),
     "rao-kupper": _declared(RaoKupper, "preference", "log-odds", **_BT, tie_parameter=True, default=3),
     "thurstone": _declared(Thurstone, "preference", "probit units", **_BT),
+    "joint": _declared(JointModel, "preference", "log-odds (Davidson), ratings mapped onto it per protocol",
+                       fitted_scale=True, prior=True, tie_parameter=True, std=True, ratings=True),
     "elo": _declared(Elo, "preference", "Elo points", fitted_scale=True, orders=("data", "random"), deterministic=False),
     "crowd-bt": _declared(CrowdBT, "preference", "log-odds", fitted_scale=True, prior=True, judges=True),
     "plackett-luce": _declared(PlackettLuce, "preference", "log-worth (log-odds between two systems)", prior=True,
@@ -157,7 +163,8 @@ GROUPS: dict[str, Group] = {
     "preference": Group(_names(lambda t: t.preference), "every preference model"),
     "hopkins-may": Group(_names(lambda t: t.hopkins_may), "Hopkins & May's eight"),
     "heuristics": Group(_names(lambda t: not t.preference), "the WMT ranking heuristics"),
-    "all": Group(_names(lambda t: t.informative), "every model that ranks: the uniform baselines left out"),
+    "all": Group(_names(lambda t: t.informative and not t.ratings),
+                 "every model that ranks: the uniform baselines and joint (davidson without ratings) left out"),
     "default": Group(_defaults(), "compare-models' and report's default list"),
 }
 

@@ -19,10 +19,18 @@ adding its weight (``bradley_terry.resample_counts``), and the analytic covarian
 comparison's score by its weight.
 
 ``provisional`` flags systems with fewer than a threshold of comparisons (counted before any
-reweighting: judgments, not weight), as LMArena marks preliminary scores.
+reweighting: judgments, not weight), as LMArena marks preliminary scores. ``sibling_flags``
+flags systems of a variant family (several versions of one model: gpt-4-0314 and gpt-4-0613)
+with at least a threshold of variants on the board: a provider that tests many private variants
+and keeps the best publishes a score selected for luck (the winner's curse of the "Leaderboard
+Illusion", Singh et al. 2025: the maximum of k noisy estimates of equal abilities exceeds the
+truth by about σ √(2 ln k)). ``variant_families`` gives each system its family, from a mapping or
+guessed from the name (trailing dates, build numbers, ``v2``, ``preview``/``exp``/``latest``).
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pandas as pd
@@ -108,3 +116,36 @@ def provisional(comparisons: Comparisons, threshold: float) -> pd.Series:
     seen = np.bincount(c.a, weights=counts, minlength=len(c.systems)) + np.bincount(c.b, weights=counts,
                                                                                   minlength=len(c.systems))
     return pd.Series(seen < threshold, index=pd.Index(c.systems, name="system"), name="provisional")
+
+
+# a trailing version part of a model name: a date or build number of 3+ digits (0314, 20240620,
+# 2024-05-13, .2838), v2 / v1.5, or a release tag; sizes (70b) and generations (gpt-4) are kept
+_VERSION = re.compile(r"[-_@:.](?:\d{4}-\d{2}(?:-\d{2})?|\d{3,8}|v\d+(?:\.\d+)*|preview|latest|exp|experimental|"
+                      r"beta|alpha|snapshot)$", re.IGNORECASE)
+
+
+def family_of(name: str) -> str:
+    """The variant family a system name belongs to: the name without its trailing version parts
+    (``gemini-1.5-pro-exp-0827`` → ``gemini-1.5-pro``; ``claude-3-5-sonnet-20240620`` →
+    ``claude-3-5-sonnet``; ``llama-3-70b`` stays)."""
+    family = str(name)
+    while (shorter := _VERSION.sub("", family)) != family and shorter:
+        family = shorter
+    return family
+
+
+def variant_families(systems, mapping: dict | None = None) -> pd.Series:
+    """Per system its variant family: ``mapping[system]`` where given (a system it does not name
+    is its own family), else guessed by ``family_of``."""
+    systems = list(systems)
+    family = [str(mapping.get(s, s)) if mapping is not None else family_of(s) for s in systems]
+    return pd.Series(family, index=pd.Index(systems, name="system"), name="family")
+
+
+def sibling_flags(families: pd.Series, siblings: int) -> pd.Series:
+    """Per system: True when its family has at least ``siblings`` variants among ``families``
+    (the systems on the board)."""
+    if siblings < 2:
+        raise ValueError(f"siblings counts variants of one family, at least 2, not {siblings!r}")
+    size = families.map(families.value_counts())
+    return (size >= siblings).rename("siblings")

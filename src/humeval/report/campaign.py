@@ -466,6 +466,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                 s.tables.append(safer)
         if few:
             ranks[track] += f" (warning: {few})"
+        s.tables.append(_trust(model, part, result, chosen, track, path, prior, random_state, n_boot, read_args, s.notes))
         others = pd.DataFrame({name: (model if name == chosen else make_model(name, random_state, l2).fit(part))
                                .ranking()["rank"] for name in (*models, *HEURISTIC_RANKERS)})  # the same fit
         others = others.reindex(view.index)
@@ -559,6 +560,17 @@ def _analytic_table(model, part, full, confidence, chosen, track, path, prior, r
                          **where),
                  "system", {"fisher/boot width": "decimal", "sandwich/boot width": "decimal"}), \
         correlated_unit(table, clusters)
+
+
+def _trust(model, part, result, chosen, track, path, prior, random_state, n_boot, read_args, notes) -> Table:
+    """Fragility and rank sets beside the ranking (``humeval.report.trust``); rank 1's fragility in ``notes``."""
+    from humeval.report.trust import trust_table
+    frame, caption, top = trust_table(model, part, result, result.confidence)
+    if top:
+        notes.append(top)
+    return Table(f"{track}: how sure is each rank ({chosen})", frame, caption,
+                 command("rank", path, "--model", chosen, "--bootstrap", n_boot, "--robustness", "--rank-sets", *prior,
+                         "--random-state", random_state, read_args=read_args, tracks=[track]), "system")
 
 
 def _unit_ranking(model, part, full, analytic, unit, n_boot, chosen, track, path, prior, random_state, read_args,

@@ -42,7 +42,9 @@ DECIMAL_COLUMNS = {"P(A)", "P(E)", "kappa", "agreement", "consensus", "self-cons
 
 
 def number(value, kind: str = "score") -> str:
-    """``value`` written as ``kind`` (one of ``KINDS``); NaN is "–", text is left as it is."""
+    """``value`` written as ``kind`` (one of ``KINDS``); NaN (and pandas' NA) is "–", text is left as it is."""
+    if value is pd.NA:  # a missing count in an Int64 column (robustness's 'to flip' of the last system)
+        return "–"
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         return str(value)
     if isinstance(value, (float, np.floating)) and math.isnan(value):

@@ -1226,3 +1226,31 @@ def comparisons_of(judgments, path):
                          "rank takes ranking or pairwise files; ratings come with their own commands")
     return judgments.comparisons
 
+
+def split_judges(table, path, human_label, judge_name, quiet):
+    """Rows judged by humans and by the chosen automatic judge; a file without judge_kind, without
+    humans, or naming several automatic judges and no --judge, is an error."""
+    kinds = np.asarray(table.judge_kinds, dtype=object)
+    if not len(kinds) or (table.judge_kind < 0).all():
+        raise InputError(path, None, "the file does not say who judged (no judge_kind column)",
+                         "add a judge_kind column: 'human' or the automatic judge's name (or --columns judge_kind=COL)")
+    human_codes = [i for i, k in enumerate(kinds) if k.strip().lower() == human_label.lower()]
+    others = [k for i, k in enumerate(kinds) if i not in human_codes]
+    if not human_codes:
+        raise InputError(path, None, f"no judge_kind is '{human_label}' (found: {', '.join(kinds)})",
+                         "mark human judgments 'human', or pass --human-label")
+    if judge_name is None:
+        if len(others) != 1:
+            raise InputError(path, None, f"{'no automatic judge' if not others else 'several automatic judges'} "
+                             f"in judge_kind ({', '.join(others) or 'only ' + human_label})",
+                             "pass --judge NAME to pick one" if others else "add the automatic judge's rows")
+        judge_name = others[0]
+    elif judge_name not in others:
+        raise InputError(path, None, f"no automatic judge named '{judge_name}' (judge_kind has: {', '.join(others)})",
+                         "pass one of these to --judge")
+    human_rows = np.flatnonzero(np.isin(table.judge_kind, human_codes))
+    judge_rows = np.flatnonzero(table.judge_kind == kinds.tolist().index(judge_name))
+    unmarked = int((table.judge_kind < 0).sum())
+    if unmarked and not quiet:
+        out.print(f"  {unmarked:,} rows without a judge_kind left out")
+    return human_rows, judge_rows, judge_name

@@ -124,7 +124,7 @@ def plan_command(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql,
 def _judge_plan(comparisons, file, budgets, judge_ratio, quiet):
     """When the pilot says who judged (human and one automatic judge): (human comparisons, the
     table of human battles each budget needs with the judge, its title, notes), else None."""
-    from humeval.cli.ppi import split_judges
+    from humeval.cli.common import split_judges
     from humeval.experiments.ppi_plan import judge_worth
     kinds = [str(k).strip().lower() for k in comparisons.judge_kinds]
     if "human" not in kinds or len(kinds) < 2 or (comparisons.judge_kind < 0).all():

@@ -228,15 +228,24 @@ class Server:
             return self.page("message.html", request, user=user, kind="ok",
                              message=f"You have answered {done:,} of {self.campaign.quota:,} tasks: your part is done. "
                                      "Thank you!")
-        shown = public(task, self.db)
+        shown = public(task, self.db, self.campaign)
+        receipt = request.query_params.get("receipt")
+        told = await run_in_threadpool(self.told, user["id"], receipt) if receipt else {}
         return self.page("task.html", request, user=user, task=shown, done=done, seconds=seconds,
                          categories=CATEGORIES, instructions=self.campaign.instructions.get(shown["type"], ""),
-                         receipt=request.query_params.get("receipt"), error=request.query_params.get("error"))
+                         receipt=receipt, error=request.query_params.get("error"), told=told)
+
+    def told(self, annotator_id: int, receipt: str) -> dict:
+        """What the page says about the answer with ``receipt`` (a tutorial item's feedback)."""
+        row = self.db.one("SELECT t.kind, t.item_id, j.answer FROM judgments j JOIN tasks t ON t.id = j.task_id "
+                          "WHERE j.receipt = ? AND j.annotator_id = ?", (receipt, annotator_id))
+        return {} if row is None else self.issuer.told(dict(row), row["answer"])
 
     def next_task(self, annotator_id: int):
         """(task, answered so far, seconds spent on them); the task is None once the campaign's
         ``quota`` of answers is in."""
-        done, seconds = self.db.one("SELECT COUNT(*), COALESCE(SUM(j.submitted_at - t.issued_at), 0) FROM judgments j "
+        done, seconds = self.db.one("SELECT COUNT(*) FILTER (WHERE t.kind <> 'TUTORIAL'), "
+                                    "COALESCE(SUM(j.submitted_at - t.issued_at), 0) FROM judgments j "
                                     "JOIN tasks t ON t.id = j.task_id WHERE j.annotator_id = ?", (annotator_id,))
         if self.campaign.quota is not None and done >= self.campaign.quota:
             return None, done, seconds
@@ -284,7 +293,7 @@ class Server:
         task, done, _ = await run_in_threadpool(self.next_task, user["id"])
         if task is None:
             raise Refused(409, f"quota reached: {done} of {self.campaign.quota} tasks answered")
-        return JSONResponse(public(task, self.db))
+        return JSONResponse(public(task, self.db, self.campaign))
 
     async def api_task_get(self, request: Request):
         user = self.api_annotator(request)
@@ -293,7 +302,7 @@ class Server:
             raise Refused(404, "no such task")
         if row["annotator_id"] != user["id"]:
             raise Refused(403, "this task was not issued to you")
-        return JSONResponse({**public(dict(row), self.db), "status": row["status"]})
+        return JSONResponse({**public(dict(row), self.db, self.campaign), "status": row["status"]})
 
     async def api_submit(self, request: Request):
         user = self.api_annotator(request, post=True)

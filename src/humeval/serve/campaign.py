@@ -34,6 +34,14 @@ da = "How well does the translation express the source's meaning?"
 width = 0.8                       # every system's 95% score interval at most this wide
 p_top = 0.95                      # P(top system identified), by `humeval plan`'s simulation
 
+[[tutorial]]                      # optional: items every annotator answers first, told right or wrong
+type = "pairwise"                 # one of tasks; known-answer items (tutorial and checks) are never ranked
+source = "Der Hund bellt."
+outputs = ["The dog barks.", "The cat barks."]   # pairwise 2, ranking 2+, da/esa/mqm 1
+answer = 1                        # pairwise 0 (tie), 1 or 2; ranking: ranks; da/esa: [low, high] score;
+                                  # mqm: [fewest, most] errors marked
+feedback = "The second translation has the wrong animal."
+
 [[accounts]]
 name = "alice"
 role = "annotator"                # or "organiser"
@@ -61,7 +69,8 @@ ROLES = ("annotator", "organiser")
 SYNCHRONOUS = ("full", "normal")
 KEYS = {"name", "track", "tasks", "strategy", "baseline", "k", "seed", "database", "batch", "task_timeout",
         "leaderboard_interval", "bootstrap", "synchronous", "data", "quality", "accounts", "stop", "header_timeout",
-        "body_timeout", "quota", "instructions"}
+        "body_timeout", "quota", "instructions", "tutorial"}
+KNOWN_KEYS = {"type", "source", "reference", "outputs", "answer", "feedback"}
 # What each task type's page tells the annotator (``[instructions]`` in the campaign file replaces any)
 INSTRUCTIONS = {
     "pairwise": "Read the source, then both translations. Choose the one that conveys the source's meaning better "
@@ -92,6 +101,33 @@ class Account:
 
 
 @dataclass
+class KnownItem:
+    """A tutorial item (or an attention check): texts and the answer that passes it.
+
+    ``answer``: pairwise 0/1/2; ranking the expected ranks (passed when every pair the expected
+    ranks order strictly is ordered the same way); da/esa a [low, high] score range; mqm a
+    [fewest, most] range of errors marked."""
+    type: str
+    source: str
+    outputs: tuple[str, ...]
+    answer: object
+    feedback: str = ""
+    reference: str | None = None
+
+    def passed(self, answer: dict) -> bool:
+        """Whether a canonical answer (``tasks.canonical``) passes this item."""
+        if self.type == "pairwise":
+            return answer["outcome"] == self.answer
+        if self.type == "ranking":
+            want, got = self.answer, answer["ranks"]
+            return all((want[i] < want[j]) == (got[i] < got[j]) for i in range(len(want)) for j in range(len(want))
+                       if want[i] != want[j])
+        low, high = self.answer
+        value = len(answer["errors"]) if self.type == "mqm" else answer["score"]
+        return low <= value <= high
+
+
+@dataclass
 class Campaign:
     path: Path
     name: str
@@ -119,6 +155,7 @@ class Campaign:
     body_timeout: float = 30.0
     quota: int | None = None  # tasks per annotator (then "12 of 100" and no more tasks)
     instructions: dict[str, str] = field(default_factory=lambda: dict(INSTRUCTIONS))
+    tutorial: tuple[KnownItem, ...] = ()  # answered first by every annotator; never ranked
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -238,6 +275,7 @@ def load_campaign(path, database=None) -> Campaign:
                     leaderboard_interval=float(numbers["leaderboard_interval"]), synchronous=synchronous, stop=stop,
                     header_timeout=float(numbers["header_timeout"]), body_timeout=float(numbers["body_timeout"]),
                     quota=quota, instructions={**INSTRUCTIONS, **given},
+                    tutorial=_known_items(raw, "tutorial", path, tasks),
                     **shares)
 
 
@@ -268,6 +306,53 @@ def _stop(raw, path, tasks, bootstrap) -> StopRule | None:
     if rule.min_comparisons < 0 or rule.simulations < 2:
         _fail(path, "stop.min_comparisons must be ≥ 0 and stop.simulations ≥ 2", "give larger numbers")
     return rule
+
+
+def _known_items(raw, key: str, path, tasks) -> tuple[KnownItem, ...]:
+    """``[[tutorial]]`` (or ``[[checks]]``) entries, checked (see ``KnownItem``)."""
+    entries = raw.get(key, [])
+    if not isinstance(entries, list):
+        _fail(path, f"{key} is not a list of tables", f"write each item as [[{key}]] with keys")
+    out = []
+    for i, entry in enumerate(entries, 1):
+        where = f"{key}[{i}]."
+        if not isinstance(entry, dict):
+            _fail(path, f"{key}[{i}] is not a table", f"write each item as [[{key}]] with keys")
+        unknown = sorted(set(entry) - KNOWN_KEYS - ({"loud"} if key == "checks" else set()))
+        if unknown:
+            _fail(path, f"unknown key {where}{f', {where}'.join(unknown)}", f"use only {', '.join(sorted(KNOWN_KEYS))}")
+        kind = _get(entry, "type", str, None, path, where)
+        if kind not in tasks:
+            _fail(path, f"{where}type = {kind!r} is not one of the campaign's tasks", f"use one of {', '.join(tasks)}")
+        outputs = _get(entry, "outputs", list, None, path, where)
+        wanted = {"pairwise": "exactly 2", "ranking": "2 or more"}.get(kind, "exactly 1")
+        if not all(isinstance(o, str) and o for o in outputs) or \
+                not (len(outputs) == 2 if kind == "pairwise" else len(outputs) >= 2 if kind == "ranking" else
+                     len(outputs) == 1):
+            _fail(path, f"{where}outputs has {len(outputs)} text(s) for a {kind} item", f"give {wanted} non-empty texts")
+        answer = entry.get("answer")
+        number = (int, float)
+        if kind == "pairwise":
+            ok = answer in (0, 1, 2) and not isinstance(answer, bool)
+            need = "0 (tie), 1 (first better) or 2 (second better)"
+        elif kind == "ranking":
+            ok = isinstance(answer, list) and len(answer) == len(outputs) and \
+                all(isinstance(r, int) and 1 <= r <= len(outputs) for r in answer)
+            need = f"a list of {len(outputs)} ranks from 1 (best) to {len(outputs)}"
+        else:
+            ok = isinstance(answer, list) and len(answer) == 2 and all(isinstance(x, number) for x in answer) and \
+                0 <= answer[0] <= answer[1] and (kind == "mqm" or answer[1] <= 100)
+            need = ("[fewest, most] errors to mark, e.g. [1, 3]" if kind == "mqm" else
+                    "[low, high]: the scores from 0 to 100 that pass, e.g. [0, 40]")
+        if not ok:
+            _fail(path, f"{where}answer = {answer!r} does not fit a {kind} item", f"give answer = {need}")
+        reference = entry.get("reference")
+        if reference is not None and not isinstance(reference, str):
+            _fail(path, f"{where}reference is not text", "give the reference as a string or leave it out")
+        out.append(KnownItem(kind, _get(entry, "source", str, None, path, where), tuple(outputs),
+                             list(answer) if isinstance(answer, list) else answer,
+                             _get(entry, "feedback", str, "", path, where), reference))
+    return tuple(out)
 
 
 def _accounts(raw, path) -> list[Account]:

@@ -115,7 +115,7 @@ def available_exports(db) -> list[tuple[str, str, str]]:
     """(name, label, url) of each export that holds something now."""
     types = {(r[0], r[1]) for r in db.query("SELECT DISTINCT t.type, t.kind FROM judgments j JOIN tasks t "
                                             "ON t.id = j.task_id")}
-    has = {t for t, _ in types}
+    has = {t for t, k in types if k in ("SYSTEM", "BAD_REF", "REPEAT")}
     system = {t for t, k in types if k == "SYSTEM"}
     wanted = {"comparisons": bool(system & {"pairwise", "ranking"}), "ratings": bool(system & {"da", "esa"}),
               "controls": bool(has & {"da", "esa"}), "judgments": bool(types), "esa": "esa" in has,

@@ -27,7 +27,9 @@
   and MQM errors), issue and answer times (UTC, ISO 8601), seconds taken, and ``passed`` for the
   controls with a crisp rule (a pairwise BAD_REF: the intact output preferred; a DA/ESA BAD_REF:
   scored below the annotator's rating of the intact output; a pairwise or ranking REPEAT: the same
-  answer; empty otherwise: a repeated score is judged by the Wilcoxon test in ``da_quality``).
+  answer; a ``TUTORIAL`` item: its ``answer`` in the campaign file; empty otherwise: a repeated
+  score is judged by the Wilcoxon test in ``da_quality``). Tutorial items (item ``tutorial N``)
+  appear only here: no export that ranks systems holds them.
 
 Only ``SYSTEM`` answers go into the comparisons, rankings and ratings that rank systems; controls
 are kept apart (``kind``) and summarised by ``leaderboard.quality``.
@@ -213,9 +215,11 @@ def intact_index(shown, text) -> int:
     return 0 if shown[0] == text else 1
 
 
-def passed(row, first, outputs):
+def passed(row, first, outputs, campaign=None):
     """Whether a control was passed (see the module docstring), or None without a crisp rule."""
     answer = row["answer"]
+    if row["kind"] == "TUTORIAL":
+        return campaign.tutorial[row["item_id"]].passed(answer) if row["item_id"] < len(campaign.tutorial) else None
     if row["kind"] == "BAD_REF" and row["type"] == "pairwise":
         intact = intact_index(row["shown"], outputs[(row["item_id"], row["systems"][0])])
         return answer["outcome"] == intact + 1
@@ -229,8 +233,13 @@ def passed(row, first, outputs):
     return None
 
 
-def judgments_frame(db) -> pd.DataFrame:
-    """Every answered task, controls included (see the module docstring)."""
+def item_name(row, items) -> str:
+    """The item column of a task: the segment's name, or ``tutorial N`` for a known-answer item."""
+    return f"tutorial {row['item_id'] + 1}" if row["kind"] == "TUTORIAL" else items[row["item_id"]]
+
+
+def judgments_frame(db, campaign) -> pd.DataFrame:
+    """Every answered task, controls and tutorial items included (see the module docstring)."""
     systems, items = _labels(db)
     outputs = {(r[0], r[1]): r[2] for r in db.query("SELECT item_id, system_id, text FROM outputs")}
     rows = db.query("SELECT t.id, t.type, t.kind, t.control_of, t.item_id, t.systems, t.shown, t.issued_at, "
@@ -241,9 +250,9 @@ def judgments_frame(db) -> pd.DataFrame:
     first = {r["id"]: r["answer"] for r in rows}
     out = []
     for r in rows:
-        check = passed(r, first, outputs) if r["kind"] != "SYSTEM" else None
+        check = passed(r, first, outputs, campaign) if r["kind"] != "SYSTEM" else None
         out.append({"task": r["id"], "type": r["type"], "kind": r["kind"],
-                    "control_of": r["control_of"], "item": items[r["item_id"]],
+                    "control_of": r["control_of"], "item": item_name(r, items),
                     "systems": json.dumps([systems[s] for s in r["systems"]], ensure_ascii=False),
                     "shown": json.dumps(r["shown"], ensure_ascii=False), "annotator": r["judge"],
                     "answer": json.dumps(r["answer"], ensure_ascii=False, sort_keys=True),
@@ -259,7 +268,7 @@ def export_frame(db, campaign, what: str) -> pd.DataFrame:
     if what == "comparisons":
         return frame(all_comparisons(db, campaign))
     if what == "judgments":
-        return judgments_frame(db)
+        return judgments_frame(db, campaign)
     if what == "ratings":
         return ratings_frame(ratings(db, campaign)).drop(columns="kind")
     if what == "esa":

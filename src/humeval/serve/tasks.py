@@ -11,6 +11,10 @@ shares, a quality control (WMT's design, Graham et al. 2017; ``humeval.ratings.q
   degraded one should score lower).
 - ``REPEAT``: a task the annotator already answered, shown again.
 
+Before any of these, an annotator answers the campaign's ``[[tutorial]]`` items in order (kind
+``TUTORIAL``; they cannot be skipped); each answer is told right or wrong with the item's feedback,
+and none is ever ranked or counted towards the quota.
+
 Each answered task is degraded or repeated at most once (WMT pairs each original with one
 control); when none is left, a system task is issued instead.
 
@@ -43,6 +47,7 @@ from humeval.active.strategies import GRMUncertainty, PairState, UniformPairs, m
 from humeval.serve.campaign import RATED
 
 KINDS = ("SYSTEM", "BAD_REF", "REPEAT")
+KNOWN = ("TUTORIAL",)  # kinds of tasks on the campaign file's known-answer items (item_id: the item's index)
 SEVERITIES = ("minor", "major")
 # MQM-lite: the top level of the MQM typology (Lommel et al. 2014; Freitag et al. 2021's categories)
 CATEGORIES = ("Accuracy", "Fluency", "Terminology", "Style", "Locale convention", "Non-translation", "Other")
@@ -291,13 +296,22 @@ class Issuer:
     def skip(self, annotator_id: int, token: str):
         with self.db.write(durable=False) as conn:
             row = self._own(conn, annotator_id, token)
+            if row["kind"] == "TUTORIAL":
+                raise Refused(409, "a tutorial item cannot be skipped: answer it to see the feedback")
             if row["status"] != "open":
                 raise Refused(409, f"task {token} is no longer open ({row['status']})")
             conn.execute("UPDATE tasks SET status = 'skipped' WHERE id = ?", (row["id"],))
 
     def _issue(self, conn, annotator_id, now) -> dict:
         c, rng = self.campaign, self.rng
-        done = conn.execute("SELECT COUNT(*) FROM tasks WHERE annotator_id = ?", (annotator_id,)).fetchone()[0]
+        learnt = conn.execute("SELECT COUNT(*) FROM judgments j JOIN tasks t ON t.id = j.task_id WHERE "
+                              "t.annotator_id = ? AND t.kind = 'TUTORIAL'", (annotator_id,)).fetchone()[0]
+        if learnt < len(c.tutorial):  # the tutorial first, in the campaign file's order
+            item = c.tutorial[learnt]
+            return self._insert(conn, annotator_id, item.type, {"kind": "TUTORIAL", "item_id": learnt, "systems": [],
+                                                                "shown": list(item.outputs)}, now)
+        done = conn.execute("SELECT COUNT(*) FROM tasks WHERE annotator_id = ? AND kind <> 'TUTORIAL'",
+                            (annotator_id,)).fetchone()[0]
         task_type = c.tasks[done % len(c.tasks)]
         u = rng.random()
         task = None
@@ -309,6 +323,10 @@ class Issuer:
             task = self._repeat(conn, annotator_id, task_type)
         if task is None:
             task = self._system_task(conn, annotator_id, task_type)
+        return self._insert(conn, annotator_id, task_type, task, now)
+
+    @staticmethod
+    def _insert(conn, annotator_id, task_type, task, now) -> dict:
         token = secrets.token_urlsafe(12)
         row = conn.execute("INSERT INTO tasks (token, annotator_id, type, kind, item_id, systems, shown, control_of, "
                            "issued_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open') RETURNING *",
@@ -397,12 +415,12 @@ class Issuer:
         """Write the answer once; returns {"receipt", "repeated"} (``repeated``: a retry)."""
         with self.db.write() as conn:
             row = self._own(conn, annotator_id, token)
-            value = canonical(row["type"], answer, len(json.loads(row["systems"])), json.loads(row["shown"])[0])
+            value = canonical(row["type"], answer, len(json.loads(row["shown"])), json.loads(row["shown"])[0])
             old = conn.execute("SELECT answer, receipt FROM judgments WHERE task_id = ?", (row["id"],)).fetchone()
             if old is not None:
                 if old["answer"] != value:
                     raise Refused(409, f"task {token} was already answered ({old['answer']}); an answer is final")
-                return {"receipt": old["receipt"], "repeated": True}
+                return {"receipt": old["receipt"], "repeated": True, **self.told(row, value)}
             if row["status"] != "open" or row["issued_at"] + self.campaign.task_timeout < time.time():
                 raise Refused(409, f"task {token} is stale ({'expired' if row['status'] == 'open' else row['status']}); "
                                    "ask for a new task")
@@ -413,11 +431,27 @@ class Issuer:
         if row["kind"] == "SYSTEM" and row["type"] in ("pairwise", "ranking"):
             with self.lock:
                 self._learn(self._comparisons(row["type"], json.loads(row["systems"]), json.loads(value)))
-        return {"receipt": receipt, "repeated": False}
+        return {"receipt": receipt, "repeated": False, **self.told(row, value)}
+
+    def told(self, task, answer) -> dict:
+        """What the annotator is told about a known-answer task: ``{"tutorial": {"passed",
+        "feedback"}}`` (nothing for other tasks)."""
+        if task["kind"] != "TUTORIAL":
+            return {}
+        item = self.campaign.tutorial[task["item_id"]]
+        answer = json.loads(answer) if isinstance(answer, str) else answer
+        return {"tutorial": {"passed": item.passed(answer), "feedback": item.feedback}}
 
 
-def public(task: dict, db) -> dict:
-    """What the annotator sees of a task: no system names, no control kind."""
+def public(task: dict, db, campaign=None) -> dict:
+    """What the annotator sees of a task: no system names, no control kind (a tutorial item says
+    it is one: ``tutorial`` = [its number, how many])."""
+    if task["kind"] == "TUTORIAL":
+        n = task["item_id"]
+        item = campaign.tutorial[n]
+        return {"task": task["token"], "type": task["type"], "item": f"tutorial {n + 1}", "source": item.source,
+                "reference": item.reference, "outputs": json.loads(task["shown"]),
+                "tutorial": [n + 1, len(campaign.tutorial)]}
     item = db.one("SELECT name, source, reference FROM items WHERE id = ?", (task["item_id"],))
     return {"task": task["token"], "type": task["type"], "item": item["name"], "source": item["source"],
             "reference": item["reference"], "outputs": json.loads(task["shown"])}

@@ -225,7 +225,8 @@ class Server:
             return self.refused_page(request, refused)
         task, done, seconds = await run_in_threadpool(self.next_task, user["id"])
         if task is None:
-            return self.page("message.html", request, user=user, kind="ok",
+            code = await run_in_threadpool(self.completion_code, user["name"])
+            return self.page("message.html", request, user=user, kind="ok", code=code,
                              message=f"You have answered {done:,} of {self.campaign.quota:,} tasks: your part is done. "
                                      "Thank you!")
         shown = public(task, self.db, self.campaign)
@@ -234,6 +235,12 @@ class Server:
         return self.page("task.html", request, user=user, task=shown, done=done, seconds=seconds,
                          categories=CATEGORIES, instructions=self.campaign.instructions.get(shown["type"], ""),
                          receipt=receipt, error=request.query_params.get("error"), told=told)
+
+    def completion_code(self, name: str) -> str | None:
+        """The completion code an annotator who finished the quota is shown (``[completion]``)."""
+        if self.campaign.completion is None:
+            return None
+        return export.attention(self.db, self.campaign).loc[name, "completion_code"] or None
 
     def told(self, annotator_id: int, receipt: str) -> dict:
         """What the page says about the answer with ``receipt`` (a tutorial item's feedback)."""
@@ -292,7 +299,9 @@ class Server:
         user = self.api_annotator(request)
         task, done, _ = await run_in_threadpool(self.next_task, user["id"])
         if task is None:
-            raise Refused(409, f"quota reached: {done} of {self.campaign.quota} tasks answered")
+            code = await run_in_threadpool(self.completion_code, user["name"])
+            return JSONResponse({"error": f"quota reached: {done} of {self.campaign.quota} tasks answered",
+                                 "completion_code": code}, 409, headers=HEADERS)
         return JSONResponse(public(task, self.db, self.campaign))
 
     async def api_task_get(self, request: Request):
@@ -341,6 +350,11 @@ class Server:
                            sections=dashboard.sections(board, self.campaign.systems),
                            progress={"Judged per annotator": dashboard.html_table(progress["annotators"], "annotators"),
                                      "System outputs judged": dashboard.html_table(progress["systems"], "systems")})
+        c = self.campaign
+        if c.tutorial or c.checks or c.bad_reference or c.completion:
+            table = await run_in_threadpool(export.attention, self.db, c)
+            context["progress"]["Tutorial and attention checks per annotator"] = dashboard.html_table(table,
+                                                                                                     "attention")
         exports = await run_in_threadpool(dashboard.available_exports, self.db)
         return self.page("organiser.html", request, user=user, board=board, error=self.board.error, exports=exports,
                          sqlite=not self.db.postgres, **context)

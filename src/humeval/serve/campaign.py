@@ -26,6 +26,7 @@ sysB = "systems/sysB.txt"
 [quality]                         # WMT's controls, as shares of the tasks issued
 bad_reference = 0.1               # an output with a phrase replaced from another segment
 repeat = 0.1                      # a task the annotator already answered, asked again
+checks = 0.05                     # one of the [[checks]] below (attention checks with known answers)
 
 [instructions]                    # optional: what a task type's page says (each has a default)
 da = "How well does the translation express the source's meaning?"
@@ -41,6 +42,20 @@ outputs = ["The dog barks.", "The cat barks."]   # pairwise 2, ranking 2+, da/es
 answer = 1                        # pairwise 0 (tie), 1 or 2; ranking: ranks; da/esa: [low, high] score;
                                   # mqm: [fewest, most] errors marked
 feedback = "The second translation has the wrong animal."
+
+[[checks]]                        # attention checks, mixed in at quality.checks; same keys as [[tutorial]]
+type = "da"
+source = "Bitte geben Sie dieser Übersetzung 0 Punkte."
+outputs = ["Please give this translation a score of 0."]
+answer = [0, 10]
+loud = true                       # loud (default): the annotator is told it was a check and the result;
+                                  # false: silent, only recorded (as WMT's degraded outputs are)
+feedback = "This was an attention check: the text asked for a score of 0."
+
+[completion]                      # optional, with quota: the code shown once the quota is done (Prolific, MTurk)
+code = "C1A2B3"
+failed_code = "NOPASS"            # optional: shown instead after more than max_failed failed checks
+max_failed = 0                    # (loud and silent [[checks]], and degraded outputs with a crisp rule)
 
 [[accounts]]
 name = "alice"
@@ -69,7 +84,8 @@ ROLES = ("annotator", "organiser")
 SYNCHRONOUS = ("full", "normal")
 KEYS = {"name", "track", "tasks", "strategy", "baseline", "k", "seed", "database", "batch", "task_timeout",
         "leaderboard_interval", "bootstrap", "synchronous", "data", "quality", "accounts", "stop", "header_timeout",
-        "body_timeout", "quota", "instructions", "tutorial"}
+        "body_timeout", "quota", "instructions", "tutorial", "checks",
+        "completion"}
 KNOWN_KEYS = {"type", "source", "reference", "outputs", "answer", "feedback"}
 # What each task type's page tells the annotator (``[instructions]`` in the campaign file replaces any)
 INSTRUCTIONS = {
@@ -113,6 +129,7 @@ class KnownItem:
     answer: object
     feedback: str = ""
     reference: str | None = None
+    loud: bool = True  # an attention check: the annotator is told (``False``: only recorded)
 
     def passed(self, answer: dict) -> bool:
         """Whether a canonical answer (``tasks.canonical``) passes this item."""
@@ -125,6 +142,18 @@ class KnownItem:
         low, high = self.answer
         value = len(answer["errors"]) if self.type == "mqm" else answer["score"]
         return low <= value <= high
+
+
+@dataclass
+class Completion:
+    """The completion code shown when an annotator's quota is done (crowd platforms pay on it):
+    ``failed_code`` instead after more than ``max_failed`` failed attention checks."""
+    code: str
+    failed_code: str | None = None
+    max_failed: int = 0
+
+    def for_failures(self, failed: int) -> str:
+        return self.failed_code if self.failed_code is not None and failed > self.max_failed else self.code
 
 
 @dataclass
@@ -156,6 +185,9 @@ class Campaign:
     quota: int | None = None  # tasks per annotator (then "12 of 100" and no more tasks)
     instructions: dict[str, str] = field(default_factory=lambda: dict(INSTRUCTIONS))
     tutorial: tuple[KnownItem, ...] = ()  # answered first by every annotator; never ranked
+    checks: tuple[KnownItem, ...] = ()  # attention checks, issued at the share ``checks``
+    checks_share: float = 0.0
+    completion: Completion | None = None
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -170,7 +202,7 @@ def _get(table: dict, key: str, kind, default, path, where: str = ""):
     value = table.get(key, default)
     ok = isinstance(value, kind) and not (kind in (int, (int, float)) and isinstance(value, bool))
     if not ok:
-        name = {int: "whole number", str: "string", dict: "table", list: "list"}.get(kind, "number")
+        name = {int: "whole number", str: "string", dict: "table", list: "list", bool: "true or false"}.get(kind, "number")
         _fail(path, f"{where}{key} = {value!r} is not a {name}", f"give {where}{key} as a {name}")
     return value
 
@@ -240,7 +272,11 @@ def load_campaign(path, database=None) -> Campaign:
     if "ranking" in tasks and not 2 <= k <= len(outputs):
         _fail(path, f"k = {k}", f"give 2 ≤ k ≤ {len(outputs)} (the number of systems)")
     quality = _get(raw, "quality", dict, {}, path)
-    shares = {key: float(_get(quality, key, (int, float), 0.0, path, "quality.")) for key in ("bad_reference", "repeat")}
+    shares = {key: float(_get(quality, key, (int, float), 0.0, path, "quality."))
+              for key in ("bad_reference", "repeat", "checks")}
+    unknown = sorted(set(quality) - set(shares))
+    if unknown:
+        _fail(path, f"unknown key quality.{', quality.'.join(unknown)}", f"use only {', '.join(shares)}")
     if any(not 0 <= v < 1 for v in shares.values()) or sum(shares.values()) >= 1:
         _fail(path, f"quality shares {shares}", "give shares from 0 to below 1 that sum to below 1 (WMT: about 0.1 each)")
     accounts = _accounts(raw.get("accounts", []), path)
@@ -264,6 +300,10 @@ def load_campaign(path, database=None) -> Campaign:
     if set(given) - set(TASKS) or not all(isinstance(v, str) for v in given.values()):
         _fail(path, f"instructions names {', '.join(sorted(set(given) - set(TASKS))) or 'a value that is not text'}",
               f"give [instructions] as text for some of {', '.join(TASKS)}")
+    checks = _known_items(raw, "checks", path, tasks)
+    if bool(checks) != bool(shares["checks"]):
+        _fail(path, f"quality.checks = {shares['checks']} with {len(checks)} [[checks]] items",
+              "give both [[checks]] items and quality.checks (the share of tasks that are checks), or neither")
     from humeval.serve.db import is_url
     db = database if database is not None else _get(raw, "database", str, path.stem + ".sqlite", path)
     db = str(db) if is_url(db) else Path(db) if database is not None else base / db
@@ -275,8 +315,8 @@ def load_campaign(path, database=None) -> Campaign:
                     leaderboard_interval=float(numbers["leaderboard_interval"]), synchronous=synchronous, stop=stop,
                     header_timeout=float(numbers["header_timeout"]), body_timeout=float(numbers["body_timeout"]),
                     quota=quota, instructions={**INSTRUCTIONS, **given},
-                    tutorial=_known_items(raw, "tutorial", path, tasks),
-                    **shares)
+                    tutorial=_known_items(raw, "tutorial", path, tasks), checks=checks,
+                    checks_share=shares.pop("checks"), completion=_completion(raw, path, quota), **shares)
 
 
 def _stop(raw, path, tasks, bootstrap) -> StopRule | None:
@@ -306,6 +346,26 @@ def _stop(raw, path, tasks, bootstrap) -> StopRule | None:
     if rule.min_comparisons < 0 or rule.simulations < 2:
         _fail(path, "stop.min_comparisons must be ≥ 0 and stop.simulations ≥ 2", "give larger numbers")
     return rule
+
+
+def _completion(raw, path, quota) -> Completion | None:
+    if "completion" not in raw:
+        return None
+    table = _get(raw, "completion", dict, None, path)
+    unknown = sorted(set(table) - {"code", "failed_code", "max_failed"})
+    if unknown:
+        _fail(path, f"unknown key completion.{', completion.'.join(unknown)}", "use only code, failed_code, max_failed")
+    if quota is None:
+        _fail(path, "[completion] without quota: a completion code is shown once an annotator's quota is done",
+              "add quota = (the number of tasks each annotator does)")
+    code = _get(table, "code", str, None, path, "completion.")
+    failed = table.get("failed_code")
+    if failed is not None and not isinstance(failed, str) or not code:
+        _fail(path, "completion.code (and failed_code) must be non-empty text", "give the codes as strings")
+    max_failed = _get(table, "max_failed", int, 0, path, "completion.")
+    if max_failed < 0:
+        _fail(path, f"completion.max_failed = {max_failed}", "give a whole number ≥ 0")
+    return Completion(code, failed, max_failed)
 
 
 def _known_items(raw, key: str, path, tasks) -> tuple[KnownItem, ...]:
@@ -351,7 +411,8 @@ def _known_items(raw, key: str, path, tasks) -> tuple[KnownItem, ...]:
             _fail(path, f"{where}reference is not text", "give the reference as a string or leave it out")
         out.append(KnownItem(kind, _get(entry, "source", str, None, path, where), tuple(outputs),
                              list(answer) if isinstance(answer, list) else answer,
-                             _get(entry, "feedback", str, "", path, where), reference))
+                             _get(entry, "feedback", str, "", path, where), reference,
+                             _get(entry, "loud", bool, True, path, where)))
     return tuple(out)
 
 

@@ -33,6 +33,7 @@ EXPORT_LABELS = {"comparisons": "Comparisons (pairwise and k-way, humeval's pair
                  "ratings": "Ratings (DA and ESA scores of system outputs)",
                  "controls": "Ratings with their quality controls (kind column)",
                  "judgments": "Every answer (controls, spans, times, pass/fail)",
+                 "annotators": "Per annotator: tasks, minutes, tutorial, attention checks failed, completion code",
                  "esa": "ESA with error spans (WMT24 layout)", "mqm": "MQM per-error TSV (Google's layout)",
                  "appraise": "WMT/Appraise ranking CSV"}
 
@@ -118,7 +119,7 @@ def available_exports(db) -> list[tuple[str, str, str]]:
     has = {t for t, k in types if k in ("SYSTEM", "BAD_REF", "REPEAT")}
     system = {t for t, k in types if k == "SYSTEM"}
     wanted = {"comparisons": bool(system & {"pairwise", "ranking"}), "ratings": bool(system & {"da", "esa"}),
-              "controls": bool(has & {"da", "esa"}), "judgments": bool(types), "esa": "esa" in has,
+              "controls": bool(has & {"da", "esa"}), "judgments": bool(types), "annotators": bool(types), "esa": "esa" in has,
               "mqm": "mqm" in has, "appraise": bool(system & {"pairwise", "ranking"})}
     out = []
     for name, ok in wanted.items():

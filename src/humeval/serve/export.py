@@ -29,7 +29,10 @@
   scored below the annotator's rating of the intact output; a pairwise or ranking REPEAT: the same
   answer; a ``TUTORIAL`` item: its ``answer`` in the campaign file; empty otherwise: a repeated
   score is judged by the Wilcoxon test in ``da_quality``). Tutorial items (item ``tutorial N``)
-  appear only here: no export that ranks systems holds them.
+  appear only here: no export that ranks systems holds them. ``attention``: ``loud`` or ``silent``
+  for an attention check (``tasks.attention_kind``).
+- ``annotators``: per annotator, tasks and minutes, tutorial items right, attention checks loud
+  and silent with the failed ones, and the completion code shown (``attention``).
 
 Only ``SYSTEM`` answers go into the comparisons, rankings and ratings that rank systems; controls
 are kept apart (``kind``) and summarised by ``leaderboard.quality``.
@@ -47,8 +50,9 @@ import pandas as pd
 
 from humeval.data.export import frame, write
 from humeval.data.tables import Comparisons, Rankings, Ratings
+from humeval.serve.tasks import KNOWN, known_item, known_name
 
-EXPORTS = ("comparisons", "ratings", "controls", "judgments", "esa", "mqm", "appraise")
+EXPORTS = ("comparisons", "ratings", "controls", "judgments", "annotators", "esa", "mqm", "appraise")
 CRITERIA = {"da": "DA", "esa": "ESA"}
 
 
@@ -218,8 +222,9 @@ def intact_index(shown, text) -> int:
 def passed(row, first, outputs, campaign=None):
     """Whether a control was passed (see the module docstring), or None without a crisp rule."""
     answer = row["answer"]
-    if row["kind"] == "TUTORIAL":
-        return campaign.tutorial[row["item_id"]].passed(answer) if row["item_id"] < len(campaign.tutorial) else None
+    if row["kind"] in KNOWN:
+        item = known_item(campaign, row)
+        return None if item is None else item.passed(answer)
     if row["kind"] == "BAD_REF" and row["type"] == "pairwise":
         intact = intact_index(row["shown"], outputs[(row["item_id"], row["systems"][0])])
         return answer["outcome"] == intact + 1
@@ -233,9 +238,44 @@ def passed(row, first, outputs, campaign=None):
     return None
 
 
-def item_name(row, items) -> str:
-    """The item column of a task: the segment's name, or ``tutorial N`` for a known-answer item."""
-    return f"tutorial {row['item_id'] + 1}" if row["kind"] == "TUTORIAL" else items[row["item_id"]]
+def item_name(row, items, campaign) -> str:
+    """The item column of a task: the segment's name, or a known-answer item's (``tasks.known_name``)."""
+    return known_name(row, campaign) if row["kind"] in KNOWN else items[row["item_id"]]
+
+
+def attention_kind(row, campaign) -> str:
+    """``loud`` for an attention check the annotator is told about, ``silent`` for one only
+    recorded (a silent ``[[checks]]`` item, a degraded output), empty for other tasks."""
+    if row["kind"] == "CHECK":
+        item = known_item(campaign, row)
+        return "loud" if item is None or item.loud else "silent"
+    return "silent" if row["kind"] == "BAD_REF" else ""
+
+
+def attention(db, campaign) -> pd.DataFrame:
+    """Per annotator: tasks answered (tutorial items apart) and minutes spent, tutorial items answered
+    and right, loud and silent attention checks with the failed ones (a check counts once it has a
+    crisp pass rule: a DA/ESA degraded output needs its original's score), and the completion code
+    the annotator was shown (empty before the quota is done, or without ``[completion]``)."""
+    df = judgments_frame(db, campaign)
+    names = [r[0] for r in db.query("SELECT name FROM accounts WHERE role = 'annotator' ORDER BY id")]
+    rows = []
+    for name in names:
+        part = df[df["annotator"] == name]
+        real, decided = part[part["kind"] != "TUTORIAL"], part[part["passed"] != ""]
+        loud, silent = decided[decided["attention"] == "loud"], decided[decided["attention"] == "silent"]
+        tutorial = part[part["kind"] == "TUTORIAL"]
+        rows.append({"annotator": name, "tasks": len(real), "minutes": round(float(part["seconds"].sum()) / 60, 1),
+                     "tutorial": len(tutorial), "tutorial_right": int((tutorial["passed"] == "yes").sum()),
+                     "loud_checks": len(loud), "loud_failed": int((loud["passed"] == "no").sum()),
+                     "silent_checks": len(silent), "silent_failed": int((silent["passed"] == "no").sum())})
+    out = pd.DataFrame(rows, columns=["annotator", "tasks", "minutes", "tutorial", "tutorial_right", "loud_checks",
+                                      "loud_failed", "silent_checks", "silent_failed"]).set_index("annotator")
+    out["failed"] = out["loud_failed"] + out["silent_failed"]
+    c = campaign.completion
+    out["completion_code"] = ["" if c is None or tasks < campaign.quota else c.for_failures(failed)
+                              for tasks, failed in zip(out["tasks"], out["failed"])]
+    return out
 
 
 def judgments_frame(db, campaign) -> pd.DataFrame:
@@ -252,15 +292,16 @@ def judgments_frame(db, campaign) -> pd.DataFrame:
     for r in rows:
         check = passed(r, first, outputs, campaign) if r["kind"] != "SYSTEM" else None
         out.append({"task": r["id"], "type": r["type"], "kind": r["kind"],
-                    "control_of": r["control_of"], "item": item_name(r, items),
+                    "control_of": r["control_of"], "item": item_name(r, items, campaign),
                     "systems": json.dumps([systems[s] for s in r["systems"]], ensure_ascii=False),
                     "shown": json.dumps(r["shown"], ensure_ascii=False), "annotator": r["judge"],
                     "answer": json.dumps(r["answer"], ensure_ascii=False, sort_keys=True),
                     "issued_at": _iso(r["issued_at"]), "submitted_at": _iso(r["submitted_at"]),
                     "seconds": round(r["submitted_at"] - r["issued_at"], 3),
-                    "passed": "" if check is None else ("yes" if check else "no")})
+                    "passed": "" if check is None else ("yes" if check else "no"),
+                    "attention": attention_kind(r, campaign)})
     df = pd.DataFrame(out, columns=["task", "type", "kind", "control_of", "item", "systems", "shown", "annotator",
-                                    "answer", "issued_at", "submitted_at", "seconds", "passed"])
+                                    "answer", "issued_at", "submitted_at", "seconds", "passed", "attention"])
     return df.astype({"control_of": "Int64"})
 
 
@@ -269,6 +310,8 @@ def export_frame(db, campaign, what: str) -> pd.DataFrame:
         return frame(all_comparisons(db, campaign))
     if what == "judgments":
         return judgments_frame(db, campaign)
+    if what == "annotators":
+        return attention(db, campaign).reset_index()
     if what == "ratings":
         return ratings_frame(ratings(db, campaign)).drop(columns="kind")
     if what == "esa":

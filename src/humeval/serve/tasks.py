@@ -15,6 +15,11 @@ Before any of these, an annotator answers the campaign's ``[[tutorial]]`` items 
 ``TUTORIAL``; they cannot be skipped); each answer is told right or wrong with the item's feedback,
 and none is ever ranked or counted towards the quota.
 
+- ``CHECK``: one of the campaign's ``[[checks]]`` (an attention check with a known answer), at the
+  share ``quality.checks``, of the task type in turn, each at most once per annotator. It looks like
+  any task (item name: a number after the last segment's); a loud check tells the annotator after
+  the answer that it was one and whether it was passed, a silent one is only recorded.
+
 Each answered task is degraded or repeated at most once (WMT pairs each original with one
 control); when none is left, a system task is issued instead.
 
@@ -47,7 +52,7 @@ from humeval.active.strategies import GRMUncertainty, PairState, UniformPairs, m
 from humeval.serve.campaign import RATED
 
 KINDS = ("SYSTEM", "BAD_REF", "REPEAT")
-KNOWN = ("TUTORIAL",)  # kinds of tasks on the campaign file's known-answer items (item_id: the item's index)
+KNOWN = ("TUTORIAL", "CHECK")  # kinds of tasks on the campaign file's known-answer items (item_id: the item's index)
 SEVERITIES = ("minor", "major")
 # MQM-lite: the top level of the MQM typology (Lommel et al. 2014; Freitag et al. 2021's categories)
 CATEGORIES = ("Accuracy", "Fluency", "Terminology", "Style", "Locale convention", "Non-translation", "Other")
@@ -315,12 +320,14 @@ class Issuer:
         task_type = c.tasks[done % len(c.tasks)]
         u = rng.random()
         task = None
-        if task_type == "mqm":
-            pass  # MQM-lite has no controls: WMT's controls are defined for scores
+        if task_type == "mqm" and u < c.bad_reference + c.repeat:
+            pass  # MQM-lite has no degraded or repeated controls: WMT's controls are defined for scores
         elif u < c.bad_reference and task_type in ("pairwise", *RATED):
             task = self._bad_reference(conn, annotator_id, task_type)
         elif u < c.bad_reference + c.repeat:
             task = self._repeat(conn, annotator_id, task_type)
+        elif u < c.bad_reference + c.repeat + c.checks_share:
+            task = self._check(conn, annotator_id, task_type)
         if task is None:
             task = self._system_task(conn, annotator_id, task_type)
         return self._insert(conn, annotator_id, task_type, task, now)
@@ -391,6 +398,15 @@ class Issuer:
         return {"kind": "BAD_REF", "item_id": row["item_id"], "systems": json.loads(row["systems"]),
                 "shown": [degrade(text, self._donor(conn, row["item_id"]), self.rng)], "control_of": row["id"]}
 
+    def _check(self, conn, annotator_id, task_type):
+        asked = {r[0] for r in conn.execute("SELECT item_id FROM tasks WHERE annotator_id = ? AND kind = 'CHECK'",
+                                            (annotator_id,))}
+        left = [i for i, item in enumerate(self.campaign.checks) if item.type == task_type and i not in asked]
+        if not left:
+            return None
+        n = left[int(self.rng.integers(len(left)))]
+        return {"kind": "CHECK", "item_id": n, "systems": [], "shown": list(self.campaign.checks[n].outputs)}
+
     def _repeat(self, conn, annotator_id, task_type):
         rows = conn.execute("SELECT t.* FROM tasks t JOIN judgments j ON j.task_id = t.id WHERE t.annotator_id = ? "
                             "AND t.type = ? AND t.kind = 'SYSTEM' AND t.id NOT IN (SELECT control_of FROM tasks "
@@ -435,23 +451,38 @@ class Issuer:
 
     def told(self, task, answer) -> dict:
         """What the annotator is told about a known-answer task: ``{"tutorial": {"passed",
-        "feedback"}}`` (nothing for other tasks)."""
-        if task["kind"] != "TUTORIAL":
+        "feedback"}}``, or ``{"check": …}`` for a loud attention check (nothing for other tasks)."""
+        item = known_item(self.campaign, task)
+        if item is None or (task["kind"] == "CHECK" and not item.loud):
             return {}
-        item = self.campaign.tutorial[task["item_id"]]
         answer = json.loads(answer) if isinstance(answer, str) else answer
-        return {"tutorial": {"passed": item.passed(answer), "feedback": item.feedback}}
+        return {task["kind"].lower(): {"passed": item.passed(answer), "feedback": item.feedback}}
+
+
+def known_item(campaign, task):
+    """The campaign's tutorial item or attention check a task shows, or None (a segment's task, or
+    an item since removed from the campaign file)."""
+    items = {"TUTORIAL": campaign.tutorial, "CHECK": campaign.checks}.get(task["kind"], ())
+    return items[task["item_id"]] if task["item_id"] < len(items) else None
+
+
+def known_name(task, campaign) -> str:
+    """A known-answer task's item name: ``tutorial N``, or for a check a number after the last
+    segment's (a check looks like any other task)."""
+    if task["kind"] == "TUTORIAL":
+        return f"tutorial {task['item_id'] + 1}"
+    return str(len(campaign.items) + task["item_id"] + 1)
 
 
 def public(task: dict, db, campaign=None) -> dict:
     """What the annotator sees of a task: no system names, no control kind (a tutorial item says
     it is one: ``tutorial`` = [its number, how many])."""
-    if task["kind"] == "TUTORIAL":
-        n = task["item_id"]
-        item = campaign.tutorial[n]
-        return {"task": task["token"], "type": task["type"], "item": f"tutorial {n + 1}", "source": item.source,
-                "reference": item.reference, "outputs": json.loads(task["shown"]),
-                "tutorial": [n + 1, len(campaign.tutorial)]}
+    if task["kind"] in KNOWN:
+        n, item = task["item_id"], known_item(campaign, task)
+        out = {"task": task["token"], "type": task["type"], "item": known_name(task, campaign),
+               "source": item.source if item else "", "reference": item.reference if item else None,
+               "outputs": json.loads(task["shown"])}
+        return {**out, "tutorial": [n + 1, len(campaign.tutorial)]} if task["kind"] == "TUTORIAL" else out
     item = db.one("SELECT name, source, reference FROM items WHERE id = ?", (task["item_id"],))
     return {"task": task["token"], "type": task["type"], "item": item["name"], "source": item["source"],
             "reference": item["reference"], "outputs": json.loads(task["shown"])}

@@ -12,6 +12,7 @@ strategy = "trueskill"            # uniform, wmt, trueskill, bt-order, bt-outcom
 k = 5                             # outputs per ranking task
 seed = 1
 database = "demo.sqlite"          # relative to this file, or a postgresql:// URL; `--db` overrides
+# context = 2                     # with data.documents: segments shown before and after (read-only)
 # quota = 100                     # tasks per annotator: the page shows "12 of 100", then no more tasks
 # header_timeout = 10             # seconds a connection may take to send a request's head, then closed
 # body_timeout = 30               # seconds a request body may take between chunks, then 408
@@ -19,6 +20,8 @@ database = "demo.sqlite"          # relative to this file, or a postgresql:// UR
 [data]                            # plain text, one segment per line, all files line-aligned
 source = "source.txt"
 reference = "reference.txt"       # optional; shown to annotators when given
+documents = "documents.txt"       # optional: each segment's document id; the page then shows `context`
+                                  # segments before and after it in its document (WMT's document-level DA)
 [data.systems]
 sysA = "systems/sysA.txt"
 sysB = "systems/sysB.txt"
@@ -85,7 +88,7 @@ SYNCHRONOUS = ("full", "normal")
 KEYS = {"name", "track", "tasks", "strategy", "baseline", "k", "seed", "database", "batch", "task_timeout",
         "leaderboard_interval", "bootstrap", "synchronous", "data", "quality", "accounts", "stop", "header_timeout",
         "body_timeout", "quota", "instructions", "tutorial", "checks",
-        "completion"}
+        "completion", "context"}
 KNOWN_KEYS = {"type", "source", "reference", "outputs", "answer", "feedback"}
 # What each task type's page tells the annotator (``[instructions]`` in the campaign file replaces any)
 INSTRUCTIONS = {
@@ -188,6 +191,8 @@ class Campaign:
     checks: tuple[KnownItem, ...] = ()  # attention checks, issued at the share ``checks``
     checks_share: float = 0.0
     completion: Completion | None = None
+    documents: tuple[str, ...] | None = None  # each segment's document id (data.documents)
+    context: int = 2  # segments of its document shown before and after a segment
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -253,12 +258,29 @@ def load_campaign(path, database=None) -> Campaign:
     reference = None
     if "reference" in data:
         reference = _lines(base / _get(data, "reference", str, None, path, "data."), path, "reference")
+    documents = None
+    if "documents" in data:
+        documents = _lines(base / _get(data, "documents", str, None, path, "data."), path, "documents")
+        documents = tuple(d.strip() for d in documents)
+        if not all(documents):
+            line = documents.index("") + 1
+            raise InputError(base / data["documents"], line, "an empty document id",
+                             "give every segment's document id, one a line, line-aligned with the source")
+        runs = [d for i, d in enumerate(documents) if i == 0 or documents[i - 1] != d]
+        if len(runs) != len(set(runs)):
+            again = next(d for d in runs if runs.count(d) > 1)
+            line = next(i + 1 for i in range(1, len(documents)) if documents[i] == again and documents[i - 1] != again)
+            raise InputError(base / data["documents"], line, f"document {again!r} comes back after other documents",
+                             "keep each document's segments on consecutive lines")
+    context = _get(raw, "context", int, 2, path)
+    if context < 0:
+        _fail(path, f"context = {context}", "give the number of segments shown before and after, ≥ 0")
     systems = _get(data, "systems", dict, None, path, "data.")
     if len(systems) < 2:
         _fail(path, f"data.systems names {len(systems)} system(s)", "name at least two systems")
     outputs = {str(name): _lines(base / _get(systems, name, str, None, path, "data.systems."), path,
                                  f"systems.{name}") for name in systems}
-    for name, lines in [("reference", reference)] + list(outputs.items()):
+    for name, lines in [("reference", reference), ("documents", documents)] + list(outputs.items()):
         if lines is not None and len(lines) != len(source):
             _fail(path, f"data {name} has {len(lines)} lines but the source has {len(source)}",
                   "give line-aligned files: one segment per line in every file")
@@ -315,7 +337,7 @@ def load_campaign(path, database=None) -> Campaign:
                     leaderboard_interval=float(numbers["leaderboard_interval"]), synchronous=synchronous, stop=stop,
                     header_timeout=float(numbers["header_timeout"]), body_timeout=float(numbers["body_timeout"]),
                     quota=quota, instructions={**INSTRUCTIONS, **given},
-                    tutorial=_known_items(raw, "tutorial", path, tasks), checks=checks,
+                    tutorial=_known_items(raw, "tutorial", path, tasks), checks=checks, documents=documents, context=context,
                     checks_share=shares.pop("checks"), completion=_completion(raw, path, quota), **shares)
 
 

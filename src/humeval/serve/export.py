@@ -154,7 +154,8 @@ def appraise_rows(db, campaign) -> list[list]:
             slots = [(r["id"], systems[s]) for s in r["systems"]] + [("", "")] * (width - len(r["systems"]))
             ranks = list(ranks) + [-1] * (width - len(ranks))
             item = items[r["item_id"]]
-            out.append([src, trg, item, "-1", item, r["judge"], *[x for slot in slots for x in slot], *ranks])
+            document = campaign.documents[r["item_id"]] if campaign.documents else "-1"
+            out.append([src, trg, item, document, item, r["judge"], *[x for slot in slots for x in slot], *ranks])
     return out
 
 
@@ -186,7 +187,7 @@ def mqm_frame(db, campaign) -> pd.DataFrame:
     rows = []
     for r in answered(db, "mqm"):
         source, name = texts[r["item_id"]]
-        base = [systems[r["systems"][0]], "doc", name, name, r["judge"], " ".join(source.split()),
+        base = [systems[r["systems"][0]], campaign.documents[r["item_id"]] if campaign.documents else "doc", name, name, r["judge"], " ".join(source.split()),
                 " ".join(outputs[(r["item_id"], r["systems"][0])].split())]
         rows += [base + [e["category"], e["severity"].capitalize()] for e in r["answer"]["errors"]] or \
             [base + ["No-error", "No-error"]]

@@ -484,5 +484,26 @@ def public(task: dict, db, campaign=None) -> dict:
                "outputs": json.loads(task["shown"])}
         return {**out, "tutorial": [n + 1, len(campaign.tutorial)]} if task["kind"] == "TUTORIAL" else out
     item = db.one("SELECT name, source, reference FROM items WHERE id = ?", (task["item_id"],))
-    return {"task": task["token"], "type": task["type"], "item": item["name"], "source": item["source"],
-            "reference": item["reference"], "outputs": json.loads(task["shown"])}
+    out = {"task": task["token"], "type": task["type"], "item": item["name"], "source": item["source"],
+           "reference": item["reference"], "outputs": json.loads(task["shown"])}
+    if campaign is not None and campaign.documents is not None:
+        out.update(document_context(campaign, task["item_id"], json.loads(task["systems"]), len(out["outputs"])))
+    return out
+
+
+def document_context(campaign, item: int, systems, shown: int) -> dict:
+    """The segment's document and up to ``campaign.context`` segments of it before and after
+    (read-only context, as WMT's document-level DA shows; Kocmi et al. 2022): their source, and
+    for a task that shows one output, the same system's outputs of them (several outputs side by
+    side get the source only: the columns' neighbours would tell a degraded copy by its twin)."""
+    documents, n = campaign.documents, campaign.context
+    system = campaign.systems[systems[0]] if shown == 1 and systems else None
+
+    def segment(j):
+        return {"item": campaign.items[j], "source": campaign.source[j],
+                "output": campaign.outputs[system][j] if system else None}
+    before = [segment(j) for j in range(max(0, item - n), item) if documents[j] == documents[item]]
+    after = [segment(j) for j in range(item + 1, min(len(documents), item + n + 1)) if documents[j] == documents[item]]
+    position = [j for j in range(len(documents)) if documents[j] == documents[item]]
+    return {"document": documents[item], "position": [position.index(item) + 1, len(position)],
+            "before": before, "after": after}

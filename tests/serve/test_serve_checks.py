@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from serve_helpers import PASSWORD, api_login, form_csrf, write_campaign
+from serve_helpers import form_login, api_login, form_csrf, write_campaign
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
@@ -92,8 +92,7 @@ def test_loud_and_silent_checks_counted_and_the_completion_code(tmp_path):
 def test_the_pages_tell_a_loud_check_and_show_the_code_and_the_counts(tmp_path):
     app = create_app(load_campaign(checks_campaign(tmp_path, quota=3)), leaderboard=False)
     client = TestClient(app)
-    page = client.get("/login")
-    client.post("/login", data={"name": "alice", "password": PASSWORD, "csrf": form_csrf(page.text)})
+    form_login(client, "alice")
     page = client.get("/task").text
     told = []
     for _ in range(3):
@@ -105,8 +104,7 @@ def test_the_pages_tell_a_loud_check_and_show_the_code_and_the_counts(tmp_path):
     assert "Your completion code" in page and "FAIL-999" in page  # the da check failed (70 is not in 0–10)
     assert told == [False, True, False]  # silent pairwise check, loud DA check, then the end page
     organiser = TestClient(app)
-    page = organiser.get("/login")
-    organiser.post("/login", data={"name": "olga", "password": PASSWORD, "csrf": form_csrf(page.text)})
+    form_login(organiser, "olga")
     board = organiser.get("/organiser").text
     row = re.search(r'<table id="attention">.*?<tr><td>alice</td>(.*?)</tr>', board, flags=re.S).group(1)
     assert "FAIL-999" in row

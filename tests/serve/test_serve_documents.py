@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from serve_helpers import PASSWORD, api_login, form_csrf, write_campaign
+from serve_helpers import form_login, api_login, form_csrf, write_campaign
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
@@ -64,8 +64,7 @@ def test_context_stays_inside_the_document_with_the_same_systems_outputs(tmp_pat
 def test_pairwise_context_has_sources_only_and_the_page_and_appraise_export(tmp_path):
     app = create_app(load_campaign(document_campaign(tmp_path, tasks=("pairwise",), context=1)), leaderboard=False)
     client = TestClient(app)
-    page = client.get("/login")
-    client.post("/login", data={"name": "alice", "password": PASSWORD, "csrf": form_csrf(page.text)})
+    form_login(client, "alice")
     page = client.get("/task").text
     item = int(re.search(r"<h2>Segment (\d+)", page).group(1)) - 1
     assert f"document {DOCUMENTS[item]}" in page

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from serve_helpers import PASSWORD, api_login, form_csrf, write_campaign
+from serve_helpers import form_login, api_login, form_csrf, write_campaign
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
@@ -78,8 +78,7 @@ def test_tutorial_first_with_feedback_then_real_items_and_exports_without_it(tmp
 def test_the_page_marks_the_tutorial_and_tells_right_or_wrong(tmp_path):
     app = create_app(load_campaign(tutorial_campaign(tmp_path)), leaderboard=False)
     client = TestClient(app)
-    page = client.get("/login")
-    client.post("/login", data={"name": "bob", "password": PASSWORD, "csrf": form_csrf(page.text)})
+    form_login(client, "bob")
     page = client.get("/task").text
     assert "Tutorial, item 1 of 2" in page and 'id="skip"' not in page
     token = re.search(r'data-task="([^"]+)"', page).group(1)

@@ -12,6 +12,8 @@ strategy = "trueskill"            # uniform, wmt, trueskill, bt-order, bt-outcom
 k = 5                             # outputs per ranking task
 seed = 1
 database = "demo.sqlite"          # relative to this file, or a postgresql:// URL; `--db` overrides
+# contrastive = 3                 # ESA tasks show this many systems' outputs of one source side by side,
+                                  # each with its spans and score (contrastive ESA, as Pearmut runs it)
 # context = 2                     # with data.documents: segments shown before and after (read-only)
 # quota = 100                     # tasks per annotator: the page shows "12 of 100", then no more tasks
 # header_timeout = 10             # seconds a connection may take to send a request's head, then closed
@@ -20,6 +22,9 @@ database = "demo.sqlite"          # relative to this file, or a postgresql:// UR
 [data]                            # plain text, one segment per line, all files line-aligned
 source = "source.txt"
 reference = "reference.txt"       # optional; shown to annotators when given
+ai_spans = "ai_spans.jsonl"       # optional, ESA^AI: error spans of an automatic judge pre-filled in ESA
+                                  # tasks, one JSON object a line: {"system", "item" (line number), "spans":
+                                  # [{"start_i", "end_i", "severity"}]}; the annotator edits them
 documents = "documents.txt"       # optional: each segment's document id; the page then shows `context`
                                   # segments before and after it in its document (WMT's document-level DA)
 [data.systems]
@@ -88,7 +93,7 @@ SYNCHRONOUS = ("full", "normal")
 KEYS = {"name", "track", "tasks", "strategy", "baseline", "k", "seed", "database", "batch", "task_timeout",
         "leaderboard_interval", "bootstrap", "synchronous", "data", "quality", "accounts", "stop", "header_timeout",
         "body_timeout", "quota", "instructions", "tutorial", "checks",
-        "completion", "context"}
+        "completion", "context", "contrastive"}
 KNOWN_KEYS = {"type", "source", "reference", "outputs", "answer", "feedback"}
 # What each task type's page tells the annotator (``[instructions]`` in the campaign file replaces any)
 INSTRUCTIONS = {
@@ -193,6 +198,8 @@ class Campaign:
     completion: Completion | None = None
     documents: tuple[str, ...] | None = None  # each segment's document id (data.documents)
     context: int = 2  # segments of its document shown before and after a segment
+    contrastive: int = 1  # outputs an ESA task shows side by side (1: plain ESA)
+    ai_spans: dict | None = None  # (system index, item index) → pre-filled error spans (ESA^AI)
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -284,6 +291,15 @@ def load_campaign(path, database=None) -> Campaign:
         if lines is not None and len(lines) != len(source):
             _fail(path, f"data {name} has {len(lines)} lines but the source has {len(source)}",
                   "give line-aligned files: one segment per line in every file")
+    contrastive = _get(raw, "contrastive", int, 1, path)
+    if contrastive != 1 and ("esa" not in tasks or not 2 <= contrastive <= len(outputs)):
+        _fail(path, f"contrastive = {contrastive} (with tasks {tasks} and {len(outputs)} systems)",
+              f"give 2 ≤ contrastive ≤ {len(outputs)} and \"esa\" in tasks, or leave contrastive out")
+    ai_spans = None
+    if "ai_spans" in data:
+        if "esa" not in tasks:
+            _fail(path, "data.ai_spans pre-fills ESA tasks and tasks has no \"esa\"", "add \"esa\" to tasks")
+        ai_spans = read_ai_spans(base / _get(data, "ai_spans", str, None, path, "data."), outputs)
     baseline = raw.get("baseline")
     if strategy == "grm" and (baseline not in outputs or "pairwise" not in tasks):
         _fail(path, f"strategy = \"grm\" needs pairwise tasks and baseline = one of the systems (got {baseline!r})",
@@ -338,6 +354,7 @@ def load_campaign(path, database=None) -> Campaign:
                     header_timeout=float(numbers["header_timeout"]), body_timeout=float(numbers["body_timeout"]),
                     quota=quota, instructions={**INSTRUCTIONS, **given},
                     tutorial=_known_items(raw, "tutorial", path, tasks), checks=checks, documents=documents, context=context,
+                    contrastive=contrastive, ai_spans=ai_spans,
                     checks_share=shares.pop("checks"), completion=_completion(raw, path, quota), **shares)
 
 
@@ -368,6 +385,48 @@ def _stop(raw, path, tasks, bootstrap) -> StopRule | None:
     if rule.min_comparisons < 0 or rule.simulations < 2:
         _fail(path, "stop.min_comparisons must be ≥ 0 and stop.simulations ≥ 2", "give larger numbers")
     return rule
+
+
+def read_ai_spans(path: Path, outputs: dict) -> dict:
+    """ESA^AI's pre-filled spans (see the module docstring): (system index, item index) → spans,
+    each checked to lie inside that output (character offsets, as ESA's ``error_spans``)."""
+    import json
+    if not path.is_file():
+        raise InputError(path, None, "no such file of automatic error spans", "give data.ai_spans relative to the "
+                         "campaign file")
+    names = list(outputs)
+    out = {}
+    for line, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not text.strip():
+            continue
+        try:
+            row = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise InputError(path, line, f"not JSON: {error.msg}", "write one JSON object a line") from None
+        fix = 'write {"system": "sysA", "item": 3, "spans": [{"start_i": 0, "end_i": 4, "severity": "minor"}]}'
+        if not isinstance(row, dict) or row.get("system") not in outputs:
+            raise InputError(path, line, f"system {row.get('system') if isinstance(row, dict) else row!r} is not one "
+                             f"of the campaign's ({', '.join(names)})", fix)
+        item, spans = row.get("item"), row.get("spans")
+        n = len(outputs[row["system"]])
+        if isinstance(item, str) and item.isdigit():
+            item = int(item)
+        if not isinstance(item, int) or isinstance(item, bool) or not 1 <= item <= n:
+            raise InputError(path, line, f"item {item!r} is not a line number from 1 to {n}", fix)
+        text_out = outputs[row["system"]][item - 1]
+        if not isinstance(spans, list) or not all(
+                isinstance(x, dict) and isinstance(x.get("start_i"), int) and isinstance(x.get("end_i"), int)
+                and 0 <= x["start_i"] < x["end_i"] <= len(text_out) and x.get("severity") in ("minor", "major")
+                for x in spans):
+            raise InputError(path, line, f"spans must lie inside the output ({len(text_out)} characters) with "
+                             "severity minor or major", fix)
+        key = (names.index(row["system"]), item - 1)
+        if key in out:
+            raise InputError(path, line, f"a second line for system {row['system']}, item {item}",
+                             "give each output's spans on one line")
+        out[key] = sorted(({"start_i": x["start_i"], "end_i": x["end_i"], "severity": x["severity"]} for x in spans),
+                          key=lambda x: (x["start_i"], x["end_i"]))
+    return out
 
 
 def _completion(raw, path, quota) -> Completion | None:

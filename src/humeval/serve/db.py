@@ -55,6 +55,10 @@ MIGRATIONS = [
     CREATE INDEX sessions_by_account ON sessions (account_id);
     DELETE FROM meta WHERE key = 'secret';
     """,
+    # ESA^AI: the automatic error spans a task showed pre-filled (JSON: one list per output shown)
+    """
+    ALTER TABLE tasks ADD COLUMN prefill TEXT;
+    """,
 ]
 
 

@@ -30,7 +30,8 @@
   answer; a ``TUTORIAL`` item: its ``answer`` in the campaign file; empty otherwise: a repeated
   score is judged by the Wilcoxon test in ``da_quality``). Tutorial items (item ``tutorial N``)
   appear only here: no export that ranks systems holds them. ``attention``: ``loud`` or ``silent``
-  for an attention check (``tasks.attention_kind``).
+  for an attention check (``tasks.attention_kind``); ``ai_kept``, ``ai_removed``, ``ai_added``: an
+  ESA^AI task's pre-filled spans kept or removed and the spans added (``ai_edits``).
 - ``annotators``: per annotator, tasks and minutes, tutorial items right, attention checks loud
   and silent with the failed ones, and the completion code shown (``attention``).
 
@@ -111,9 +112,22 @@ def rankings(db, campaign) -> Rankings:
                     systems=systems, items=items, judges=judges, tracks=(campaign.track,))
 
 
+def scored(rows) -> list[dict]:
+    """One row per output rated: a contrastive ESA answer (``{"outputs": [...]}``) becomes one row
+    per output shown, with ``systems`` = [that system] and its own score and spans."""
+    out = []
+    for r in rows:
+        if "outputs" in r["answer"]:
+            out += [{**r, "systems": [s], "answer": part, "position": i}
+                    for i, (s, part) in enumerate(zip(r["systems"], r["answer"]["outputs"]))]
+        else:
+            out.append(r)
+    return out
+
+
 def ratings(db, campaign, kinds=("SYSTEM",)) -> Ratings:
     from humeval.serve.tasks import KINDS
-    rows = answered(db, tuple(CRITERIA), kinds)
+    rows = scored(answered(db, tuple(CRITERIA), kinds))
     systems, items = _labels(db)
     judges, judge = _judges(rows)
     n = len(rows)
@@ -168,7 +182,7 @@ def appraise_csv(db, campaign) -> str:
 def esa_frame(db, campaign) -> pd.DataFrame:
     """ESA answers (system outputs and degraded copies) in the ESA reader's CSV layout."""
     systems, items = _labels(db)
-    rows = answered(db, "esa", ("SYSTEM", "BAD_REF"))
+    rows = scored(answered(db, "esa", ("SYSTEM", "BAD_REF")))
     return pd.DataFrame({"system": [systems[r["systems"][0]] for r in rows], "item": [items[r["item_id"]] for r in rows],
                          "score": [r["answer"]["score"] for r in rows],
                          "error_spans": [json.dumps([{**x, "error_type": ""} for x in r["answer"]["spans"]])
@@ -232,8 +246,8 @@ def passed(row, first, outputs, campaign=None):
     original = first.get(row["control_of"])
     if original is None:
         return None
-    if row["kind"] == "BAD_REF" and "score" in answer:
-        return answer["score"] < original["score"]
+    if row["kind"] == "BAD_REF" and "score" in answer:  # (contrastive ESA: the original's first output)
+        return answer["score"] < (original["outputs"][0] if "outputs" in original else original)["score"]
     if row["kind"] == "REPEAT" and row["type"] in ("pairwise", "ranking"):
         return answer == original
     return None
@@ -283,7 +297,7 @@ def judgments_frame(db, campaign) -> pd.DataFrame:
     """Every answered task, controls and tutorial items included (see the module docstring)."""
     systems, items = _labels(db)
     outputs = {(r[0], r[1]): r[2] for r in db.query("SELECT item_id, system_id, text FROM outputs")}
-    rows = db.query("SELECT t.id, t.type, t.kind, t.control_of, t.item_id, t.systems, t.shown, t.issued_at, "
+    rows = db.query("SELECT t.id, t.type, t.kind, t.control_of, t.item_id, t.systems, t.shown, t.issued_at, t.prefill, "
                     "a.name AS judge, j.answer, j.submitted_at FROM judgments j JOIN tasks t ON t.id = j.task_id "
                     "JOIN accounts a ON a.id = t.annotator_id ORDER BY j.id")
     rows = [{**dict(r), "systems": json.loads(r["systems"]), "shown": json.loads(r["shown"]),
@@ -300,10 +314,27 @@ def judgments_frame(db, campaign) -> pd.DataFrame:
                     "issued_at": _iso(r["issued_at"]), "submitted_at": _iso(r["submitted_at"]),
                     "seconds": round(r["submitted_at"] - r["issued_at"], 3),
                     "passed": "" if check is None else ("yes" if check else "no"),
-                    "attention": attention_kind(r, campaign)})
+                    "attention": attention_kind(r, campaign), **ai_edits(r)})
     df = pd.DataFrame(out, columns=["task", "type", "kind", "control_of", "item", "systems", "shown", "annotator",
-                                    "answer", "issued_at", "submitted_at", "seconds", "passed", "attention"])
-    return df.astype({"control_of": "Int64"})
+                                    "answer", "issued_at", "submitted_at", "seconds", "passed", "attention",
+                                    "ai_kept", "ai_removed", "ai_added"])
+    return df.astype({"control_of": "Int64", "ai_kept": "Int64", "ai_removed": "Int64", "ai_added": "Int64"})
+
+
+def ai_edits(row) -> dict:
+    """ESA^AI: of the spans pre-filled, how many the annotator kept (same offsets and severity) or
+    removed, and how many spans are new (a pre-filled span changed counts as removed and added);
+    summed over a contrastive task's outputs; None without pre-filled spans."""
+    if not row.get("prefill"):
+        return {"ai_kept": None, "ai_removed": None, "ai_added": None}
+    answer = row["answer"]
+    parts = answer["outputs"] if "outputs" in answer else [answer]
+    kept = removed = added = 0
+    for given, part in zip(json.loads(row["prefill"]), parts):
+        before = {(x["start_i"], x["end_i"], x["severity"]) for x in given}
+        after = {(x["start_i"], x["end_i"], x["severity"]) for x in part["spans"]}
+        kept, removed, added = kept + len(before & after), removed + len(before - after), added + len(after - before)
+    return {"ai_kept": kept, "ai_removed": removed, "ai_added": added}
 
 
 def export_frame(db, campaign, what: str) -> pd.DataFrame:

@@ -122,10 +122,19 @@ def _spans(raw, text: str, categories: bool) -> list[dict]:
     return sorted(spans, key=lambda x: (x["start_i"], x["end_i"]))
 
 
-def canonical(task_type: str, answer, k: int, text: str = "") -> str:
-    """The answer checked and written canonically (so a retry compares equal), or ``Refused``."""
+def canonical(task_type: str, answer, k: int, text: str = "", texts=None) -> str:
+    """The answer checked and written canonically (so a retry compares equal), or ``Refused``.
+    A contrastive ESA task (``k`` > 1 outputs ``texts``) takes ``{"outputs": [{"score", "spans"}, …]}``,
+    one entry per output in the order shown."""
     if not isinstance(answer, dict):
         raise Refused(400, "the answer must be an object")
+    if task_type == "esa" and k > 1:
+        parts = answer.get("outputs")
+        if not isinstance(parts, list) or len(parts) != k:
+            raise Refused(400, f"a contrastive ESA answer is {{\"outputs\": [{k} objects {{\"score\", \"spans\"}}]}}, "
+                               "one per output in the order shown")
+        return json.dumps({"outputs": [json.loads(canonical("esa", part, 1, t)) for part, t in zip(parts, texts)]},
+                          sort_keys=True)
     try:
         if task_type == "pairwise":
             outcome = answer["outcome"]
@@ -330,15 +339,18 @@ class Issuer:
             task = self._check(conn, annotator_id, task_type)
         if task is None:
             task = self._system_task(conn, annotator_id, task_type)
+        if task_type == "esa" and c.ai_spans is not None and task["kind"] != "BAD_REF":
+            task["prefill"] = [c.ai_spans.get((s, task["item_id"]), []) for s in task["systems"]]
         return self._insert(conn, annotator_id, task_type, task, now)
 
     @staticmethod
     def _insert(conn, annotator_id, task_type, task, now) -> dict:
         token = secrets.token_urlsafe(12)
+        prefill = json.dumps(task["prefill"]) if task.get("prefill") is not None else None
         row = conn.execute("INSERT INTO tasks (token, annotator_id, type, kind, item_id, systems, shown, control_of, "
-                           "issued_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open') RETURNING *",
+                           "issued_at, status, prefill) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?) RETURNING *",
                            (token, annotator_id, task_type, task["kind"], task["item_id"], json.dumps(task["systems"]),
-                            json.dumps(task["shown"], ensure_ascii=False), task.get("control_of"), now))
+                            json.dumps(task["shown"], ensure_ascii=False), task.get("control_of"), now, prefill))
         return dict(row.fetchone())
 
     def _texts(self, conn, item_id, systems):
@@ -365,6 +377,8 @@ class Issuer:
             systems = list(self._next_pair())
         elif task_type == "ranking":
             systems = [int(s) for s in self.rng.permutation(self.n)[:self.campaign.k]]
+        elif task_type == "esa" and self.campaign.contrastive > 1:  # contrastive ESA: several outputs side by side
+            systems = [int(s) for s in self.rng.permutation(self.n)[:self.campaign.contrastive]]
         else:
             counts = np.zeros(self.n)
             for s, count in conn.execute("SELECT systems, COUNT(*) FROM tasks WHERE type = ? AND kind = 'SYSTEM' "
@@ -394,8 +408,8 @@ class Issuer:
         if not rated:
             return None
         row = rated[int(self.rng.integers(len(rated)))]
-        text = json.loads(row["shown"])[0]
-        return {"kind": "BAD_REF", "item_id": row["item_id"], "systems": json.loads(row["systems"]),
+        text = json.loads(row["shown"])[0]  # (contrastive ESA: the first output, as a plain ESA task)
+        return {"kind": "BAD_REF", "item_id": row["item_id"], "systems": json.loads(row["systems"])[:1],
                 "shown": [degrade(text, self._donor(conn, row["item_id"]), self.rng)], "control_of": row["id"]}
 
     def _check(self, conn, annotator_id, task_type):
@@ -431,7 +445,8 @@ class Issuer:
         """Write the answer once; returns {"receipt", "repeated"} (``repeated``: a retry)."""
         with self.db.write() as conn:
             row = self._own(conn, annotator_id, token)
-            value = canonical(row["type"], answer, len(json.loads(row["shown"])), json.loads(row["shown"])[0])
+            shown = json.loads(row["shown"])
+            value = canonical(row["type"], answer, len(shown), shown[0], shown)
             old = conn.execute("SELECT answer, receipt FROM judgments WHERE task_id = ?", (row["id"],)).fetchone()
             if old is not None:
                 if old["answer"] != value:
@@ -488,6 +503,8 @@ def public(task: dict, db, campaign=None) -> dict:
            "reference": item["reference"], "outputs": json.loads(task["shown"])}
     if campaign is not None and campaign.documents is not None:
         out.update(document_context(campaign, task["item_id"], json.loads(task["systems"]), len(out["outputs"])))
+    if task.get("prefill"):
+        out["prefill"] = json.loads(task["prefill"])
     return out
 
 

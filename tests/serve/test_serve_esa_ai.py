@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from serve_helpers import form_login, Server, api_login, form_csrf, write_campaign
+from serve_helpers import Server, api_login, form_csrf, form_login, write_campaign
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from serve_helpers import form_login, api_login, form_csrf, write_campaign
+from serve_helpers import api_login, form_csrf, form_login, write_campaign
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")

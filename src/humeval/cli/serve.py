@@ -9,7 +9,7 @@ import click
 
 from humeval.cli.common import DEFAULT_GC_THRESHOLDS, OutputPath, UserError, common_options, err, out, plural
 
-DEMO_FILES = ("campaign.toml", "source.txt", "reference.txt", "truth.csv")  # what write_demo puts in --demo's folder
+DEMO_FILES = ("campaign.toml", "source.txt", "reference.txt", "documents.txt", "ai_spans.jsonl")  # = serve.demo.FILES
 
 
 @click.command("serve")
@@ -22,7 +22,10 @@ DEMO_FILES = ("campaign.toml", "source.txt", "reference.txt", "truth.csv")  # wh
                    "campaign file).")
 @click.option("--demo", "demo_dir",
               type=OutputPath(folder=True, beside=lambda path, params: [path / name for name in DEMO_FILES]),
-              help="Write a demo campaign (simulated systems, 3 annotators, an organiser) into this folder and exit.")
+              help="Write a demo campaign into this folder and exit: every task type (pairwise, ranking, DA, "
+                   "contrastive ESA with pre-filled ESA^AI spans, MQM-lite) on 16 German–English segments in 4 "
+                   "documents from 4 systems of known quality, with a tutorial, attention checks and completion codes; "
+                   "3 annotators and an organiser.")
 @click.option("--import", "manifest", type=click.Path(dir_okay=False),
               help="Build a campaign from another platform's file: Pearmut's campaign JSON, Appraise's batches JSON "
                    "or WMT's JSONL (texts, documents, tutorial items, attention checks, pre-filled ESA^AI spans); "

@@ -33,5 +33,5 @@ def test_the_script_reruns_in_chromium(tmp_path):
     from test_serve_browser import browser
     browser().quit()  # skips (or fails under HUMEVAL_REQUIRE_BROWSER) without Chromium
     written = screenshots().take(tmp_path)
-    assert [p.name for p in written] == [f"serve-{name}.png" for name in screenshots().SHOTS]
+    assert sorted(p.name for p in written) == sorted(f"serve-{name}.png" for name in screenshots().SHOTS)
     assert all(p.stat().st_size > 10_000 and p.read_bytes()[:4] == b"\x89PNG" for p in written)

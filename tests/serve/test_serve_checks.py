@@ -6,6 +6,7 @@ an annotator failed more checks than allowed."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from serve_helpers import api_login, form_csrf, form_login, write_campaign
@@ -38,6 +39,15 @@ loud = false
 code = "GOOD-123"
 failed_code = "FAIL-999"
 max_failed = 0
+'''
+
+TUTORIAL = '''
+[[tutorial]]
+type = "pairwise"
+source = "Der Hund bellt."
+outputs = ["The dog barks.", "The cat barks."]
+answer = 1
+feedback = "The second translation has the wrong animal."
 '''
 
 
@@ -130,3 +140,43 @@ def test_checks_need_items_and_a_share(tmp_path):
     path.write_text(path.read_text().replace("repeat = 0.0", "repeat = 0.0\nchcks = 0.1"))
     with pytest.raises(InputError, match="unknown key quality.chcks"):
         load_campaign(path)
+
+
+def test_tutorial_and_a_loud_check_in_chromium(tmp_path):
+    """In a real browser: the tutorial item answered by keyboard (B, Enter) is told wrong with its
+    feedback; a loud DA check answered by typing a score is told failed; the quota's end shows the
+    failed code."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from serve_helpers import Server
+    from test_serve_browser import browser, click_and_wait, log_in
+
+    driver = browser()
+    path = checks_campaign(tmp_path, quota=3, more=CHECKS + TUTORIAL)
+    server = Server(path)
+    told = []
+    try:
+        log_in(driver, server.url, "alice")
+        assert "Tutorial, item 1 of 1" in driver.find_element(By.ID, "tutorial").text
+        ActionChains(driver).send_keys("b").perform()
+        old = driver.find_element(By.TAG_NAME, "html").id
+        driver.find_element(By.ID, "outcome-2").send_keys("\n")  # Enter submits the form
+        for _ in range(200):
+            if driver.find_element(By.TAG_NAME, "html").id != old:
+                break
+            time.sleep(0.05)
+        assert "Not quite." in driver.find_element(By.ID, "feedback").text
+        for _ in range(3):
+            kind = driver.find_element(By.ID, "task").get_attribute("data-type")
+            if kind == "pairwise":
+                driver.find_element(By.ID, "outcome-1").click()
+            else:
+                driver.find_element(By.ID, "score-number").send_keys("70")
+            click_and_wait(driver, "submit")
+            found = driver.find_elements(By.ID, "check-result")
+            told.append(found[0].text if found else "")
+        assert driver.find_element(By.ID, "completion-code").text == "FAIL-999"
+    finally:
+        driver.quit()
+        server.stop()
+    assert told[1].startswith("That was an attention check: failed.")  # the loud DA check (70 is not in 0–10)

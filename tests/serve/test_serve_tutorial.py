@@ -107,3 +107,12 @@ def test_ranking_items_pass_when_every_strict_order_agrees():
     assert item.passed({"ranks": [1, 3, 2]})  # b and c tie in the key: their order is free
     assert not item.passed({"ranks": [2, 1, 3]})
     assert not item.passed({"ranks": [1, 1, 2]})  # a tied with b, which the key orders
+
+
+def test_the_organisers_summary_counts_tutorial_answers_apart(tmp_path):
+    from humeval.serve.dashboard import summary
+    board = {"counts": {"pairwise SYSTEM": 5, "pairwise TUTORIAL": 2, "da CHECK": 1, "da BAD_REF": 2, "da SYSTEM": 4},
+             "judgments": 14, "comparisons": 5, "computed_at": 0.0}
+    text = summary(board, 10.0)
+    assert text.startswith("14 judgments as of 1970-01-01 00:00:00 UTC (10 s ago): 7 pairwise, 7 DA")
+    assert text.endswith("; 3 of them quality controls and attention checks; 2 tutorial answers.")

@@ -71,12 +71,15 @@ def summary(board: dict, now: float) -> str:
     if by_type["ranking"]:
         parts[[t for t in TYPE_NAMES if by_type[t]].index("ranking")] += f" ({board['comparisons']:,} comparisons " \
                                                                           "with the pairwise ones)"
-    controls = sum(n for key, n in counts.items() if not key.endswith(" SYSTEM"))
+    controls = sum(n for key, n in counts.items() if not key.endswith((" SYSTEM", " TUTORIAL")))
+    tutorial = sum(n for key, n in counts.items() if key.endswith(" TUTORIAL"))
     text = f"{board['judgments']:,} judgments as of {when(board['computed_at'], now)}"
     if parts:
         text += ": " + ", ".join(parts)
     if controls:
-        text += f"; {controls:,} of them quality controls"
+        text += f"; {controls:,} of them quality controls and attention checks"
+    if tutorial:
+        text += f"; {tutorial:,} tutorial answer{'s' if tutorial != 1 else ''}"
     return text + "."
 
 

@@ -41,15 +41,6 @@ failed_code = "FAIL-999"
 max_failed = 0
 '''
 
-TUTORIAL = '''
-[[tutorial]]
-type = "pairwise"
-source = "Der Hund bellt."
-outputs = ["The dog barks.", "The cat barks."]
-answer = 1
-feedback = "The second translation has the wrong animal."
-'''
-
 
 def checks_campaign(tmp_path, share=0.9, quota=6, more=CHECKS):
     path = write_campaign(tmp_path, tasks=("pairwise", "da"), extra=f"quota = {quota}\n")
@@ -150,9 +141,10 @@ def test_tutorial_and_a_loud_check_in_chromium(tmp_path):
     from selenium.webdriver.common.by import By
     from serve_helpers import Server
     from test_serve_browser import browser, click_and_wait, log_in
+    from test_serve_tutorial import PAIRWISE_ITEM
 
     driver = browser()
-    path = checks_campaign(tmp_path, quota=3, more=CHECKS + TUTORIAL)
+    path = checks_campaign(tmp_path, quota=3, more=CHECKS + PAIRWISE_ITEM)
     server = Server(path)
     told = []
     try:

@@ -18,14 +18,15 @@ from humeval.serve import export  # noqa: E402
 from humeval.serve.app import create_app  # noqa: E402
 from humeval.serve.campaign import load_campaign  # noqa: E402
 
-TUTORIAL = '''
+PAIRWISE_ITEM = '''
 [[tutorial]]
 type = "pairwise"
 source = "Der Hund bellt."
 outputs = ["The dog barks.", "The cat barks."]
 answer = 1
 feedback = "The second translation has the wrong animal."
-
+'''
+TUTORIAL = PAIRWISE_ITEM + '''
 [[tutorial]]
 type = "da"
 source = "Es regnet."

@@ -40,6 +40,12 @@ def serve(campaign_file, check, host, port, database, demo_dir, manifest, into_d
     """Serve a judging campaign: annotators log in and judge in the browser, the campaign's strategy
     chooses the next task, the organiser watches the ranking and exports the judgments.
 
+    The campaign file (TOML, checked by --check) names the task types, texts and accounts, and
+    optionally [[tutorial]] items answered first, [[checks]] (loud or silent attention checks at
+    quality.checks), [completion] codes shown when the quota is done, data.documents (document
+    context), data.ai_spans (ESA^AI: pre-filled error spans) and contrastive = N (N outputs side
+    by side in ESA); docs/tutorials/serve.md describes each key.
+
     \b
     Example:
       humeval serve --demo demo/

@@ -116,6 +116,20 @@ def _serve_demo(directory: Path):
     write_demo(directory / "demo")
 
 
+def _pearmut_campaign(directory: Path):
+    """pearmut_campaign.json: a small campaign in Pearmut's layout (two models, two documents, a
+    tutorial item), for `humeval serve --import`."""
+    import json
+    segment = [{"item_id": f"doc{d}_#_{i}", "src": f"Satz {d}.{i}.", "tgt": {"A": f"Sentence {d}.{i}.",
+                                                                            "B": f"Phrase {d}.{i}."}}
+               for d in range(2) for i in range(3)]
+    tutorial = {"item_id": "tutorial_1", "src": "Der Hund bellt.", "tgt": {"A": "The dog barks."},
+                "validation": {"A": {"score": [80, 100], "warning": "Right: 80 or more."}}}
+    data = {"info": {"assignment": "task-based", "protocol": "ESA"}, "campaign_id": "example",
+            "data": [[[tutorial], segment[:3], segment[3:]]]}
+    (directory / "pearmut_campaign.json").write_text(json.dumps(data), encoding="utf-8")
+
+
 def _battles(directory: Path):
     """battles/: 200,000 simulated arena battles as hive-partitioned Parquet, by the README's
     generator (benchmarks/make_battles.py), for the "At scale" examples."""
@@ -139,7 +153,7 @@ def _arena_votes(directory: Path):
     shutil.copy(FIXTURES / "arena_weights.csv", directory / "votes.csv")
 
 
-GENERATED = {"demo/campaign.toml": _serve_demo, "battles/": _battles, "battles.json": _arena_battles, "votes.csv": _arena_votes, "ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
+GENERATED = {"demo/campaign.toml": _serve_demo, "pearmut_campaign.json": _pearmut_campaign, "battles/": _battles, "battles.json": _arena_battles, "votes.csv": _arena_votes, "ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
 
 
 def _judged_battles(directory: Path):

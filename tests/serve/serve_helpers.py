@@ -58,6 +58,13 @@ def form_csrf(html: str) -> str:
     return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
 
 
+def form_login(client, name, password=PASSWORD):
+    """Log ``client`` in through the login page's form (what a browser posts)."""
+    page = client.get("/login")
+    client.post("/login", data={"name": name, "password": password, "csrf": form_csrf(page.text)})
+    return client
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -73,10 +73,10 @@ def test_check_and_demo_from_the_command_line(tmp_path):
     demo = runner.invoke(cli, ["serve", "--demo", str(tmp_path / "demo")])
     assert demo.exit_code == 0, demo.output
     check = runner.invoke(cli, ["serve", "--check", str(tmp_path / "demo" / "campaign.toml")])
-    assert check.exit_code == 0 and "40 segments, 5 systems" in check.output and "campaign file OK" in check.output
+    assert check.exit_code == 0 and "16 segments, 4 systems" in check.output and "campaign file OK" in check.output
     assert not (tmp_path / "demo" / "demo.sqlite").exists()  # --check starts nothing
     as_json = runner.invoke(cli, ["serve", "--check", "--json", str(tmp_path / "demo" / "campaign.toml")])
-    assert json.loads(as_json.output)["systems"] == ["sys01", "sys02", "sys03", "sys04", "sys05"]
+    assert json.loads(as_json.output)["systems"] == ["Lumen", "Kestrel", "Tern", "Babble"]
     missing = runner.invoke(cli, ["serve"])
     assert missing.exit_code == 2 and "--demo DIR" in missing.output
     port = runner.invoke(cli, ["serve", "--port", "70000", str(tmp_path / "demo" / "campaign.toml")])
@@ -99,3 +99,49 @@ def test_check_counts_take_their_number(tmp_path):
     result = CliRunner().invoke(cli, ["serve", "--check", str(path)])
     text = " ".join(result.output.split())
     assert "12 segments, 4 systems" in text and "2 annotators, 1 organiser, database" in text
+
+
+def test_the_demo_has_every_task_type_and_a_good_judge_ranks_its_systems_in_their_known_order(tmp_path):
+    """The demo's systems are written to be Lumen > Kestrel > Tern > Babble: a judge who prefers
+    the better-known system (and scores by it) gets that order on the organiser's board."""
+    from starlette.testclient import TestClient
+
+    from humeval.serve import export
+    from humeval.serve.app import create_app
+    from humeval.serve.demo import PASSWORD, SYSTEMS, write_demo
+    campaign = load_campaign(write_demo(tmp_path / "demo", bootstrap=20))
+    assert campaign.tasks == ("pairwise", "ranking", "da", "esa", "mqm") and campaign.contrastive == 2
+    assert len(campaign.tutorial) == 2 and len(campaign.checks) == 2 and campaign.completion.code == "DEMO-7Q2K"
+    assert len(set(campaign.documents)) == 4 and len(campaign.ai_spans) == 19  # Tern 8, Kestrel 5, Babble 5, Lumen 1
+    app = create_app(campaign, leaderboard=False)
+    quality = {s: q for q, s in enumerate(SYSTEMS)}  # 0 best
+    kinds, codes = set(), []
+    for name in ("ann1", "ann2", "ann3"):
+        client = TestClient(app)
+        response = client.post("/api/login", json={"name": name, "password": PASSWORD})
+        headers = {"X-CSRF-Token": response.json()["csrf"]}
+        while (task := client.get("/api/task")).status_code == 200:
+            task = task.json()
+            kinds.add(task["type"])
+            system = [next((s for s in SYSTEMS if text in SYSTEMS[s]), None) for text in task["outputs"]]
+            q = [quality.get(s, 1.5) for s in system]  # a control's text is no system's: middling
+            if task["type"] == "pairwise":
+                answer = {"outcome": 1 if q[0] < q[1] else 2 if q[1] < q[0] else 0}
+            elif task["type"] == "ranking":
+                answer = {"ranks": [sorted(q).index(x) + 1 for x in q]}
+            elif task["type"] == "mqm":
+                answer = {"errors": []}
+            elif len(q) > 1:  # contrastive ESA
+                answer = {"outputs": [{"score": 90 - 25 * x, "spans": []} for x in q]}
+            else:
+                answer = {"score": 90 - 25 * q[0], "spans": []}
+            assert client.post(f"/api/task/{task['task']}", json=answer, headers=headers).status_code == 200
+        codes.append(task.json()["completion_code"])
+    assert kinds == {"pairwise", "ranking", "da", "esa", "mqm"}
+    board = app.state.server.board.refresh()
+    for key in ("pairwise", "da", "esa"):
+        table = board[key]
+        order = list(table.index if table.index.name == "system" else table["system"])
+        assert order == list(SYSTEMS), (key, order)
+    assert len(export.export_frame(app.state.server.db, campaign, "judgments")) == 3 * 32  # 30 + 2 tutorial each
+    assert set(codes) <= {"DEMO-7Q2K", "DEMO-CHECK"}

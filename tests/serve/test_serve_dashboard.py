@@ -82,7 +82,7 @@ def test_every_task_type_one_count_own_quality_sections_and_a_chart(tmp_path):
     links = re.findall(r'href="/organiser/export/([^"]+)"', page)
     assert set(links) == {"comparisons.csv", "comparisons.parquet", "ratings.csv", "ratings.parquet", "controls.csv",
                           "controls.parquet", "judgments.csv", "judgments.parquet", "esa.csv", "esa.parquet",
-                          "mqm.tsv", "appraise.csv"}
+                          "mqm.tsv", "appraise.csv", "annotators.csv", "annotators.parquet"}
     assert all(olga.get(f"/organiser/export/{link}").status_code == 200 for link in links)
 
 
@@ -104,4 +104,4 @@ def test_too_few_ratings_are_named_and_exports_only_for_what_exists(tmp_path):
     assert f"{never[0]} (0 judgments)" in unranked  # shown as such, not silently dropped
     assert "NaN" not in page
     links = set(re.findall(r'href="/organiser/export/([^".]+)\.', page))
-    assert links == {"ratings", "controls", "judgments"}  # no comparisons, ESA, MQM or Appraise links for DA alone
+    assert links == {"ratings", "controls", "judgments", "annotators"}  # no comparisons, ESA, MQM or Appraise links for DA alone

@@ -60,7 +60,20 @@ UNTOUCHED = "move the slider or type a score from 0 to 100 first: an untouched s
 NO_RANK = "choose a rank for every translation (1 = best; equal ranks are ties)"
 
 
-def form_answer(form, task_type: str, k: int) -> dict:
+MQM_MARKS = [(f"{c}|{s}", f"{c}: {s}") for c in CATEGORIES for s in ("minor", "major")]
+
+
+def word_presets(text: str, spans) -> list[tuple[str, str]]:
+    """(word, mark) for the per-word selects (the page without script): a word takes the severity
+    of a pre-filled span it overlaps (ESA^AI), else no mark."""
+    out = []
+    for start, end in word_offsets(text):
+        mark = next((s["severity"] for s in spans if s["start_i"] < end and start < s["end_i"]), "")
+        out.append((text[start:end], mark))
+    return out
+
+
+def form_answer(form, task_type: str, k: int, prefix: str = "") -> dict:
     """The answer a task form posts, or ``Refused`` (400) for a score left untouched or a rank left
     unchosen (see the module docstring)."""
     if task_type == "pairwise":
@@ -71,25 +84,26 @@ def form_answer(form, task_type: str, k: int) -> dict:
             raise Refused(400, NO_RANK)
         return {"ranks": ranks}
     if task_type in ("da", "esa"):
-        typed = str(form.get("typed", "")).strip()
+        typed = str(form.get(prefix + "typed", "")).strip()
         if typed:
             return {"score": typed}
-        if form.get("touched") != "1":
+        if form.get(prefix + "touched") != "1":
             raise Refused(400, UNTOUCHED)
-        return {"score": form.get("score")}
+        return {"score": form.get(prefix + "score")}
     return {}
 
 
-def form_spans(form, text: str) -> list:
+def form_spans(form, text: str, prefix: str = "") -> list:
     """Error spans a form posts: the script's character spans (field ``spans``, JSON), or without
-    script the per-word marks (fields ``w0``, ``w1``, …)."""
-    raw = form.get("spans")
+    script the per-word marks (fields ``w0``, ``w1``, …); a contrastive ESA task's output ``n``
+    prefixes its fields with ``o{n}-``."""
+    raw = form.get(prefix + "spans")
     if raw:
         spans = parse_json(str(raw).encode("utf-8", "surrogatepass"))
         if not isinstance(spans, list):
             raise Refused(400, "spans must be a JSON list of {start_i, end_i, severity}")
         return spans
-    return marked_spans(text, [form.get(f"w{i}", "") for i in range(len(word_offsets(text)))])
+    return marked_spans(text, [form.get(f"{prefix}w{i}", "") for i in range(len(word_offsets(text)))])
 
 
 class Server:
@@ -225,18 +239,36 @@ class Server:
             return self.refused_page(request, refused)
         task, done, seconds = await run_in_threadpool(self.next_task, user["id"])
         if task is None:
-            return self.page("message.html", request, user=user, kind="ok",
+            code = await run_in_threadpool(self.completion_code, user["name"])
+            return self.page("message.html", request, user=user, kind="ok", code=code,
                              message=f"You have answered {done:,} of {self.campaign.quota:,} tasks: your part is done. "
                                      "Thank you!")
-        shown = public(task, self.db)
-        return self.page("task.html", request, user=user, task=shown, done=done, seconds=seconds,
-                         categories=CATEGORIES, instructions=self.campaign.instructions.get(shown["type"], ""),
-                         receipt=request.query_params.get("receipt"), error=request.query_params.get("error"))
+        shown = public(task, self.db, self.campaign)
+        receipt = request.query_params.get("receipt")
+        told = await run_in_threadpool(self.told, user["id"], receipt) if receipt else {}
+        words = [word_presets(text, shown["prefill"][n] if shown.get("prefill") else [])
+                 for n, text in enumerate(shown["outputs"])] if shown["type"] in ("esa", "mqm") else []
+        return self.page("task.html", request, user=user, task=shown, done=done, seconds=seconds, words=words,
+                         categories=CATEGORIES, mqm_marks=MQM_MARKS, instructions=self.campaign.instructions.get(shown["type"], ""),
+                         receipt=receipt, error=request.query_params.get("error"), told=told)
+
+    def completion_code(self, name: str) -> str | None:
+        """The completion code an annotator who finished the quota is shown (``[completion]``)."""
+        if self.campaign.completion is None:
+            return None
+        return export.attention(self.db, self.campaign).loc[name, "completion_code"] or None
+
+    def told(self, annotator_id: int, receipt: str) -> dict:
+        """What the page says about the answer with ``receipt`` (a tutorial item's feedback)."""
+        row = self.db.one("SELECT t.kind, t.item_id, j.answer FROM judgments j JOIN tasks t ON t.id = j.task_id "
+                          "WHERE j.receipt = ? AND j.annotator_id = ?", (receipt, annotator_id))
+        return {} if row is None else self.issuer.told(dict(row), row["answer"])
 
     def next_task(self, annotator_id: int):
         """(task, answered so far, seconds spent on them); the task is None once the campaign's
         ``quota`` of answers is in."""
-        done, seconds = self.db.one("SELECT COUNT(*), COALESCE(SUM(j.submitted_at - t.issued_at), 0) FROM judgments j "
+        done, seconds = self.db.one("SELECT COUNT(*) FILTER (WHERE t.kind <> 'TUTORIAL'), "
+                                    "COALESCE(SUM(j.submitted_at - t.issued_at), 0) FROM judgments j "
                                     "JOIN tasks t ON t.id = j.task_id WHERE j.annotator_id = ?", (annotator_id,))
         if self.campaign.quota is not None and done >= self.campaign.quota:
             return None, done, seconds
@@ -254,9 +286,14 @@ class Server:
                 await run_in_threadpool(self.issuer.skip, user["id"], token)
                 return RedirectResponse("/task", status_code=303)
             row = self.db.one("SELECT type, shown FROM tasks WHERE token = ?", (token,))
-            answer = form_answer(form, row["type"] if row is not None else "", self.campaign.k)
-            if row is not None and row["type"] in ("esa", "mqm"):
-                answer["spans" if row["type"] == "esa" else "errors"] = form_spans(form, json.loads(row["shown"])[0])
+            shown = json.loads(row["shown"]) if row is not None else []
+            if row is not None and row["type"] == "esa" and len(shown) > 1:  # contrastive ESA
+                answer = {"outputs": [{**form_answer(form, "esa", 1, f"o{n}-"), "spans": form_spans(form, text, f"o{n}-")}
+                                      for n, text in enumerate(shown)]}
+            else:
+                answer = form_answer(form, row["type"] if row is not None else "", self.campaign.k)
+            if row is not None and row["type"] in ("esa", "mqm") and len(shown) == 1:
+                answer["spans" if row["type"] == "esa" else "errors"] = form_spans(form, shown[0])
             result = await run_in_threadpool(self.issuer.submit, user["id"], token, answer)
         except Refused as refused:
             if refused.status == 400:  # the same task again, with what to fix
@@ -283,8 +320,10 @@ class Server:
         user = self.api_annotator(request)
         task, done, _ = await run_in_threadpool(self.next_task, user["id"])
         if task is None:
-            raise Refused(409, f"quota reached: {done} of {self.campaign.quota} tasks answered")
-        return JSONResponse(public(task, self.db))
+            code = await run_in_threadpool(self.completion_code, user["name"])
+            return JSONResponse({"error": f"quota reached: {done} of {self.campaign.quota} tasks answered",
+                                 "completion_code": code}, 409, headers=HEADERS)
+        return JSONResponse(public(task, self.db, self.campaign))
 
     async def api_task_get(self, request: Request):
         user = self.api_annotator(request)
@@ -293,7 +332,7 @@ class Server:
             raise Refused(404, "no such task")
         if row["annotator_id"] != user["id"]:
             raise Refused(403, "this task was not issued to you")
-        return JSONResponse({**public(dict(row), self.db), "status": row["status"]})
+        return JSONResponse({**public(dict(row), self.db, self.campaign), "status": row["status"]})
 
     async def api_submit(self, request: Request):
         user = self.api_annotator(request, post=True)
@@ -332,6 +371,11 @@ class Server:
                            sections=dashboard.sections(board, self.campaign.systems),
                            progress={"Judged per annotator": dashboard.html_table(progress["annotators"], "annotators"),
                                      "System outputs judged": dashboard.html_table(progress["systems"], "systems")})
+        c = self.campaign
+        if c.tutorial or c.checks or c.bad_reference or c.completion:
+            table = await run_in_threadpool(export.attention, self.db, c)
+            context["progress"]["Tutorial and attention checks per annotator"] = dashboard.html_table(table,
+                                                                                                     "attention")
         exports = await run_in_threadpool(dashboard.available_exports, self.db)
         return self.page("organiser.html", request, user=user, board=board, error=self.board.error, exports=exports,
                          sqlite=not self.db.postgres, **context)

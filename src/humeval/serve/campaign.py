@@ -12,6 +12,9 @@ strategy = "trueskill"            # uniform, wmt, trueskill, bt-order, bt-outcom
 k = 5                             # outputs per ranking task
 seed = 1
 database = "demo.sqlite"          # relative to this file, or a postgresql:// URL; `--db` overrides
+# contrastive = 3                 # ESA tasks show this many systems' outputs of one source side by side,
+                                  # each with its spans and score (contrastive ESA, as Pearmut runs it)
+# context = 2                     # with data.documents: segments shown before and after (read-only)
 # quota = 100                     # tasks per annotator: the page shows "12 of 100", then no more tasks
 # header_timeout = 10             # seconds a connection may take to send a request's head, then closed
 # body_timeout = 30               # seconds a request body may take between chunks, then 408
@@ -19,6 +22,11 @@ database = "demo.sqlite"          # relative to this file, or a postgresql:// UR
 [data]                            # plain text, one segment per line, all files line-aligned
 source = "source.txt"
 reference = "reference.txt"       # optional; shown to annotators when given
+ai_spans = "ai_spans.jsonl"       # optional, ESA^AI: error spans of an automatic judge pre-filled in ESA
+                                  # tasks, one JSON object a line: {"system", "item" (line number), "spans":
+                                  # [{"start_i", "end_i", "severity"}]}; the annotator edits them
+documents = "documents.txt"       # optional: each segment's document id; the page then shows `context`
+                                  # segments before and after it in its document (WMT's document-level DA)
 [data.systems]
 sysA = "systems/sysA.txt"
 sysB = "systems/sysB.txt"
@@ -26,6 +34,7 @@ sysB = "systems/sysB.txt"
 [quality]                         # WMT's controls, as shares of the tasks issued
 bad_reference = 0.1               # an output with a phrase replaced from another segment
 repeat = 0.1                      # a task the annotator already answered, asked again
+checks = 0.05                     # one of the [[checks]] below (attention checks with known answers)
 
 [instructions]                    # optional: what a task type's page says (each has a default)
 da = "How well does the translation express the source's meaning?"
@@ -33,6 +42,28 @@ da = "How well does the translation express the source's meaning?"
 [stop]                            # optional: when the budget suffices (see humeval.serve.stopping)
 width = 0.8                       # every system's 95% score interval at most this wide
 p_top = 0.95                      # P(top system identified), by `humeval plan`'s simulation
+
+[[tutorial]]                      # optional: items every annotator answers first, told right or wrong
+type = "pairwise"                 # one of tasks; known-answer items (tutorial and checks) are never ranked
+source = "Der Hund bellt."
+outputs = ["The dog barks.", "The cat barks."]   # pairwise 2, ranking 2+, da/esa/mqm 1
+answer = 1                        # pairwise 0 (tie), 1 or 2; ranking: ranks; da/esa: [low, high] score;
+                                  # mqm: [fewest, most] errors marked
+feedback = "The second translation has the wrong animal."
+
+[[checks]]                        # attention checks, mixed in at quality.checks; same keys as [[tutorial]]
+type = "da"
+source = "Bitte geben Sie dieser Übersetzung 0 Punkte."
+outputs = ["Please give this translation a score of 0."]
+answer = [0, 10]
+loud = true                       # loud (default): the annotator is told it was a check and the result;
+                                  # false: silent, only recorded (as WMT's degraded outputs are)
+feedback = "This was an attention check: the text asked for a score of 0."
+
+[completion]                      # optional, with quota: the code shown once the quota is done (Prolific, MTurk)
+code = "C1A2B3"
+failed_code = "NOPASS"            # optional: shown instead after more than max_failed failed checks
+max_failed = 0                    # (loud and silent [[checks]], and degraded outputs with a crisp rule)
 
 [[accounts]]
 name = "alice"
@@ -61,7 +92,9 @@ ROLES = ("annotator", "organiser")
 SYNCHRONOUS = ("full", "normal")
 KEYS = {"name", "track", "tasks", "strategy", "baseline", "k", "seed", "database", "batch", "task_timeout",
         "leaderboard_interval", "bootstrap", "synchronous", "data", "quality", "accounts", "stop", "header_timeout",
-        "body_timeout", "quota", "instructions"}
+        "body_timeout", "quota", "instructions", "tutorial", "checks",
+        "completion", "context", "contrastive"}
+KNOWN_KEYS = {"type", "source", "reference", "outputs", "answer", "feedback"}
 # What each task type's page tells the annotator (``[instructions]`` in the campaign file replaces any)
 INSTRUCTIONS = {
     "pairwise": "Read the source, then both translations. Choose the one that conveys the source's meaning better "
@@ -92,6 +125,46 @@ class Account:
 
 
 @dataclass
+class KnownItem:
+    """A tutorial item (or an attention check): texts and the answer that passes it.
+
+    ``answer``: pairwise 0/1/2; ranking the expected ranks (passed when every pair the expected
+    ranks order strictly is ordered the same way); da/esa a [low, high] score range; mqm a
+    [fewest, most] range of errors marked."""
+    type: str
+    source: str
+    outputs: tuple[str, ...]
+    answer: object
+    feedback: str = ""
+    reference: str | None = None
+    loud: bool = True  # an attention check: the annotator is told (``False``: only recorded)
+
+    def passed(self, answer: dict) -> bool:
+        """Whether a canonical answer (``tasks.canonical``) passes this item."""
+        if self.type == "pairwise":
+            return answer["outcome"] == self.answer
+        if self.type == "ranking":
+            want, got = self.answer, answer["ranks"]
+            return all((want[i] < want[j]) == (got[i] < got[j]) for i in range(len(want)) for j in range(len(want))
+                       if want[i] != want[j])
+        low, high = self.answer
+        value = len(answer["errors"]) if self.type == "mqm" else answer["score"]
+        return low <= value <= high
+
+
+@dataclass
+class Completion:
+    """The completion code shown when an annotator's quota is done (crowd platforms pay on it):
+    ``failed_code`` instead after more than ``max_failed`` failed attention checks."""
+    code: str
+    failed_code: str | None = None
+    max_failed: int = 0
+
+    def for_failures(self, failed: int) -> str:
+        return self.failed_code if self.failed_code is not None and failed > self.max_failed else self.code
+
+
+@dataclass
 class Campaign:
     path: Path
     name: str
@@ -119,6 +192,14 @@ class Campaign:
     body_timeout: float = 30.0
     quota: int | None = None  # tasks per annotator (then "12 of 100" and no more tasks)
     instructions: dict[str, str] = field(default_factory=lambda: dict(INSTRUCTIONS))
+    tutorial: tuple[KnownItem, ...] = ()  # answered first by every annotator; never ranked
+    checks: tuple[KnownItem, ...] = ()  # attention checks, issued at the share ``checks``
+    checks_share: float = 0.0
+    completion: Completion | None = None
+    documents: tuple[str, ...] | None = None  # each segment's document id (data.documents)
+    context: int = 2  # segments of its document shown before and after a segment
+    contrastive: int = 1  # outputs an ESA task shows side by side (1: plain ESA)
+    ai_spans: dict | None = None  # (system index, item index) → pre-filled error spans (ESA^AI)
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -133,7 +214,7 @@ def _get(table: dict, key: str, kind, default, path, where: str = ""):
     value = table.get(key, default)
     ok = isinstance(value, kind) and not (kind in (int, (int, float)) and isinstance(value, bool))
     if not ok:
-        name = {int: "whole number", str: "string", dict: "table", list: "list"}.get(kind, "number")
+        name = {int: "whole number", str: "string", dict: "table", list: "list", bool: "true or false"}.get(kind, "number")
         _fail(path, f"{where}{key} = {value!r} is not a {name}", f"give {where}{key} as a {name}")
     return value
 
@@ -184,15 +265,41 @@ def load_campaign(path, database=None) -> Campaign:
     reference = None
     if "reference" in data:
         reference = _lines(base / _get(data, "reference", str, None, path, "data."), path, "reference")
+    documents = None
+    if "documents" in data:
+        documents = _lines(base / _get(data, "documents", str, None, path, "data."), path, "documents")
+        documents = tuple(d.strip() for d in documents)
+        if not all(documents):
+            line = documents.index("") + 1
+            raise InputError(base / data["documents"], line, "an empty document id",
+                             "give every segment's document id, one a line, line-aligned with the source")
+        runs = [d for i, d in enumerate(documents) if i == 0 or documents[i - 1] != d]
+        if len(runs) != len(set(runs)):
+            again = next(d for d in runs if runs.count(d) > 1)
+            line = next(i + 1 for i in range(1, len(documents)) if documents[i] == again and documents[i - 1] != again)
+            raise InputError(base / data["documents"], line, f"document {again!r} comes back after other documents",
+                             "keep each document's segments on consecutive lines")
+    context = _get(raw, "context", int, 2, path)
+    if context < 0:
+        _fail(path, f"context = {context}", "give the number of segments shown before and after, ≥ 0")
     systems = _get(data, "systems", dict, None, path, "data.")
     if len(systems) < 2:
         _fail(path, f"data.systems names {len(systems)} system(s)", "name at least two systems")
     outputs = {str(name): _lines(base / _get(systems, name, str, None, path, "data.systems."), path,
                                  f"systems.{name}") for name in systems}
-    for name, lines in [("reference", reference)] + list(outputs.items()):
+    for name, lines in [("reference", reference), ("documents", documents)] + list(outputs.items()):
         if lines is not None and len(lines) != len(source):
             _fail(path, f"data {name} has {len(lines)} lines but the source has {len(source)}",
                   "give line-aligned files: one segment per line in every file")
+    contrastive = _get(raw, "contrastive", int, 1, path)
+    if contrastive != 1 and ("esa" not in tasks or not 2 <= contrastive <= len(outputs)):
+        _fail(path, f"contrastive = {contrastive} (with tasks {tasks} and {len(outputs)} systems)",
+              f"give 2 ≤ contrastive ≤ {len(outputs)} and \"esa\" in tasks, or leave contrastive out")
+    ai_spans = None
+    if "ai_spans" in data:
+        if "esa" not in tasks:
+            _fail(path, "data.ai_spans pre-fills ESA tasks and tasks has no \"esa\"", "add \"esa\" to tasks")
+        ai_spans = read_ai_spans(base / _get(data, "ai_spans", str, None, path, "data."), outputs)
     baseline = raw.get("baseline")
     if strategy == "grm" and (baseline not in outputs or "pairwise" not in tasks):
         _fail(path, f"strategy = \"grm\" needs pairwise tasks and baseline = one of the systems (got {baseline!r})",
@@ -203,7 +310,11 @@ def load_campaign(path, database=None) -> Campaign:
     if "ranking" in tasks and not 2 <= k <= len(outputs):
         _fail(path, f"k = {k}", f"give 2 ≤ k ≤ {len(outputs)} (the number of systems)")
     quality = _get(raw, "quality", dict, {}, path)
-    shares = {key: float(_get(quality, key, (int, float), 0.0, path, "quality.")) for key in ("bad_reference", "repeat")}
+    shares = {key: float(_get(quality, key, (int, float), 0.0, path, "quality."))
+              for key in ("bad_reference", "repeat", "checks")}
+    unknown = sorted(set(quality) - set(shares))
+    if unknown:
+        _fail(path, f"unknown key quality.{', quality.'.join(unknown)}", f"use only {', '.join(shares)}")
     if any(not 0 <= v < 1 for v in shares.values()) or sum(shares.values()) >= 1:
         _fail(path, f"quality shares {shares}", "give shares from 0 to below 1 that sum to below 1 (WMT: about 0.1 each)")
     accounts = _accounts(raw.get("accounts", []), path)
@@ -227,6 +338,10 @@ def load_campaign(path, database=None) -> Campaign:
     if set(given) - set(TASKS) or not all(isinstance(v, str) for v in given.values()):
         _fail(path, f"instructions names {', '.join(sorted(set(given) - set(TASKS))) or 'a value that is not text'}",
               f"give [instructions] as text for some of {', '.join(TASKS)}")
+    checks = _known_items(raw, "checks", path, tasks)
+    if bool(checks) != bool(shares["checks"]):
+        _fail(path, f"quality.checks = {shares['checks']} with {len(checks)} [[checks]] items",
+              "give both [[checks]] items and quality.checks (the share of tasks that are checks), or neither")
     from humeval.serve.db import is_url
     db = database if database is not None else _get(raw, "database", str, path.stem + ".sqlite", path)
     db = str(db) if is_url(db) else Path(db) if database is not None else base / db
@@ -238,7 +353,9 @@ def load_campaign(path, database=None) -> Campaign:
                     leaderboard_interval=float(numbers["leaderboard_interval"]), synchronous=synchronous, stop=stop,
                     header_timeout=float(numbers["header_timeout"]), body_timeout=float(numbers["body_timeout"]),
                     quota=quota, instructions={**INSTRUCTIONS, **given},
-                    **shares)
+                    tutorial=_known_items(raw, "tutorial", path, tasks), checks=checks, documents=documents, context=context,
+                    contrastive=contrastive, ai_spans=ai_spans,
+                    checks_share=shares.pop("checks"), completion=_completion(raw, path, quota), **shares)
 
 
 def _stop(raw, path, tasks, bootstrap) -> StopRule | None:
@@ -268,6 +385,116 @@ def _stop(raw, path, tasks, bootstrap) -> StopRule | None:
     if rule.min_comparisons < 0 or rule.simulations < 2:
         _fail(path, "stop.min_comparisons must be ≥ 0 and stop.simulations ≥ 2", "give larger numbers")
     return rule
+
+
+def read_ai_spans(path: Path, outputs: dict) -> dict:
+    """ESA^AI's pre-filled spans (see the module docstring): (system index, item index) → spans,
+    each checked to lie inside that output (character offsets, as ESA's ``error_spans``)."""
+    import json
+    if not path.is_file():
+        raise InputError(path, None, "no such file of automatic error spans", "give data.ai_spans relative to the "
+                         "campaign file")
+    names = list(outputs)
+    out = {}
+    for line, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not text.strip():
+            continue
+        try:
+            row = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise InputError(path, line, f"not JSON: {error.msg}", "write one JSON object a line") from None
+        fix = 'write {"system": "sysA", "item": 3, "spans": [{"start_i": 0, "end_i": 4, "severity": "minor"}]}'
+        if not isinstance(row, dict) or row.get("system") not in outputs:
+            raise InputError(path, line, f"system {row.get('system') if isinstance(row, dict) else row!r} is not one "
+                             f"of the campaign's ({', '.join(names)})", fix)
+        item, spans = row.get("item"), row.get("spans")
+        n = len(outputs[row["system"]])
+        if isinstance(item, str) and item.isdigit():
+            item = int(item)
+        if not isinstance(item, int) or isinstance(item, bool) or not 1 <= item <= n:
+            raise InputError(path, line, f"item {item!r} is not a line number from 1 to {n}", fix)
+        text_out = outputs[row["system"]][item - 1]
+        if not isinstance(spans, list) or not all(
+                isinstance(x, dict) and isinstance(x.get("start_i"), int) and isinstance(x.get("end_i"), int)
+                and 0 <= x["start_i"] < x["end_i"] <= len(text_out) and x.get("severity") in ("minor", "major")
+                for x in spans):
+            raise InputError(path, line, f"spans must lie inside the output ({len(text_out)} characters) with "
+                             "severity minor or major", fix)
+        key = (names.index(row["system"]), item - 1)
+        if key in out:
+            raise InputError(path, line, f"a second line for system {row['system']}, item {item}",
+                             "give each output's spans on one line")
+        out[key] = sorted(({"start_i": x["start_i"], "end_i": x["end_i"], "severity": x["severity"]} for x in spans),
+                          key=lambda x: (x["start_i"], x["end_i"]))
+    return out
+
+
+def _completion(raw, path, quota) -> Completion | None:
+    if "completion" not in raw:
+        return None
+    table = _get(raw, "completion", dict, None, path)
+    unknown = sorted(set(table) - {"code", "failed_code", "max_failed"})
+    if unknown:
+        _fail(path, f"unknown key completion.{', completion.'.join(unknown)}", "use only code, failed_code, max_failed")
+    if quota is None:
+        _fail(path, "[completion] without quota: a completion code is shown once an annotator's quota is done",
+              "add quota = (the number of tasks each annotator does)")
+    code = _get(table, "code", str, None, path, "completion.")
+    failed = table.get("failed_code")
+    if failed is not None and not isinstance(failed, str) or not code:
+        _fail(path, "completion.code (and failed_code) must be non-empty text", "give the codes as strings")
+    max_failed = _get(table, "max_failed", int, 0, path, "completion.")
+    if max_failed < 0:
+        _fail(path, f"completion.max_failed = {max_failed}", "give a whole number ≥ 0")
+    return Completion(code, failed, max_failed)
+
+
+def _known_items(raw, key: str, path, tasks) -> tuple[KnownItem, ...]:
+    """``[[tutorial]]`` (or ``[[checks]]``) entries, checked (see ``KnownItem``)."""
+    entries = raw.get(key, [])
+    if not isinstance(entries, list):
+        _fail(path, f"{key} is not a list of tables", f"write each item as [[{key}]] with keys")
+    out = []
+    for i, entry in enumerate(entries, 1):
+        where = f"{key}[{i}]."
+        if not isinstance(entry, dict):
+            _fail(path, f"{key}[{i}] is not a table", f"write each item as [[{key}]] with keys")
+        unknown = sorted(set(entry) - KNOWN_KEYS - ({"loud"} if key == "checks" else set()))
+        if unknown:
+            _fail(path, f"unknown key {where}{f', {where}'.join(unknown)}", f"use only {', '.join(sorted(KNOWN_KEYS))}")
+        kind = _get(entry, "type", str, None, path, where)
+        if kind not in tasks:
+            _fail(path, f"{where}type = {kind!r} is not one of the campaign's tasks", f"use one of {', '.join(tasks)}")
+        outputs = _get(entry, "outputs", list, None, path, where)
+        wanted = {"pairwise": "exactly 2", "ranking": "2 or more"}.get(kind, "exactly 1")
+        if not all(isinstance(o, str) and o for o in outputs) or \
+                not (len(outputs) == 2 if kind == "pairwise" else len(outputs) >= 2 if kind == "ranking" else
+                     len(outputs) == 1):
+            _fail(path, f"{where}outputs has {len(outputs)} text(s) for a {kind} item", f"give {wanted} non-empty texts")
+        answer = entry.get("answer")
+        number = (int, float)
+        if kind == "pairwise":
+            ok = answer in (0, 1, 2) and not isinstance(answer, bool)
+            need = "0 (tie), 1 (first better) or 2 (second better)"
+        elif kind == "ranking":
+            ok = isinstance(answer, list) and len(answer) == len(outputs) and \
+                all(isinstance(r, int) and 1 <= r <= len(outputs) for r in answer)
+            need = f"a list of {len(outputs)} ranks from 1 (best) to {len(outputs)}"
+        else:
+            ok = isinstance(answer, list) and len(answer) == 2 and all(isinstance(x, number) for x in answer) and \
+                0 <= answer[0] <= answer[1] and (kind == "mqm" or answer[1] <= 100)
+            need = ("[fewest, most] errors to mark, e.g. [1, 3]" if kind == "mqm" else
+                    "[low, high]: the scores from 0 to 100 that pass, e.g. [0, 40]")
+        if not ok:
+            _fail(path, f"{where}answer = {answer!r} does not fit a {kind} item", f"give answer = {need}")
+        reference = entry.get("reference")
+        if reference is not None and not isinstance(reference, str):
+            _fail(path, f"{where}reference is not text", "give the reference as a string or leave it out")
+        out.append(KnownItem(kind, _get(entry, "source", str, None, path, where), tuple(outputs),
+                             list(answer) if isinstance(answer, list) else answer,
+                             _get(entry, "feedback", str, "", path, where), reference,
+                             _get(entry, "loud", bool, True, path, where)))
+    return tuple(out)
 
 
 def _accounts(raw, path) -> list[Account]:

@@ -33,6 +33,7 @@ EXPORT_LABELS = {"comparisons": "Comparisons (pairwise and k-way, humeval's pair
                  "ratings": "Ratings (DA and ESA scores of system outputs)",
                  "controls": "Ratings with their quality controls (kind column)",
                  "judgments": "Every answer (controls, spans, times, pass/fail)",
+                 "annotators": "Per annotator: tasks, minutes, tutorial, attention checks failed, completion code",
                  "esa": "ESA with error spans (WMT24 layout)", "mqm": "MQM per-error TSV (Google's layout)",
                  "appraise": "WMT/Appraise ranking CSV"}
 
@@ -70,12 +71,15 @@ def summary(board: dict, now: float) -> str:
     if by_type["ranking"]:
         parts[[t for t in TYPE_NAMES if by_type[t]].index("ranking")] += f" ({board['comparisons']:,} comparisons " \
                                                                           "with the pairwise ones)"
-    controls = sum(n for key, n in counts.items() if not key.endswith(" SYSTEM"))
+    controls = sum(n for key, n in counts.items() if not key.endswith((" SYSTEM", " TUTORIAL")))
+    tutorial = sum(n for key, n in counts.items() if key.endswith(" TUTORIAL"))
     text = f"{board['judgments']:,} judgments as of {when(board['computed_at'], now)}"
     if parts:
         text += ": " + ", ".join(parts)
     if controls:
-        text += f"; {controls:,} of them quality controls"
+        text += f"; {controls:,} of them quality controls and attention checks"
+    if tutorial:
+        text += f"; {tutorial:,} tutorial answer{'s' if tutorial != 1 else ''}"
     return text + "."
 
 
@@ -115,10 +119,10 @@ def available_exports(db) -> list[tuple[str, str, str]]:
     """(name, label, url) of each export that holds something now."""
     types = {(r[0], r[1]) for r in db.query("SELECT DISTINCT t.type, t.kind FROM judgments j JOIN tasks t "
                                             "ON t.id = j.task_id")}
-    has = {t for t, _ in types}
+    has = {t for t, k in types if k in ("SYSTEM", "BAD_REF", "REPEAT")}
     system = {t for t, k in types if k == "SYSTEM"}
     wanted = {"comparisons": bool(system & {"pairwise", "ranking"}), "ratings": bool(system & {"da", "esa"}),
-              "controls": bool(has & {"da", "esa"}), "judgments": bool(types), "esa": "esa" in has,
+              "controls": bool(has & {"da", "esa"}), "judgments": bool(types), "annotators": bool(types), "esa": "esa" in has,
               "mqm": "mqm" in has, "appraise": bool(system & {"pairwise", "ranking"})}
     out = []
     for name, ok in wanted.items():

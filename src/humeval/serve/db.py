@@ -55,6 +55,10 @@ MIGRATIONS = [
     CREATE INDEX sessions_by_account ON sessions (account_id);
     DELETE FROM meta WHERE key = 'secret';
     """,
+    # ESA^AI: the automatic error spans a task showed pre-filled (JSON: one list per output shown)
+    """
+    ALTER TABLE tasks ADD COLUMN prefill TEXT;
+    """,
 ]
 
 
@@ -185,8 +189,10 @@ class Database:
         """Put the campaign's systems, items, outputs and accounts in; refuse a database that holds
         another campaign's texts (its fingerprint differs). An account whose password changed, or
         that was taken out of the campaign file, loses its sessions."""
-        fingerprint = hashlib.sha256(json.dumps([campaign.track, campaign.source, campaign.reference,
-                                                 campaign.outputs], ensure_ascii=False).encode()).hexdigest()
+        texts = [campaign.track, campaign.source, campaign.reference, campaign.outputs]
+        if campaign.documents is not None:  # (a campaign without documents keeps its older fingerprint)
+            texts.append(campaign.documents)
+        fingerprint = hashlib.sha256(json.dumps(texts, ensure_ascii=False).encode()).hexdigest()
         conn = self.conn
         with self.write():
             rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())

@@ -27,7 +27,13 @@
   and MQM errors), issue and answer times (UTC, ISO 8601), seconds taken, and ``passed`` for the
   controls with a crisp rule (a pairwise BAD_REF: the intact output preferred; a DA/ESA BAD_REF:
   scored below the annotator's rating of the intact output; a pairwise or ranking REPEAT: the same
-  answer; empty otherwise: a repeated score is judged by the Wilcoxon test in ``da_quality``).
+  answer; a ``TUTORIAL`` item: its ``answer`` in the campaign file; empty otherwise: a repeated
+  score is judged by the Wilcoxon test in ``da_quality``). Tutorial items (item ``tutorial N``)
+  appear only here: no export that ranks systems holds them. ``attention``: ``loud`` or ``silent``
+  for an attention check (``tasks.attention_kind``); ``ai_kept``, ``ai_removed``, ``ai_added``: an
+  ESA^AI task's pre-filled spans kept or removed and the spans added (``ai_edits``).
+- ``annotators``: per annotator, tasks and minutes, tutorial items right, attention checks loud
+  and silent with the failed ones, and the completion code shown (``attention``).
 
 Only ``SYSTEM`` answers go into the comparisons, rankings and ratings that rank systems; controls
 are kept apart (``kind``) and summarised by ``leaderboard.quality``.
@@ -45,8 +51,9 @@ import pandas as pd
 
 from humeval.data.export import frame, write
 from humeval.data.tables import Comparisons, Rankings, Ratings
+from humeval.serve.tasks import KNOWN, known_item, known_name
 
-EXPORTS = ("comparisons", "ratings", "controls", "judgments", "esa", "mqm", "appraise")
+EXPORTS = ("comparisons", "ratings", "controls", "judgments", "annotators", "esa", "mqm", "appraise")
 CRITERIA = {"da": "DA", "esa": "ESA"}
 
 
@@ -105,9 +112,22 @@ def rankings(db, campaign) -> Rankings:
                     systems=systems, items=items, judges=judges, tracks=(campaign.track,))
 
 
+def scored(rows) -> list[dict]:
+    """One row per output rated: a contrastive ESA answer (``{"outputs": [...]}``) becomes one row
+    per output shown, with ``systems`` = [that system] and its own score and spans."""
+    out = []
+    for r in rows:
+        if "outputs" in r["answer"]:
+            out += [{**r, "systems": [s], "answer": part, "position": i}
+                    for i, (s, part) in enumerate(zip(r["systems"], r["answer"]["outputs"]))]
+        else:
+            out.append(r)
+    return out
+
+
 def ratings(db, campaign, kinds=("SYSTEM",)) -> Ratings:
     from humeval.serve.tasks import KINDS
-    rows = answered(db, tuple(CRITERIA), kinds)
+    rows = scored(answered(db, tuple(CRITERIA), kinds))
     systems, items = _labels(db)
     judges, judge = _judges(rows)
     n = len(rows)
@@ -148,7 +168,8 @@ def appraise_rows(db, campaign) -> list[list]:
             slots = [(r["id"], systems[s]) for s in r["systems"]] + [("", "")] * (width - len(r["systems"]))
             ranks = list(ranks) + [-1] * (width - len(ranks))
             item = items[r["item_id"]]
-            out.append([src, trg, item, "-1", item, r["judge"], *[x for slot in slots for x in slot], *ranks])
+            document = campaign.documents[r["item_id"]] if campaign.documents else "-1"
+            out.append([src, trg, item, document, item, r["judge"], *[x for slot in slots for x in slot], *ranks])
     return out
 
 
@@ -161,7 +182,7 @@ def appraise_csv(db, campaign) -> str:
 def esa_frame(db, campaign) -> pd.DataFrame:
     """ESA answers (system outputs and degraded copies) in the ESA reader's CSV layout."""
     systems, items = _labels(db)
-    rows = answered(db, "esa", ("SYSTEM", "BAD_REF"))
+    rows = scored(answered(db, "esa", ("SYSTEM", "BAD_REF")))
     return pd.DataFrame({"system": [systems[r["systems"][0]] for r in rows], "item": [items[r["item_id"]] for r in rows],
                          "score": [r["answer"]["score"] for r in rows],
                          "error_spans": [json.dumps([{**x, "error_type": ""} for x in r["answer"]["spans"]])
@@ -180,7 +201,7 @@ def mqm_frame(db, campaign) -> pd.DataFrame:
     rows = []
     for r in answered(db, "mqm"):
         source, name = texts[r["item_id"]]
-        base = [systems[r["systems"][0]], "doc", name, name, r["judge"], " ".join(source.split()),
+        base = [systems[r["systems"][0]], campaign.documents[r["item_id"]] if campaign.documents else "doc", name, name, r["judge"], " ".join(source.split()),
                 " ".join(outputs[(r["item_id"], r["systems"][0])].split())]
         rows += [base + [e["category"], e["severity"].capitalize()] for e in r["answer"]["errors"]] or \
             [base + ["No-error", "No-error"]]
@@ -213,27 +234,70 @@ def intact_index(shown, text) -> int:
     return 0 if shown[0] == text else 1
 
 
-def passed(row, first, outputs):
+def passed(row, first, outputs, campaign=None):
     """Whether a control was passed (see the module docstring), or None without a crisp rule."""
     answer = row["answer"]
+    if row["kind"] in KNOWN:
+        item = known_item(campaign, row)
+        return None if item is None else item.passed(answer)
     if row["kind"] == "BAD_REF" and row["type"] == "pairwise":
         intact = intact_index(row["shown"], outputs[(row["item_id"], row["systems"][0])])
         return answer["outcome"] == intact + 1
     original = first.get(row["control_of"])
     if original is None:
         return None
-    if row["kind"] == "BAD_REF" and "score" in answer:
-        return answer["score"] < original["score"]
+    if row["kind"] == "BAD_REF" and "score" in answer:  # (contrastive ESA: the original's first output)
+        return answer["score"] < (original["outputs"][0] if "outputs" in original else original)["score"]
     if row["kind"] == "REPEAT" and row["type"] in ("pairwise", "ranking"):
         return answer == original
     return None
 
 
-def judgments_frame(db) -> pd.DataFrame:
-    """Every answered task, controls included (see the module docstring)."""
+def item_name(row, items, campaign) -> str:
+    """The item column of a task: the segment's name, or a known-answer item's (``tasks.known_name``)."""
+    return known_name(row, campaign) if row["kind"] in KNOWN else items[row["item_id"]]
+
+
+def attention_kind(row, campaign) -> str:
+    """``loud`` for an attention check the annotator is told about, ``silent`` for one only
+    recorded (a silent ``[[checks]]`` item, a degraded output), empty for other tasks."""
+    if row["kind"] == "CHECK":
+        item = known_item(campaign, row)
+        return "loud" if item is None or item.loud else "silent"
+    return "silent" if row["kind"] == "BAD_REF" else ""
+
+
+def attention(db, campaign) -> pd.DataFrame:
+    """Per annotator: tasks answered (tutorial items apart) and minutes spent, tutorial items answered
+    and right, loud and silent attention checks with the failed ones (a check counts once it has a
+    crisp pass rule: a DA/ESA degraded output needs its original's score), and the completion code
+    the annotator was shown (empty before the quota is done, or without ``[completion]``)."""
+    df = judgments_frame(db, campaign)
+    names = [r[0] for r in db.query("SELECT name FROM accounts WHERE role = 'annotator' ORDER BY id")]
+    rows = []
+    for name in names:
+        part = df[df["annotator"] == name]
+        real, decided = part[part["kind"] != "TUTORIAL"], part[part["passed"] != ""]
+        loud, silent = decided[decided["attention"] == "loud"], decided[decided["attention"] == "silent"]
+        tutorial = part[part["kind"] == "TUTORIAL"]
+        rows.append({"annotator": name, "tasks": len(real), "minutes": round(float(part["seconds"].sum()) / 60, 1),
+                     "tutorial": len(tutorial), "tutorial_right": int((tutorial["passed"] == "yes").sum()),
+                     "loud_checks": len(loud), "loud_failed": int((loud["passed"] == "no").sum()),
+                     "silent_checks": len(silent), "silent_failed": int((silent["passed"] == "no").sum())})
+    out = pd.DataFrame(rows, columns=["annotator", "tasks", "minutes", "tutorial", "tutorial_right", "loud_checks",
+                                      "loud_failed", "silent_checks", "silent_failed"]).set_index("annotator")
+    out["failed"] = out["loud_failed"] + out["silent_failed"]
+    c = campaign.completion
+    out["completion_code"] = ["" if c is None or tasks < campaign.quota else c.for_failures(failed)
+                              for tasks, failed in zip(out["tasks"], out["failed"])]
+    return out
+
+
+def judgments_frame(db, campaign) -> pd.DataFrame:
+    """Every answered task, controls and tutorial items included (see the module docstring)."""
     systems, items = _labels(db)
     outputs = {(r[0], r[1]): r[2] for r in db.query("SELECT item_id, system_id, text FROM outputs")}
-    rows = db.query("SELECT t.id, t.type, t.kind, t.control_of, t.item_id, t.systems, t.shown, t.issued_at, "
+    rows = db.query("SELECT t.id, t.type, t.kind, t.control_of, t.item_id, t.systems, t.shown, t.issued_at, t.prefill, "
                     "a.name AS judge, j.answer, j.submitted_at FROM judgments j JOIN tasks t ON t.id = j.task_id "
                     "JOIN accounts a ON a.id = t.annotator_id ORDER BY j.id")
     rows = [{**dict(r), "systems": json.loads(r["systems"]), "shown": json.loads(r["shown"]),
@@ -241,25 +305,45 @@ def judgments_frame(db) -> pd.DataFrame:
     first = {r["id"]: r["answer"] for r in rows}
     out = []
     for r in rows:
-        check = passed(r, first, outputs) if r["kind"] != "SYSTEM" else None
+        check = passed(r, first, outputs, campaign) if r["kind"] != "SYSTEM" else None
         out.append({"task": r["id"], "type": r["type"], "kind": r["kind"],
-                    "control_of": r["control_of"], "item": items[r["item_id"]],
+                    "control_of": r["control_of"], "item": item_name(r, items, campaign),
                     "systems": json.dumps([systems[s] for s in r["systems"]], ensure_ascii=False),
                     "shown": json.dumps(r["shown"], ensure_ascii=False), "annotator": r["judge"],
                     "answer": json.dumps(r["answer"], ensure_ascii=False, sort_keys=True),
                     "issued_at": _iso(r["issued_at"]), "submitted_at": _iso(r["submitted_at"]),
                     "seconds": round(r["submitted_at"] - r["issued_at"], 3),
-                    "passed": "" if check is None else ("yes" if check else "no")})
+                    "passed": "" if check is None else ("yes" if check else "no"),
+                    "attention": attention_kind(r, campaign), **ai_edits(r)})
     df = pd.DataFrame(out, columns=["task", "type", "kind", "control_of", "item", "systems", "shown", "annotator",
-                                    "answer", "issued_at", "submitted_at", "seconds", "passed"])
-    return df.astype({"control_of": "Int64"})
+                                    "answer", "issued_at", "submitted_at", "seconds", "passed", "attention",
+                                    "ai_kept", "ai_removed", "ai_added"])
+    return df.astype({"control_of": "Int64", "ai_kept": "Int64", "ai_removed": "Int64", "ai_added": "Int64"})
+
+
+def ai_edits(row) -> dict:
+    """ESA^AI: of the spans pre-filled, how many the annotator kept (same offsets and severity) or
+    removed, and how many spans are new (a pre-filled span changed counts as removed and added);
+    summed over a contrastive task's outputs; None without pre-filled spans."""
+    if not row.get("prefill"):
+        return {"ai_kept": None, "ai_removed": None, "ai_added": None}
+    answer = row["answer"]
+    parts = answer["outputs"] if "outputs" in answer else [answer]
+    kept = removed = added = 0
+    for given, part in zip(json.loads(row["prefill"]), parts):
+        before = {(x["start_i"], x["end_i"], x["severity"]) for x in given}
+        after = {(x["start_i"], x["end_i"], x["severity"]) for x in part["spans"]}
+        kept, removed, added = kept + len(before & after), removed + len(before - after), added + len(after - before)
+    return {"ai_kept": kept, "ai_removed": removed, "ai_added": added}
 
 
 def export_frame(db, campaign, what: str) -> pd.DataFrame:
     if what == "comparisons":
         return frame(all_comparisons(db, campaign))
     if what == "judgments":
-        return judgments_frame(db)
+        return judgments_frame(db, campaign)
+    if what == "annotators":
+        return attention(db, campaign).reset_index()
     if what == "ratings":
         return ratings_frame(ratings(db, campaign)).drop(columns="kind")
     if what == "esa":

@@ -11,6 +11,15 @@ shares, a quality control (WMT's design, Graham et al. 2017; ``humeval.ratings.q
   degraded one should score lower).
 - ``REPEAT``: a task the annotator already answered, shown again.
 
+Before any of these, an annotator answers the campaign's ``[[tutorial]]`` items in order (kind
+``TUTORIAL``; they cannot be skipped); each answer is told right or wrong with the item's feedback,
+and none is ever ranked or counted towards the quota.
+
+- ``CHECK``: one of the campaign's ``[[checks]]`` (an attention check with a known answer), at the
+  share ``quality.checks``, of the task type in turn, each at most once per annotator. It looks like
+  any task (item name: a number after the last segment's); a loud check tells the annotator after
+  the answer that it was one and whether it was passed, a silent one is only recorded.
+
 Each answered task is degraded or repeated at most once (WMT pairs each original with one
 control); when none is left, a system task is issued instead.
 
@@ -43,6 +52,7 @@ from humeval.active.strategies import GRMUncertainty, PairState, UniformPairs, m
 from humeval.serve.campaign import RATED
 
 KINDS = ("SYSTEM", "BAD_REF", "REPEAT")
+KNOWN = ("TUTORIAL", "CHECK")  # kinds of tasks on the campaign file's known-answer items (item_id: the item's index)
 SEVERITIES = ("minor", "major")
 # MQM-lite: the top level of the MQM typology (Lommel et al. 2014; Freitag et al. 2021's categories)
 CATEGORIES = ("Accuracy", "Fluency", "Terminology", "Style", "Locale convention", "Non-translation", "Other")
@@ -112,10 +122,19 @@ def _spans(raw, text: str, categories: bool) -> list[dict]:
     return sorted(spans, key=lambda x: (x["start_i"], x["end_i"]))
 
 
-def canonical(task_type: str, answer, k: int, text: str = "") -> str:
-    """The answer checked and written canonically (so a retry compares equal), or ``Refused``."""
+def canonical(task_type: str, answer, k: int, text: str = "", texts=None) -> str:
+    """The answer checked and written canonically (so a retry compares equal), or ``Refused``.
+    A contrastive ESA task (``k`` > 1 outputs ``texts``) takes ``{"outputs": [{"score", "spans"}, …]}``,
+    one entry per output in the order shown."""
     if not isinstance(answer, dict):
         raise Refused(400, "the answer must be an object")
+    if task_type == "esa" and k > 1:
+        parts = answer.get("outputs")
+        if not isinstance(parts, list) or len(parts) != k:
+            raise Refused(400, f"a contrastive ESA answer is {{\"outputs\": [{k} objects {{\"score\", \"spans\"}}]}}, "
+                               "one per output in the order shown")
+        return json.dumps({"outputs": [json.loads(canonical("esa", part, 1, t)) for part, t in zip(parts, texts)]},
+                          sort_keys=True)
     try:
         if task_type == "pairwise":
             outcome = answer["outcome"]
@@ -291,29 +310,47 @@ class Issuer:
     def skip(self, annotator_id: int, token: str):
         with self.db.write(durable=False) as conn:
             row = self._own(conn, annotator_id, token)
+            if row["kind"] == "TUTORIAL":
+                raise Refused(409, "a tutorial item cannot be skipped: answer it to see the feedback")
             if row["status"] != "open":
                 raise Refused(409, f"task {token} is no longer open ({row['status']})")
             conn.execute("UPDATE tasks SET status = 'skipped' WHERE id = ?", (row["id"],))
 
     def _issue(self, conn, annotator_id, now) -> dict:
         c, rng = self.campaign, self.rng
-        done = conn.execute("SELECT COUNT(*) FROM tasks WHERE annotator_id = ?", (annotator_id,)).fetchone()[0]
+        learnt = conn.execute("SELECT COUNT(*) FROM judgments j JOIN tasks t ON t.id = j.task_id WHERE "
+                              "t.annotator_id = ? AND t.kind = 'TUTORIAL'", (annotator_id,)).fetchone()[0]
+        if learnt < len(c.tutorial):  # the tutorial first, in the campaign file's order
+            item = c.tutorial[learnt]
+            return self._insert(conn, annotator_id, item.type, {"kind": "TUTORIAL", "item_id": learnt, "systems": [],
+                                                                "shown": list(item.outputs)}, now)
+        done = conn.execute("SELECT COUNT(*) FROM tasks WHERE annotator_id = ? AND kind <> 'TUTORIAL'",
+                            (annotator_id,)).fetchone()[0]
         task_type = c.tasks[done % len(c.tasks)]
         u = rng.random()
         task = None
-        if task_type == "mqm":
-            pass  # MQM-lite has no controls: WMT's controls are defined for scores
+        if task_type == "mqm" and u < c.bad_reference + c.repeat:
+            pass  # MQM-lite has no degraded or repeated controls: WMT's controls are defined for scores
         elif u < c.bad_reference and task_type in ("pairwise", *RATED):
             task = self._bad_reference(conn, annotator_id, task_type)
         elif u < c.bad_reference + c.repeat:
             task = self._repeat(conn, annotator_id, task_type)
+        elif u < c.bad_reference + c.repeat + c.checks_share:
+            task = self._check(conn, annotator_id, task_type)
         if task is None:
             task = self._system_task(conn, annotator_id, task_type)
+        if task_type == "esa" and c.ai_spans is not None and task["kind"] != "BAD_REF":
+            task["prefill"] = [c.ai_spans.get((s, task["item_id"]), []) for s in task["systems"]]
+        return self._insert(conn, annotator_id, task_type, task, now)
+
+    @staticmethod
+    def _insert(conn, annotator_id, task_type, task, now) -> dict:
         token = secrets.token_urlsafe(12)
+        prefill = json.dumps(task["prefill"]) if task.get("prefill") is not None else None
         row = conn.execute("INSERT INTO tasks (token, annotator_id, type, kind, item_id, systems, shown, control_of, "
-                           "issued_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open') RETURNING *",
+                           "issued_at, status, prefill) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?) RETURNING *",
                            (token, annotator_id, task_type, task["kind"], task["item_id"], json.dumps(task["systems"]),
-                            json.dumps(task["shown"], ensure_ascii=False), task.get("control_of"), now))
+                            json.dumps(task["shown"], ensure_ascii=False), task.get("control_of"), now, prefill))
         return dict(row.fetchone())
 
     def _texts(self, conn, item_id, systems):
@@ -340,6 +377,8 @@ class Issuer:
             systems = list(self._next_pair())
         elif task_type == "ranking":
             systems = [int(s) for s in self.rng.permutation(self.n)[:self.campaign.k]]
+        elif task_type == "esa" and self.campaign.contrastive > 1:  # contrastive ESA: several outputs side by side
+            systems = [int(s) for s in self.rng.permutation(self.n)[:self.campaign.contrastive]]
         else:
             counts = np.zeros(self.n)
             for s, count in conn.execute("SELECT systems, COUNT(*) FROM tasks WHERE type = ? AND kind = 'SYSTEM' "
@@ -369,9 +408,18 @@ class Issuer:
         if not rated:
             return None
         row = rated[int(self.rng.integers(len(rated)))]
-        text = json.loads(row["shown"])[0]
-        return {"kind": "BAD_REF", "item_id": row["item_id"], "systems": json.loads(row["systems"]),
+        text = json.loads(row["shown"])[0]  # (contrastive ESA: the first output, as a plain ESA task)
+        return {"kind": "BAD_REF", "item_id": row["item_id"], "systems": json.loads(row["systems"])[:1],
                 "shown": [degrade(text, self._donor(conn, row["item_id"]), self.rng)], "control_of": row["id"]}
+
+    def _check(self, conn, annotator_id, task_type):
+        asked = {r[0] for r in conn.execute("SELECT item_id FROM tasks WHERE annotator_id = ? AND kind = 'CHECK'",
+                                            (annotator_id,))}
+        left = [i for i, item in enumerate(self.campaign.checks) if item.type == task_type and i not in asked]
+        if not left:
+            return None
+        n = left[int(self.rng.integers(len(left)))]
+        return {"kind": "CHECK", "item_id": n, "systems": [], "shown": list(self.campaign.checks[n].outputs)}
 
     def _repeat(self, conn, annotator_id, task_type):
         rows = conn.execute("SELECT t.* FROM tasks t JOIN judgments j ON j.task_id = t.id WHERE t.annotator_id = ? "
@@ -397,12 +445,13 @@ class Issuer:
         """Write the answer once; returns {"receipt", "repeated"} (``repeated``: a retry)."""
         with self.db.write() as conn:
             row = self._own(conn, annotator_id, token)
-            value = canonical(row["type"], answer, len(json.loads(row["systems"])), json.loads(row["shown"])[0])
+            shown = json.loads(row["shown"])
+            value = canonical(row["type"], answer, len(shown), shown[0], shown)
             old = conn.execute("SELECT answer, receipt FROM judgments WHERE task_id = ?", (row["id"],)).fetchone()
             if old is not None:
                 if old["answer"] != value:
                     raise Refused(409, f"task {token} was already answered ({old['answer']}); an answer is final")
-                return {"receipt": old["receipt"], "repeated": True}
+                return {"receipt": old["receipt"], "repeated": True, **self.told(row, value)}
             if row["status"] != "open" or row["issued_at"] + self.campaign.task_timeout < time.time():
                 raise Refused(409, f"task {token} is stale ({'expired' if row['status'] == 'open' else row['status']}); "
                                    "ask for a new task")
@@ -413,11 +462,65 @@ class Issuer:
         if row["kind"] == "SYSTEM" and row["type"] in ("pairwise", "ranking"):
             with self.lock:
                 self._learn(self._comparisons(row["type"], json.loads(row["systems"]), json.loads(value)))
-        return {"receipt": receipt, "repeated": False}
+        return {"receipt": receipt, "repeated": False, **self.told(row, value)}
+
+    def told(self, task, answer) -> dict:
+        """What the annotator is told about a known-answer task: ``{"tutorial": {"passed",
+        "feedback"}}``, or ``{"check": …}`` for a loud attention check (nothing for other tasks)."""
+        item = known_item(self.campaign, task)
+        if item is None or (task["kind"] == "CHECK" and not item.loud):
+            return {}
+        answer = json.loads(answer) if isinstance(answer, str) else answer
+        return {task["kind"].lower(): {"passed": item.passed(answer), "feedback": item.feedback}}
 
 
-def public(task: dict, db) -> dict:
-    """What the annotator sees of a task: no system names, no control kind."""
+def known_item(campaign, task):
+    """The campaign's tutorial item or attention check a task shows, or None (a segment's task, or
+    an item since removed from the campaign file)."""
+    items = {"TUTORIAL": campaign.tutorial, "CHECK": campaign.checks}.get(task["kind"], ())
+    return items[task["item_id"]] if task["item_id"] < len(items) else None
+
+
+def known_name(task, campaign) -> str:
+    """A known-answer task's item name: ``tutorial N``, or for a check a number after the last
+    segment's (a check looks like any other task)."""
+    if task["kind"] == "TUTORIAL":
+        return f"tutorial {task['item_id'] + 1}"
+    return str(len(campaign.items) + task["item_id"] + 1)
+
+
+def public(task: dict, db, campaign=None) -> dict:
+    """What the annotator sees of a task: no system names, no control kind (a tutorial item says
+    it is one: ``tutorial`` = [its number, how many])."""
+    if task["kind"] in KNOWN:
+        n, item = task["item_id"], known_item(campaign, task)
+        out = {"task": task["token"], "type": task["type"], "item": known_name(task, campaign),
+               "source": item.source if item else "", "reference": item.reference if item else None,
+               "outputs": json.loads(task["shown"])}
+        return {**out, "tutorial": [n + 1, len(campaign.tutorial)]} if task["kind"] == "TUTORIAL" else out
     item = db.one("SELECT name, source, reference FROM items WHERE id = ?", (task["item_id"],))
-    return {"task": task["token"], "type": task["type"], "item": item["name"], "source": item["source"],
-            "reference": item["reference"], "outputs": json.loads(task["shown"])}
+    out = {"task": task["token"], "type": task["type"], "item": item["name"], "source": item["source"],
+           "reference": item["reference"], "outputs": json.loads(task["shown"])}
+    if campaign is not None and campaign.documents is not None:
+        out.update(document_context(campaign, task["item_id"], json.loads(task["systems"]), len(out["outputs"])))
+    if task.get("prefill"):
+        out["prefill"] = json.loads(task["prefill"])
+    return out
+
+
+def document_context(campaign, item: int, systems, shown: int) -> dict:
+    """The segment's document and up to ``campaign.context`` segments of it before and after
+    (read-only context, as WMT's document-level DA shows; Kocmi et al. 2022): their source, and
+    for a task that shows one output, the same system's outputs of them (several outputs side by
+    side get the source only: the columns' neighbours would tell a degraded copy by its twin)."""
+    documents, n = campaign.documents, campaign.context
+    system = campaign.systems[systems[0]] if shown == 1 and systems else None
+
+    def segment(j):
+        return {"item": campaign.items[j], "source": campaign.source[j],
+                "output": campaign.outputs[system][j] if system else None}
+    before = [segment(j) for j in range(max(0, item - n), item) if documents[j] == documents[item]]
+    after = [segment(j) for j in range(item + 1, min(len(documents), item + n + 1)) if documents[j] == documents[item]]
+    position = [j for j in range(len(documents)) if documents[j] == documents[item]]
+    return {"document": documents[item], "position": [position.index(item) + 1, len(position)],
+            "before": before, "after": after}

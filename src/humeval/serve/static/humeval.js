@@ -5,7 +5,8 @@
 //   the arrow keys after clicking into it), press 1 (minor) or 2 (major) or click the buttons; the
 //   spans are listed, can be switched minor/major or removed, and are posted as character offsets
 //   (Unicode code points, as Python counts them) in the hidden field "spans". The per-word selects,
-//   the fallback without script, are hidden and disabled.
+//   the fallback without script, are hidden and disabled. Each output of a contrastive ESA task has
+//   its own widget; ESA^AI's pre-filled spans (data-prefill) start in the list, editable.
 // - Keys on pairwise tasks: A (first better), T (tie), B (second better).
 // Texts are only ever set with textContent: an output holding markup stays text.
 "use strict";
@@ -41,124 +42,142 @@
     });
   }
 
-  var output = document.querySelector("[data-spans]");
-  if (!output) { return; }
-  var text = output.textContent;
-  var spans = [];  // {start_i, end_i, severity[, category]} in code points
-  var field = document.getElementById("spans");
-  var list = document.getElementById("span-list");
-  var category = document.getElementById("span-category");
-  var words = document.getElementById("word-marks");
-  words.hidden = true;
-  words.querySelectorAll("select").forEach(function (s) { s.disabled = true; });
-  document.getElementById("span-tools").hidden = false;
-  field.disabled = false;
-  field.value = "[]";
-  output.tabIndex = 0;
-  output.setAttribute("aria-label", "Translation: select the characters of an error, then press 1 or 2");
-
-  function codePoints(units) { return Array.from(text.slice(0, units)).length; }
-  function units(points) { return Array.from(text).slice(0, points).join("").length; }
-
-  function offsetIn(node, offset) {  // a DOM position inside the output as a UTF-16 offset into its text
-    if (node.nodeType !== Node.TEXT_NODE) {
-      var before = 0;
-      for (var i = 0; i < offset && i < node.childNodes.length; i++) {
-        before += node.childNodes[i].textContent.length;
-      }
-      return offsetOf(node) + before;
-    }
-    return offsetOf(node) + offset;
-  }
-  function offsetOf(node) {  // UTF-16 offset of the start of ``node`` inside the output
-    var total = 0;
-    var walker = document.createTreeWalker(output, NodeFilter.SHOW_TEXT);
-    while (walker.nextNode()) {
-      if (walker.currentNode === node || node.contains(walker.currentNode)) { return total; }
-      total += walker.currentNode.textContent.length;
-    }
-    return total;
-  }
-
-  var remembered = null;
-  function selected() {
-    var selection = window.getSelection();
-    if (!selection.rangeCount || selection.isCollapsed) { return null; }
-    var range = selection.getRangeAt(0);
-    if (!output.contains(range.startContainer) || !output.contains(range.endContainer)) { return null; }
-    var start = offsetIn(range.startContainer, range.startOffset);
-    var end = offsetIn(range.endContainer, range.endOffset);
-    while (start < end && /\s/.test(text[start])) { start++; }
-    while (end > start && /\s/.test(text[end - 1])) { end--; }
-    return start < end ? [codePoints(start), codePoints(end)] : null;
-  }
+  // One marking widget per output (a contrastive ESA task has several): its own spans, list and
+  // hidden field; keys 1 and 2 mark in the widget holding the selection (or the last one used).
+  var widgets = [];
+  var active = null;
+  document.querySelectorAll("[data-marking]").forEach(function (box) { widgets.push(marking(box)); });
+  if (!widgets.length) { return; }
+  active = widgets[0];
   document.addEventListener("selectionchange", function () {
-    var now = selected();
-    if (now) { remembered = now; }
-  });
-
-  function mark(severity) {
-    var chosen = selected() || remembered;
-    if (!chosen) {
-      document.getElementById("span-hint").textContent = "First select the wrong characters in the translation.";
-      return;
-    }
-    spans = spans.filter(function (s) { return s.end_i <= chosen[0] || s.start_i >= chosen[1]; });
-    var span = { start_i: chosen[0], end_i: chosen[1], severity: severity };
-    if (category) { span.category = category.value; }
-    spans.push(span);
-    spans.sort(function (a, b) { return a.start_i - b.start_i; });
-    remembered = null;
-    window.getSelection().removeAllRanges();
-    render();
-  }
-
-  function button(label, action) {
-    var b = document.createElement("button");
-    b.type = "button";
-    b.textContent = label;
-    b.addEventListener("click", action);
-    return b;
-  }
-
-  function render() {
-    output.textContent = "";
-    var at = 0;
-    spans.forEach(function (s) {
-      var from = units(s.start_i), to = units(s.end_i);
-      output.appendChild(document.createTextNode(text.slice(at, from)));
-      var m = document.createElement("mark");
-      m.className = s.severity;
-      m.textContent = text.slice(from, to);
-      output.appendChild(m);
-      at = to;
-    });
-    output.appendChild(document.createTextNode(text.slice(at)));
-    list.textContent = "";
-    spans.forEach(function (s, i) {
-      var item = document.createElement("li");
-      item.className = "span";
-      item.textContent = "\u201c" + text.slice(units(s.start_i), units(s.end_i)) + "\u201d " + s.severity +
-        (s.category ? " (" + s.category + ")" : "");
-      item.appendChild(button(s.severity === "minor" ? "make major" : "make minor", function () {
-        s.severity = s.severity === "minor" ? "major" : "minor";
-        render();
-      }));
-      item.appendChild(button("remove", function () { spans.splice(i, 1); render(); }));
-      list.appendChild(item);
-    });
-    field.value = JSON.stringify(spans);
-  }
-
-  document.querySelectorAll("[data-severity]").forEach(function (b) {
-    b.addEventListener("mousedown", function (event) { event.preventDefault(); });  // keep the selection
-    b.addEventListener("click", function () { mark(b.dataset.severity); });
+    widgets.forEach(function (w) { if (w.remember()) { active = w; } });
   });
   document.addEventListener("keydown", function (event) {
     if (typing(event.target) || event.ctrlKey || event.metaKey || event.altKey) { return; }
     if (event.key === "1" || event.key === "2") {
       event.preventDefault();
-      mark(event.key === "1" ? "minor" : "major");
+      active.mark(event.key === "1" ? "minor" : "major");
     }
   });
+
+  function marking(box) {
+    var output = box.querySelector("[data-spans]");
+    var text = output.textContent;
+    var spans = JSON.parse(box.dataset.prefill || "[]");  // {start_i, end_i, severity[, category]} in code points
+    var field = box.querySelector("input[data-field=spans]");
+    var list = box.querySelector("[data-list]");
+    var category = box.querySelector("[data-category]");
+    var hint = box.querySelector("[data-hint]");
+    var words = box.querySelector("[data-words]");
+    words.hidden = true;
+    words.querySelectorAll("select").forEach(function (s) { s.disabled = true; });
+    box.querySelector("[data-tools]").hidden = false;
+    field.disabled = false;
+    output.tabIndex = 0;
+    output.setAttribute("aria-label", "Translation: select the characters of an error, then press 1 or 2");
+
+    function codePoints(units) { return Array.from(text.slice(0, units)).length; }
+    function units(points) { return Array.from(text).slice(0, points).join("").length; }
+
+    function offsetOf(node) {  // UTF-16 offset of the start of ``node`` inside the output
+      var total = 0;
+      var walker = document.createTreeWalker(output, NodeFilter.SHOW_TEXT);
+      while (walker.nextNode()) {
+        if (walker.currentNode === node || node.contains(walker.currentNode)) { return total; }
+        total += walker.currentNode.textContent.length;
+      }
+      return total;
+    }
+    function offsetIn(node, offset) {  // a DOM position inside the output as a UTF-16 offset into its text
+      if (node.nodeType !== Node.TEXT_NODE) {
+        var before = 0;
+        for (var i = 0; i < offset && i < node.childNodes.length; i++) {
+          before += node.childNodes[i].textContent.length;
+        }
+        return offsetOf(node) + before;
+      }
+      return offsetOf(node) + offset;
+    }
+
+    var remembered = null;
+    function selected() {
+      var selection = window.getSelection();
+      if (!selection.rangeCount || selection.isCollapsed) { return null; }
+      var range = selection.getRangeAt(0);
+      if (!output.contains(range.startContainer) || !output.contains(range.endContainer)) { return null; }
+      var start = offsetIn(range.startContainer, range.startOffset);
+      var end = offsetIn(range.endContainer, range.endOffset);
+      while (start < end && /\s/.test(text[start])) { start++; }
+      while (end > start && /\s/.test(text[end - 1])) { end--; }
+      return start < end ? [codePoints(start), codePoints(end)] : null;
+    }
+
+    function mark(severity) {
+      var chosen = selected() || remembered;
+      if (!chosen) {
+        hint.textContent = "First select the wrong characters in the translation.";
+        return;
+      }
+      spans = spans.filter(function (s) { return s.end_i <= chosen[0] || s.start_i >= chosen[1]; });
+      var span = { start_i: chosen[0], end_i: chosen[1], severity: severity };
+      if (category) { span.category = category.value; }
+      spans.push(span);
+      spans.sort(function (a, b) { return a.start_i - b.start_i; });
+      remembered = null;
+      window.getSelection().removeAllRanges();
+      render();
+    }
+
+    function button(label, action) {
+      var b = document.createElement("button");
+      b.type = "button";
+      b.textContent = label;
+      b.addEventListener("click", action);
+      return b;
+    }
+
+    function render() {
+      output.textContent = "";
+      var at = 0;
+      spans.forEach(function (s) {
+        var from = units(s.start_i), to = units(s.end_i);
+        output.appendChild(document.createTextNode(text.slice(at, from)));
+        var m = document.createElement("mark");
+        m.className = s.severity;
+        m.textContent = text.slice(from, to);
+        output.appendChild(m);
+        at = to;
+      });
+      output.appendChild(document.createTextNode(text.slice(at)));
+      list.textContent = "";
+      spans.forEach(function (s, i) {
+        var item = document.createElement("li");
+        item.className = "span";
+        item.textContent = "\u201c" + text.slice(units(s.start_i), units(s.end_i)) + "\u201d " + s.severity +
+          (s.category ? " (" + s.category + ")" : "");
+        item.appendChild(button(s.severity === "minor" ? "make major" : "make minor", function () {
+          s.severity = s.severity === "minor" ? "major" : "minor";
+          render();
+        }));
+        item.appendChild(button("remove", function () { spans.splice(i, 1); render(); }));
+        list.appendChild(item);
+      });
+      field.value = JSON.stringify(spans);
+    }
+
+    box.querySelectorAll("[data-severity]").forEach(function (b) {
+      b.addEventListener("mousedown", function (event) { event.preventDefault(); });  // keep the selection
+      b.addEventListener("click", function () { active = widget; mark(b.dataset.severity); });
+    });
+    render();
+    var widget = {
+      mark: mark,
+      remember: function () {
+        var now = selected();
+        if (now) { remembered = now; }
+        return Boolean(now);
+      }
+    };
+    return widget;
+  }
 })();

@@ -94,7 +94,9 @@ def test_live_grm_strategy_judges_against_the_baseline(tmp_path):
             assert client.post(f"/api/task/{task['task']}", json={"outcome": outcome}, headers=headers).status_code == 200
     issuer = app.state.server.issuer
     assert issuer.refit_idle.wait(60)  # the refit thread has finished
-    assert issuer.grm_model is not None and issuer.refits >= 3
+    # requests for a refit that arrive while one runs are coalesced, so how many of the 5 batches got their
+    # own refit depends on the machine's speed (2 on a loaded one): at least one, never more than the batches
+    assert issuer.grm_model is not None and 1 <= issuer.refits <= 200 // 40
     comparisons = export.comparisons(app.state.server.db, campaign)
     scores = GRM(baseline="sys0").fit(comparisons).scores_.reindex(["sys1", "sys2", "sys3", "sys4"]).to_numpy()
     assert list(np.argsort(-scores)) == [0, 1, 2, 3]

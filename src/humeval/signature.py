@@ -155,7 +155,9 @@ def make(command, params: dict, path=None, defaults: dict | None = None, default
                 or fixed and (key in FIXED or key in ("n_boot", "by", "clusters"))):
             continue
         default = defaults.get(key)
-        if value in (None, False, (), []) or _unset(value) or _text(value) == _text(default) and not _unset(default):
+        if hasattr(value, "tolist"):  # a grid option's numpy array
+            value = value.tolist()
+        if value is None or value is False or value in ((), []) or _unset(value) or _text(value) == _text(default) and not _unset(default):
             continue
         long = max(param.opts, key=len).lstrip("-")
         text = ",".join(fingerprint(v) for v in _values(value)) if _is_input(param) else _text(value)

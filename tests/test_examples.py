@@ -138,7 +138,17 @@ def _arena_votes(directory: Path):
     shutil.copy(FIXTURES / "arena_weights.csv", directory / "votes.csv")
 
 
-GENERATED = {"demo/campaign.toml": _serve_demo, "battles/": _battles, "battles.json": _arena_battles, "votes.csv": _arena_votes, "ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
+def _judged_battles(directory: Path):
+    """judged.csv: human and LLM-judge battles, written by the python block of
+    docs/tutorials/humans-and-judges.md itself (run in ``directory``)."""
+    import contextlib
+    page = (DOCS / "tutorials/humans-and-judges.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"^```python\n(.*?)^```", page, flags=re.S | re.M) if "judged.csv" in b]
+    with contextlib.chdir(directory):
+        exec(compile(block, "docs/tutorials/humans-and-judges.md", "exec"), {})
+
+
+GENERATED = {"judged.csv": _judged_battles, "demo/campaign.toml": _serve_demo, "battles/": _battles, "battles.json": _arena_battles, "votes.csv": _arena_votes, "ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
 
 # Examples that cannot run here, with the reason. Keep this list short.
 NO_OUTPUTS = ("WMT10's system outputs and reference (outputs/cz-en/, newstest2010.ref.en) are not in the shared data; "

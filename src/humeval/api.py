@@ -162,8 +162,8 @@ def _run(name: str, inputs: list[str], options: dict, extra: list[str] = ()) -> 
 
 def _signature(name: str, params: dict, meta: dict, path: str) -> str:
     """The signature the command made (``humeval.cli.signing.sign`` signs every command)."""
-    from humeval.cli.signing import META
-    return meta[META]
+    from humeval.cli.signing import of
+    return of(meta)
 
 
 def _plain(params: dict) -> dict:

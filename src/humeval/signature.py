@@ -92,9 +92,13 @@ def fingerprint(value) -> str:
 
 
 def _update(digest, path: Path) -> None:
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
+    try:
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as error:
+        raise InputError(path, None, f"cannot read it for the result's signature (its content hash): {error.strerror}",
+                         "check its permissions") from None
 
 
 def _text(value) -> str:

@@ -24,7 +24,17 @@ UNSIGNED = {"serve"}  # a server's state, not a result
 def current() -> str | None:
     """The running command's signature (None outside a signed command)."""
     ctx = click.get_current_context(silent=True)
-    return ctx.meta.get(META) if ctx is not None else None
+    return of(ctx.meta) if ctx is not None else None
+
+
+def of(meta: dict) -> str | None:
+    """The signature a command's context holds (``ctx.meta``), made on first use: the inputs are
+    hashed only once a result is shown or written, never for a command that stops before (an
+    input it refuses, such as a folder it cannot read, is not read for the hash first)."""
+    value = meta.get(META)
+    if callable(value):
+        value = meta[META] = value()
+    return value
 
 
 def signature_field() -> dict:
@@ -88,7 +98,8 @@ def signed_json(text: str, sig: str) -> str:
 
 def sign(command: click.Command, name: str | None = None) -> click.Command:
     """Make ``command`` (every command under a group) sign its results: the signature of its
-    parameters (``humeval.signature.make``) is set before it runs (``current``); after it, a last
+    parameters (``humeval.signature.make``) is set before it runs (``current``, made on first
+    use: ``of``); after it, a last
     line ``signature: SIG`` follows the tables it drew (not with --quiet or --json), its
     ``--json`` gets the signature (``signed_json``) and its ``--out`` tables a last column."""
     from humeval import signature as sig
@@ -108,7 +119,7 @@ def sign(command: click.Command, name: str | None = None) -> click.Command:
         ctx = click.get_current_context()
         default_model = ("model_names" in kwargs
                          and ctx.get_parameter_source("model_names") == click.core.ParameterSource.DEFAULT)
-        ctx.meta[META] = sig.make(command, kwargs, default_model=default_model, name=name)
+        ctx.meta[META] = functools.partial(sig.make, command, dict(kwargs), default_model=default_model, name=name)
         ctx.meta[TABLES] = 0
         as_json = bool(kwargs.get("as_json"))
         printed = io.StringIO()
@@ -122,9 +133,9 @@ def sign(command: click.Command, name: str | None = None) -> click.Command:
         finally:
             if as_json:  # what it printed: signed when it finished, as it was when it failed
                 text = printed.getvalue()
-                click.echo(signed_json(text, ctx.meta[META]) if finished else text, nl=False)
+                click.echo(signed_json(text, of(ctx.meta)) if finished else text, nl=False)
         if ctx.meta[TABLES] and not (kwargs.get("quiet") or as_json):
-            click.echo(f"signature: {ctx.meta[META]}")
+            click.echo(f"signature: {of(ctx.meta)}")
         return result
 
     command.callback = signed_callback

@@ -111,7 +111,8 @@ def _text(value) -> str:
     return str(value)
 
 
-def _values(value) -> list:
+def values(value) -> list:
+    """A parameter's value as a list: none, one, or a repeated option's several."""
     if value is None or _unset(value):
         return []
     return list(value) if isinstance(value, (tuple, list)) else [value]
@@ -121,7 +122,9 @@ def _is_output(param) -> bool:
     return type(param.type).__name__ == "OutputPath"  # humeval.cli.common (not imported: startup)
 
 
-def _is_input(param) -> bool:
+def is_input(param) -> bool:
+    """Whether a click parameter names an input file or folder (a path that is not an output):
+    signed by its content hash, never its path."""
     import click
     return isinstance(param.type, click.Path) and not _is_output(param)
 
@@ -140,8 +143,8 @@ def make(command, params: dict, path=None, defaults: dict | None = None, default
     if path is not None:
         data = data_hash(path)
     else:
-        data = ",".join(fingerprint(v) for p in command.params if isinstance(p, click.Argument) and _is_input(p)
-                        for v in _values(params.get(p.name))) or "none"
+        data = ",".join(fingerprint(v) for p in command.params if isinstance(p, click.Argument) and is_input(p)
+                        for v in values(params.get(p.name))) or "none"
     fields = {"humeval": version(), "cmd": name.replace(" ", "."), "data": data}
     fixed = FIXED_FIELDS.get(name, ())
     if fixed:
@@ -164,7 +167,7 @@ def make(command, params: dict, path=None, defaults: dict | None = None, default
         if value is None or value is False or value in ((), []) or _unset(value) or _text(value) == _text(default) and not _unset(default):
             continue
         long = max(param.opts, key=len).lstrip("-")
-        text = ",".join(fingerprint(v) for v in _values(value)) if _is_input(param) else _text(value)
+        text = ",".join(fingerprint(v) for v in values(value)) if is_input(param) else _text(value)
         if "|" in text:
             raise InputError(None, None, f"--{long} {text!r} holds '|', which separates a signature's fields",
                              "rename it without '|'")
@@ -252,8 +255,8 @@ def options(command, signature: str, path, given: dict | None = None) -> dict:
             raise InputError(None, None, f"the signature names {key!r}, which `humeval {command.name}` does not take",
                              "make the signature with the same command")
         param = by_long[key]
-        if _is_input(param):  # a file's content hash: the file is given again, and must be the same
-            files = _values(given.get(param.name))
+        if is_input(param):  # a file's content hash: the file is given again, and must be the same
+            files = values(given.get(param.name))
             hashes = ",".join(fingerprint(v) for v in files)
             if hashes != value:
                 raise InputError(files[0] if files else None, None,

@@ -99,9 +99,9 @@ def signed_json(text: str, sig: str) -> str:
 def sign(command: click.Command, name: str | None = None) -> click.Command:
     """Make ``command`` (every command under a group) sign its results: the signature of its
     parameters (``humeval.signature.make``) is set before it runs (``current``, made on first
-    use: ``of``); after it, a last
-    line ``signature: SIG`` follows the tables it drew (not with --quiet or --json), its
-    ``--json`` gets the signature (``signed_json``) and its ``--out`` tables a last column."""
+    use: ``of``); after it, a last line ``signature: SIG`` follows the tables it drew (not with
+    --quiet or --json), its ``--json`` gets the signature (``signed_json``) and its ``--out``
+    tables a last column."""
     from humeval import signature as sig
     name = name or command.name
     if isinstance(command, click.Group):
@@ -123,7 +123,7 @@ def sign(command: click.Command, name: str | None = None) -> click.Command:
         ctx.meta[TABLES] = 0
         as_json = bool(kwargs.get("as_json"))
         printed = io.StringIO()
-        paths = [v for key in tables for v in sig._values(kwargs.get(key))]
+        paths = [v for key in tables for v in sig.values(kwargs.get(key))]
         finished = False
         try:
             with sig.signing_tables(paths, current), \
@@ -160,7 +160,7 @@ def signed(command_function):
         given = kwargs.pop("signature")
         command = ctx.command
         if given:
-            inputs = {p.name for p in command.params if sig._is_input(p)}
+            inputs = {p.name for p in command.params if sig.is_input(p)}
             explicit = [name for name in kwargs if name not in sig.OUTPUT_ONLY and name not in inputs
                         and ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
             if explicit:

@@ -34,6 +34,7 @@ def test_complete_command_recovers_an_additive_truth(tmp_path):
     assert errors.loc["soft-impute", "RMSE"] < 0.5
     assert errors.index[-1] == "global mean"  # worst last
     completed = pd.read_csv(tmp_path / "completed.csv").set_index("judge")
+    assert set(completed.pop("signature")) == {data["errors"][0]["signature"]}  # every --out table is signed
     assert completed.shape == (judges, 2 * items)
     expected = pd.DataFrame({f"i{k:02d} | {name}": truth[:, k, m] for k in range(items) for m, name in enumerate("ST")},
                             index=[f"j{k:02d}" for k in range(judges)])

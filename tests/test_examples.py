@@ -153,17 +153,17 @@ def _arena_votes(directory: Path):
     shutil.copy(FIXTURES / "arena_weights.csv", directory / "votes.csv")
 
 
-GENERATED = {"demo/campaign.toml": _serve_demo, "pearmut_campaign.json": _pearmut_campaign, "battles/": _battles, "battles.json": _arena_battles, "votes.csv": _arena_votes, "ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
-
-
 def _judged_battles(directory: Path):
-    """judged.csv: simulated arena battles, 300 judged by humans and 3,000 by an LLM judge with a
-    position bias, a favoured system and a taste for length (judge_kind human or llm-judge)."""
-    from humeval.simulate.judged import battles_frame, judged_battles
-    battles_frame(*judged_battles(random_state=0)[1:]).to_csv(directory / "judged.csv", index=False)
+    """judged.csv: human and LLM-judge battles, written by the python block of
+    docs/tutorials/humans-and-judges.md itself (run in ``directory``)."""
+    import contextlib
+    page = (DOCS / "tutorials/humans-and-judges.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"^```python\n(.*?)^```", page, flags=re.S | re.M) if "judged.csv" in b]
+    with contextlib.chdir(directory):
+        exec(compile(block, "docs/tutorials/humans-and-judges.md", "exec"), {})
 
 
-GENERATED["judged.csv"] = _judged_battles
+GENERATED = {"judged.csv": _judged_battles, "demo/campaign.toml": _serve_demo, "pearmut_campaign.json": _pearmut_campaign, "battles/": _battles, "battles.json": _arena_battles, "votes.csv": _arena_votes, "ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
 
 # Examples that cannot run here, with the reason. Keep this list short.
 NO_OUTPUTS = ("WMT10's system outputs and reference (outputs/cz-en/, newstest2010.ref.en) are not in the shared data; "

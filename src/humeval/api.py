@@ -161,10 +161,9 @@ def _run(name: str, inputs: list[str], options: dict, extra: list[str] = ()) -> 
 
 
 def _signature(name: str, params: dict, meta: dict, path: str) -> str:
-    from humeval import signature
-    from humeval.cli import cli
-    from humeval.cli.signing import META
-    return meta.get(META) or signature.make(cli.get_command(None, name), params, path)
+    """The signature the command made (``humeval.cli.signing.sign`` signs every command)."""
+    from humeval.cli.signing import of
+    return of(meta)
 
 
 def _plain(params: dict) -> dict:
@@ -205,7 +204,7 @@ def compare_models(data, **options) -> Result:
         path = _input(data, Path(directory))
         out = Path(directory) / "trials.parquet"
         params, meta, _ = _run("compare-models", [path], options, ["--out", str(out), "--quiet"])
-        table = pd.read_parquet(out)
+        table = pd.read_parquet(out).drop(columns="signature")  # the command's signature: the result's
     return Result(table, _plain({k: v for k, v in params.items() if k not in ("out_file", "quiet")}),
                   _signature("compare-models", params, meta, path), "compare-models")
 
@@ -217,7 +216,7 @@ def agreement(data, **options) -> Result:
         params, meta, printed = _run("agreement", [path], options, ["--json"])
     (records,) = json.loads(printed).values()
     params = {**params, "file": path}
-    return Result(pd.DataFrame(records), _plain({k: v for k, v in params.items() if k != "as_json"}),
+    return Result(pd.DataFrame(records).drop(columns="signature"), _plain({k: v for k, v in params.items() if k != "as_json"}),
                   _signature("agreement", params, meta, path), "agreement")
 
 

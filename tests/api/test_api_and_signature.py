@@ -60,7 +60,7 @@ def test_signature_refuses_other_data_and_extra_options(sim, tmp_path):
 def test_signature_is_stored_in_json_and_out(sim, tmp_path):
     data = json.loads(run("rank", sim, "-m", "bt", "--json").stdout)
     sig = data["simulated"][0]["signature"]
-    assert sig.startswith(f"humeval:{humeval.__version__}|data:{signature.data_hash(sim)}|model:bt|")
+    assert sig.startswith(f"humeval:{humeval.__version__}|cmd:rank|data:{signature.data_hash(sim)}|model:bt|")
     assert {row["signature"] for row in data["simulated"]} == {sig}
     assert run("rank", sim, "-m", "bt", "--out", tmp_path / "t.csv", "-q").exit_code == 0
     table = pd.read_csv(tmp_path / "t.csv")
@@ -85,7 +85,9 @@ def test_api_rank_equals_the_cli_and_takes_dataframes(sim, tmp_path):
 def test_api_agreement_and_report_are_the_cli_verbs(sim, tmp_path):
     shown = json.loads(run("agreement", sim, "--json").stdout)
     result = humeval.agreement(sim)
-    assert result.table.to_dict("records") == next(iter(shown.values()))
+    rows = next(iter(shown.values()))
+    assert {row.pop("signature") for row in rows} == {result.signature}  # the CLI's rows carry it; the API's result
+    assert result.table.to_dict("records") == rows
     assert callable(humeval.agreement) and humeval.agreement.agreement_table  # the package stays a package
     report = humeval.report(sim, tmp_path / "r.html", bootstrap=10, trials=1)
     assert report.path.stat().st_size > 10_000 and "<iframe" in report._repr_html_()

@@ -11,6 +11,16 @@ from humeval.errors import InputError
 from humeval.simulate.judged import judged_battles, judged_ratings
 from conftest import shared_file
 
+# The figures docs/tutorials/humans-and-judges.md quotes, as these tests compute them (each test
+# below checks its own; tests/test_tutorial_humans_and_judges.py checks the page quotes them):
+# coverage shares and the share by which PPI++ intervals are narrower than human-only ones.
+FIGURES = {
+    "bt": {"ppi": 0.957, "human": 0.959, "judge": 0.28, "narrower": 0.17, "effective_n": 444},
+    "davidson": {"ppi": 0.948, "judge": 0.37, "narrower": 0.33},
+    "ratings": {"ppi": 0.937, "human": 0.951, "narrower": 0.09},
+    "wmt20": {"ppi": 0.954, "human": 0.954, "narrower": 0.02, "worth": (40, 120), "human_scores": 1750},
+}
+
 
 def _cases():
     rng = np.random.default_rng(0)
@@ -64,28 +74,43 @@ def test_bt_coverage_with_a_biased_judge():
     and PPI++ is narrower than human-only."""
     cover = {"human": [], "judge": [], "ppi": []}
     width = {"human": [], "judge": [], "ppi": []}
+    effective = []
     for seed in range(200):
         truth, h, j = judged_battles(random_state=seed)
-        for kind, est in ppi_bradley_terry(h, j).items():
+        result = ppi_bradley_terry(h, j)
+        for kind, est in result.items():
             iv = est.intervals(0.95).loc[truth.index]
             cover[kind].append(((iv.lo <= truth) & (truth <= iv.hi)).mean())
             width[kind].append((iv.hi - iv.lo).mean())
+        effective.append(result["ppi"].extra["effective_n"])
     assert np.mean(cover["ppi"]) >= 0.93
     assert np.mean(cover["human"]) >= 0.93
     assert np.mean(cover["judge"]) < 0.6
     assert np.mean(width["ppi"]) < 0.9 * np.mean(width["human"])
+    # the tutorial's figures (1,200 intervals: one flipped is 0.08 points; rounding adds 0.05)
+    quoted = FIGURES["bt"]
+    for kind in ("ppi", "human"):
+        assert np.mean(cover[kind]) == pytest.approx(quoted[kind], abs=0.0015)
+    assert np.mean(cover["judge"]) == pytest.approx(quoted["judge"], abs=0.006)
+    assert 1 - np.mean(width["ppi"]) / np.mean(width["human"]) == pytest.approx(quoted["narrower"], abs=0.006)
+    assert np.mean(effective) == pytest.approx(quoted["effective_n"], abs=1)
 
 
 def test_ratings_coverage_with_a_biased_judge_on_another_scale():
-    cover, wh, wp = [], [], []
+    cover, human, wh, wp = [], [], [], []
     for seed in range(150):
         truth, h, j = judged_ratings(random_state=seed)
         t = system_means(h, j).loc[truth.index]
         cover.append(((t.ppi_lo <= truth) & (truth <= t.ppi_hi)).mean())
+        human.append(((t.human_lo <= truth) & (truth <= t.human_hi)).mean())
         wh.append(t.width_human.mean())
         wp.append(t.width_ppi.mean())
     assert np.mean(cover) >= 0.93
     assert np.mean(wp) < 0.95 * np.mean(wh)
+    quoted = FIGURES["ratings"]  # the tutorial's (750 intervals: one flipped is 0.13 points)
+    assert np.mean(cover) == pytest.approx(quoted["ppi"], abs=0.002)
+    assert np.mean(human) == pytest.approx(quoted["human"], abs=0.002)
+    assert 1 - np.mean(wp) / np.mean(wh) == pytest.approx(quoted["narrower"], abs=0.006)
 
 
 def test_bootstrap_resamples_both_parts_and_agrees_with_the_sandwich():
@@ -115,14 +140,24 @@ def test_wmt20_de_en_metric_as_judge_covers_the_full_human_means():
     _, _, chrf = read_metric_scores(root / "seg-level/chrF.seg.score.de-en.tsv")
     shared = da.index.intersection(chrf.index)
     full = da.groupby(level=[0, 1]).mean().loc[shared].groupby(level=1).mean()
-    cover, ratio = [], []
-    for seed in range(10):
+    cover, human, ratio, worth, n = [], [], [], [], []
+    for seed in range(20):
         t = system_means(hold_out(da, chrf.loc[shared], 0.2, seed), chrf.loc[shared])
         cover.append(((t.ppi_lo <= full[t.index]) & (full[t.index] <= t.ppi_hi)).mean())
+        human.append(((t.human_lo <= full[t.index]) & (full[t.index] <= t.human_hi)).mean())
         ratio.append((t.width_ppi / t.width_human).mean())
+        worth.append((t.effective_n - t.n).sum())  # human scores the judge is worth, over the systems
+        n.append(t.n.sum())
     assert len(t) == 12
     assert np.mean(cover) >= 0.9
     assert np.mean(ratio) <= 1.0
+    quoted = FIGURES["wmt20"]  # the tutorial's (240 intervals: one flipped is 0.4 points)
+    assert np.mean(cover) == pytest.approx(quoted["ppi"], abs=0.001)
+    assert np.mean(human) == pytest.approx(quoted["human"], abs=0.001)
+    assert 1 - np.mean(ratio) == pytest.approx(quoted["narrower"], abs=0.005)
+    low, high = quoted["worth"]
+    assert low - 5 <= min(worth) and max(worth) <= high + 5 and max(worth) - min(worth) > (high - low) / 2
+    assert np.mean(n) == pytest.approx(quoted["human_scores"], rel=0.02)
 
 
 def test_davidson_with_lambda_zero_is_humevals_davidson():
@@ -152,6 +187,10 @@ def test_davidson_coverage_with_ties_and_a_biased_judge():
     assert np.mean(cover["ppi"]) >= 0.93
     assert np.mean(cover["judge"]) < 0.6
     assert np.mean(width["ppi"]) < 0.9 * np.mean(width["human"])
+    quoted = FIGURES["davidson"]  # the tutorial's (600 intervals: one flipped is 0.17 points)
+    assert np.mean(cover["ppi"]) == pytest.approx(quoted["ppi"], abs=0.0025)
+    assert np.mean(cover["judge"]) == pytest.approx(quoted["judge"], abs=0.006)
+    assert 1 - np.mean(width["ppi"]) / np.mean(width["human"]) == pytest.approx(quoted["narrower"], abs=0.006)
 
 
 def test_mean_differences_cover_the_true_differences():

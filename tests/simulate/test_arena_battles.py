@@ -105,8 +105,10 @@ def test_cli_writes_the_readme_file_and_takes_a_count_and_seed(tmp_path, readme_
     result = run("simulate", tmp_path / "small.parquet", "--design", "battles", "--battles", "50",
                  "--random-state", "3", "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output) == {"battles": 50, "output": str(tmp_path / "small.parquet"), "random_state": 3,
-                                         "models": list(ARENA_MODELS)}
+    shown = json.loads(result.output)
+    assert shown.pop("signature").startswith("humeval:0") and "|cmd:simulate|" in result.output  # every --json is signed
+    assert shown == {"battles": 50, "output": str(tmp_path / "small.parquet"), "random_state": 3,
+                     "models": list(ARENA_MODELS)}
     written = humeval.read(tmp_path / "small.parquet").comparisons
     expected = humeval.read(write_arena_battles(tmp_path / "expected.json", 50, 3)).comparisons
     np.testing.assert_array_equal(written.outcome, expected.outcome)

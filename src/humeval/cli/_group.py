@@ -17,6 +17,7 @@ import sys
 import click
 
 from humeval.errors import InputError
+from humeval.signature import versions  # --version prints the libraries a signature names
 
 
 class UserError(click.ClickException):
@@ -69,24 +70,6 @@ COMMANDS = {
 }
 
 
-NUMERIC = ("numpy", "scipy", "numba", "pandas")  # the libraries whose versions can change humeval's numbers
-
-
-def versions() -> dict[str, str]:
-    """humeval's version and its numeric dependencies', read from the installed metadata
-    (importlib.metadata: nothing is imported, so ``--version`` stays as fast as ``--help``)."""
-    from importlib import metadata
-
-    from humeval import __version__
-    found = {"humeval": __version__}
-    for name in NUMERIC:
-        try:
-            found[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            found[name] = "not installed"
-    return found
-
-
 def print_versions(ctx, param, value):
     """``humeval --version``: one line, e.g. ``humeval 0.2.0 (numpy 2.4.0, scipy 1.17.0, …)``."""
     if not value or ctx.resilient_parsing:
@@ -135,7 +118,8 @@ class Group(click.Group):
             return None
         module, attribute, _ = COMMANDS[name]
         from humeval.cli.common import guard_outputs  # every output option checked, --force added (once)
-        command = guard_outputs(getattr(importlib.import_module(f"humeval.cli.{module}"), attribute))
+        from humeval.cli.signing import sign  # every result signed (humeval.signature), once
+        command = guard_outputs(sign(getattr(importlib.import_module(f"humeval.cli.{module}"), attribute), name))
         if self.freeze_imports:
             gc.freeze()  # what the command's imports built lives until exit (``humeval.cli.main``)
         return command

@@ -39,5 +39,7 @@ def write_report(judgment_sets, output, fmt, models, n_boot, trials, jobs, rando
                 section.title = f"{Path(r.source).name} — {section.title}"
                 report.sections.append(section)
             report.summary += [f"{Path(r.source).name}: {s}" for s in r.summary]
+    from humeval.cli.signing import current
+    report.signature = current()  # the running command's (report's, demo's)
     Path(output).write_text(RENDERERS[fmt](report), encoding="utf-8")
     return report

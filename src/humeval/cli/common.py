@@ -1102,7 +1102,10 @@ def restrict(judgments, tracks):
 # -- rendering --------------------------------------------------------------------------------
 
 def render(df: pd.DataFrame, title: str, index_name: str | None = None, breaks=()) -> RichTable:
-    """A rich table of a DataFrame; ``breaks`` are row positions after which a rule is drawn."""
+    """A rich table of a DataFrame; ``breaks`` are row positions after which a rule is drawn.
+    Counted (``signing.table_drawn``): the command's signature is printed under its tables."""
+    from humeval.cli.signing import table_drawn
+    table_drawn()
     table = RichTable(title=plain(title), title_justify="left", show_edge=False, header_style="bold")
     table.add_column(plain(index_name or df.index.name or ""))
     for column in df.columns:

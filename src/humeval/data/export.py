@@ -40,8 +40,11 @@ def frame(table: Table) -> pd.DataFrame:
 
 
 def write(df: pd.DataFrame, path) -> Path:
-    """Write by the file ending: .parquet, .csv, .tsv or .jsonl."""
+    """Write by the file ending: .parquet, .csv, .tsv or .jsonl. A command's result table
+    (``--out``) gets its reproducibility signature as a last column (``humeval.signature.stamp``)."""
+    from humeval.signature import stamp
     path = Path(path)
+    df = stamp(df, path)
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise InputError(path, None, f"cannot write {suffix or 'a file without an ending'}",

@@ -97,6 +97,7 @@ class Report:
     references: dict[str, str]
     summary: list[str] = field(default_factory=list)
     ranking_model: str | None = None  # the model the rankings were computed with (``demo`` prints its ranking)
+    signature: str | None = None  # the command's reproducibility signature (``humeval.signature``), when run by one
 
 
 def _png(fig, dpi: int = 100) -> bytes:

@@ -124,6 +124,8 @@ def to_html(report: Report) -> str:
     parts.append("<h3>References</h3><ul>" + "".join(f"<li>{html.escape(v)}</li>" for v in report.references.values())
                  + "</ul>")
     parts.append("<p class='how'>Made by humeval. Every table names the command that prints the same numbers.</p>")
+    if report.signature:
+        parts.append(f"<p class='how'>signature: <code>{html.escape(report.signature)}</code></p>")
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -150,6 +152,8 @@ def to_markdown(report: Report) -> str:
         lines += [f"- {n}" for n in section.notes] + ([""] if section.notes else [])
     lines += ["## Methods", ""] + [f"{m}\n" for m in report.methods] + ["### References", ""]
     lines += [f"- {v}" for v in report.references.values()]
+    if report.signature:
+        lines += ["", f"signature: `{report.signature}`"]
     return "\n".join(lines) + "\n"
 
 
@@ -175,7 +179,8 @@ def to_json(report: Report) -> str:
                                      "tables": [{"title": t.title, "how": t.how, "command": t.command,
                                                  "rows": records(t.frame)} for t in s.tables]}
                                     for s in report.sections],
-                       "methods": report.methods, "references": report.references}, indent=2)
+                       "methods": report.methods, "references": report.references,
+                       **({"signature": report.signature} if report.signature else {})}, indent=2)
 
 
 RENDERERS = {"html": to_html, "md": to_markdown, "json": to_json}

@@ -71,9 +71,9 @@ def test_the_signature_hashes_the_ratings_file(campaign):
     first = CliRunner().invoke(cli, ["rank", str(pairs), "--joint", str(da)])
     assert first.exit_code == 0, first.output
     signature = first.output.split("signature: ")[1].strip()
-    assert f"joint:{da}@sha256:" in signature
-    again = CliRunner().invoke(cli, ["rank", str(pairs), "--signature", signature])
+    assert "|joint:sha256:" in signature and str(da) not in signature  # by content, never by path
+    again = CliRunner().invoke(cli, ["rank", str(pairs), "--joint", str(da), "--signature", signature])
     assert again.exit_code == 0 and again.output.split("signature: ")[1].strip() == signature, again.output
     da.write_text(da.read_text() + "r9999,sys0,j1,50,DA\n")
-    changed = CliRunner().invoke(cli, ["rank", str(pairs), "--signature", signature])
-    assert changed.exit_code != 0 and "not the --joint file the signature was made with" in changed.output
+    changed = CliRunner().invoke(cli, ["rank", str(pairs), "--joint", str(da), "--signature", signature])
+    assert changed.exit_code != 0 and "the signature's --joint has content hash" in changed.output, changed.output

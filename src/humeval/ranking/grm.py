@@ -39,7 +39,7 @@ from scipy.sparse import csr_matrix
 from scipy.special import expit, logsumexp
 
 from humeval.data.tables import Comparisons
-from humeval.ranking.base import PreferenceModel, check_comparisons
+from humeval.ranking.base import PreferenceModel, check_comparisons, distinct
 from humeval.ranking.progress import ReportsProgress
 
 
@@ -130,8 +130,8 @@ class GRM(ReportsProgress, PreferenceModel):
 
     def _prepare(self, c: Comparisons):
         system, segment, judge, u, judges, segments, base = self._baseline_view(c)
-        used_j, judge, _ = _distinct(judge, len(judges))
-        used_s, segment, _ = _distinct(segment, len(segments))
+        used_j, judge, _ = distinct(judge, len(judges))
+        used_s, segment, _ = distinct(segment, len(segments))
         return (system, segment, judge, u, [judges[i] for i in used_j], [segments[i] for i in used_s], base)
 
     # -- marginal likelihood of (a, b) -----------------------------------------------------------
@@ -427,27 +427,12 @@ class GRMCells:
         return self._work
 
 
-def _distinct(keys, size: int, inverse: bool = True):
-    """The sorted distinct values of non-negative integer ``keys`` below ``size``, each key's position
-    among them (if ``inverse``) and their counts: ``np.unique`` by a counting pass, O(n + size),
-    when ``size`` is not much larger than the data, by sorting otherwise."""
-    if size <= 4 * len(keys) + (1 << 20):
-        counts = np.bincount(keys, minlength=size)
-        values = np.flatnonzero(counts)
-        position = (np.cumsum(counts > 0) - 1)[keys] if inverse else None
-        return values, position, counts[values]
-    if inverse:
-        return np.unique(keys, return_inverse=True, return_counts=True)
-    values, counts = np.unique(keys, return_counts=True)
-    return values, None, counts
-
-
 def marginal_cells(system, segment, judge, u, n_judges: int, n_segments: int) -> GRMCells:
     """The judgments (codes from ``GRM._prepare``) as a ``GRMCells``."""
     slot_key = (judge.astype(np.int64) * n_segments + segment) * 3 + u
-    slots, slot, _ = _distinct(slot_key, n_judges * n_segments * 3)
+    slots, slot, _ = distinct(slot_key, n_judges * n_segments * 3)
     n_systems = int(system.max()) + 1 if len(system) else 0
-    cells, _, n = _distinct(slot * n_systems + system, len(slots) * n_systems, inverse=False)
+    cells, _, n = distinct(slot * n_systems + system, len(slots) * n_systems, inverse=False)
     cell_slot = cells // n_systems
     slot_start = np.concatenate([[0], np.cumsum(np.bincount(cell_slot, minlength=len(slots)))])
     return GRMCells(cells % n_systems, cell_slot, n.astype(float), slot_start, slots // 3 // n_segments,

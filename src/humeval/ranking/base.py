@@ -66,8 +66,9 @@ def check_comparisons(comparisons: Comparisons) -> Comparisons:
         raise TypeError(f"fit takes a Comparisons table, not {type(comparisons).__name__}")
     if len(comparisons) == 0:
         raise ValueError("no comparisons to fit")
-    tracks = np.unique(comparisons.track)
-    if len(tracks) > 1:
+    track = comparisons.track
+    if track.min() != track.max():  # no sort of every row unless there are several tracks
+        tracks = np.unique(track)
         names = [comparisons.tracks[t] if t >= 0 else "(no track)" for t in tracks]
         raise ValueError(f"comparisons from {len(tracks)} tracks ({', '.join(names)}): fit one track at a time, "
                          "e.g. for name, c in comparisons.by_track().items(): ...")

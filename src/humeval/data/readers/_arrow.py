@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
@@ -24,6 +25,7 @@ from humeval.data.readers._io import (
     read_bytes,
     records,
     shown,
+    until_newline,
 )
 from humeval.errors import InputError
 
@@ -157,7 +159,7 @@ def load_table(path, kind: str, encoding: str = "utf-8", delimiter: str | None =
             return pajson.read_json(buffer)
         except pa.ArrowInvalid as error:
             _raise_json_error(path, text, error)
-    header = next(csv.reader([text.split("\n", 1)[0].rstrip("\r")], delimiter=delimiter))
+    header = next(csv.reader([until_newline(text).rstrip("\r")], delimiter=delimiter))
     check_names(header, path)
     try:
         table = pacsv.read_csv(
@@ -265,10 +267,13 @@ def _fields(record: dict, prefix: str = ""):
 
 
 def encode_arrow(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], tuple[str, ...]]:
-    """Integer-code arrow columns against one shared sorted label tuple (null/"" -> -1).
+    """Integer-code arrow columns against one shared sorted label tuple (null/blank -> -1).
 
     Each column is dictionary-encoded once (Parquet columns arrive that way and are only
-    unified across chunks), so Python sees each column's distinct labels, never its rows."""
+    unified across chunks), and the labels are sorted and looked up by arrow's compute
+    functions, so Python sees neither the rows nor, until the final tuple, the labels. A label
+    of white space only is blank as ``str.strip`` says (the same characters trimmed); arrow
+    sorts UTF-8 by bytes, which is Python's code-point order."""
     per_column = []
     for column in columns:
         if pa.types.is_dictionary(column.type):
@@ -279,10 +284,20 @@ def encode_arrow(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], tuple[str
             encoded = (column.cast(pa.string()) if column.type != pa.string() else column).combine_chunks() \
                 .dictionary_encode()
             dictionary, indices = encoded.dictionary, encoded.indices
-        labels = [x if x is None or x.strip() else "" for x in dictionary.cast(pa.string()).to_pylist()]
-        per_column.append((labels, indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)))
-    names = sorted({x for labels, _ in per_column for x in labels if x not in ("", None)})
-    position = {x: i for i, x in enumerate(names)}
-    codes = [np.array([position.get(x, -1) for x in labels] + [-1], dtype=np.int32)[indices]
-             for labels, indices in per_column]
-    return codes, tuple(names)
+        dictionary = dictionary.cast(pa.string())
+        blank = pc.fill_null(pc.equal(pc.utf8_trim(dictionary, characters=_WHITE_SPACE), ""), True)
+        per_column.append((dictionary, blank, indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)))
+    kept = [pc.filter(dictionary, pc.invert(blank)) for dictionary, blank, _ in per_column]
+    names = pc.unique(pa.chunked_array(kept, type=pa.string()).combine_chunks()) if kept else pa.array([], pa.string())
+    names = names.take(pc.sort_indices(names))
+    codes = []
+    for dictionary, blank, indices in per_column:
+        position = pc.if_else(blank, None, pc.index_in(dictionary, value_set=names))
+        mapping = np.append(pc.fill_null(position, -1).to_numpy(zero_copy_only=False), -1).astype(np.int32)
+        codes.append(mapping[indices])
+    return codes, tuple(names.to_pylist())
+
+
+# the characters str.strip() removes, those for which str.isspace() is true (test_readers checks the list)
+_WHITE_SPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+                "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")

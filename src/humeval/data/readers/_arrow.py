@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 
 from humeval.data.readers._io import (
     check_json_depth,
+    check_header,
     check_names,
     check_path,
     decode,
@@ -146,6 +147,8 @@ def load_table(path, kind: str, encoding: str = "utf-8", delimiter: str | None =
             raise InputError(path, None, f"not a readable Parquet file ({shown(error)})",
                              "check the file, or give a .csv/.jsonl name if it is text") from None
     data = read_bytes(path)
+    if kind in ("csv", "tsv") and encoding_of(data, encoding) == "utf-8" and b"\n" in data:
+        return _read_csv(data, path, delimiter, encoding)
     text = decode(data, path, encoding)  # locates bad bytes; arrow would only say "invalid"
     if encoding_of(data, encoding) != "utf-8" or "\n" not in text:  # another codec, a byte-order mark or
         data = text.encode("utf-8")  # CR-only line ends (decode made them LF): arrow reads UTF-8 lines
@@ -159,17 +162,35 @@ def load_table(path, kind: str, encoding: str = "utf-8", delimiter: str | None =
             return pajson.read_json(buffer)
         except pa.ArrowInvalid as error:
             _raise_json_error(path, text, error)
-    header = next(csv.reader([until_newline(text).rstrip("\r")], delimiter=delimiter))
+    return _read_csv(data, path, delimiter, encoding, text)
+
+
+def _read_csv(data: bytes, path, delimiter: str, encoding: str, text: str | None = None) -> pa.Table:
+    """CSV/TSV ``data`` (UTF-8 with LF line ends) through arrow's parser, every column a string.
+    ``text``: the data decoded, or None when only the header line has been: arrow checks the
+    rows' UTF-8 itself, and the whole text is decoded only to locate an error (``decode`` names
+    the line and column of a bad byte)."""
+    if text is None:
+        try:
+            head = data[:data.index(b"\n")].decode("utf-8")
+        except UnicodeDecodeError:
+            decode(data, path, encoding)  # raises, locating the byte
+        check_header(head, path)
+    else:
+        head = until_newline(text)
+    header = next(csv.reader([head.rstrip("\r")], delimiter=delimiter))
     check_names(header, path)
     try:
         table = pacsv.read_csv(
-            buffer, parse_options=pacsv.ParseOptions(delimiter=delimiter),
+            io.BytesIO(data), parse_options=pacsv.ParseOptions(delimiter=delimiter),
             convert_options=pacsv.ConvertOptions(column_types={h: pa.string() for h in header},
                                                  strings_can_be_null=True))
     except pa.ArrowInvalid as error:
-        _raise_csv_error(path, text, delimiter, len(header), error)
+        _raise_csv_error(path, text if text is not None else decode(data, path, encoding), delimiter, len(header),
+                         error)
     if table.num_rows + 1 < data.count(b"\n"):  # fewer rows than lines: blank lines, quoted line breaks,
-        _check_quotes(path, text, delimiter)  # or a quote left open that swallowed the rest of the file
+        # or a quote left open that swallowed the rest of the file
+        _check_quotes(path, text if text is not None else decode(data, path, encoding), delimiter)
     return table
 
 

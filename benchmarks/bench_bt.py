@@ -11,6 +11,9 @@ included, and reports wall time and peak memory (max RSS):
 - FastChat's recipe (its elo_analysis ``compute_bootstrap_bt``, restated here): de-duplicate
   (model_a, model_b, outcome) rows -> multinomial weights over the unique rows -> one L-BFGS
   fit per resample from zero ratings, across a process pool of all cores -> rank percentiles;
+- the counts baseline, a few lines of numpy and choix: distinct (model_a, model_b, winner) cell
+  counts by one ``np.bincount``, a multinomial draw over the cells per resample, each resample's
+  win matrix (a tie half a win each way) fitted by choix's ``ilsr_pairwise_dense``, one process;
 - arenakit (``--arenakit``; default on up to 2M rows): load_battles + fit_bt + bootstrap.
 """
 
@@ -97,6 +100,30 @@ def run_fastchat(folder: Path, resamples: int):
     return np.percentile(ranks, 2.5, axis=0)
 
 
+def run_counts(folder: Path, resamples: int):
+    """The counts baseline: cell counts once, a multinomial over the cells per resample, choix's
+    ILSR on each resample's win matrix (ties half a win each way)."""
+    import choix
+    df = pd.read_parquet(folder / "battles.parquet")
+    rows = len(df)
+    index, models = pd.factorize(pd.concat([df["model_a"], df["model_b"]]))
+    n = len(models)
+    winner = df["winner"].to_numpy()
+    outcome = np.where(winner == "model_a", 1, np.where(winner == "model_b", 2, 0))
+    cells = np.bincount((index[:rows] * n + index[rows:]) * 3 + outcome, minlength=n * n * 3)
+    occupied = np.flatnonzero(cells)
+    rng = np.random.default_rng(0)
+    ratings = np.empty((resamples, n))
+    full = np.zeros(n * n * 3)
+    for r in range(resamples):
+        full[occupied] = rng.multinomial(rows, cells[occupied] / rows)
+        m = full.reshape(n, n, 3)
+        wins = m[:, :, 1] + m[:, :, 2].T + 0.5 * (m[:, :, 0] + m[:, :, 0].T)
+        ratings[r] = choix.ilsr_pairwise_dense(wins, alpha=1e-6)
+    ranks = (-ratings).argsort(axis=1).argsort(axis=1) + 1
+    return np.percentile(ranks, 2.5, axis=0)
+
+
 def run_arenakit(folder: Path, resamples: int):
     import arenakit
     arena = arenakit.Arena(arenakit.load_battles(folder / "battles.csv"))
@@ -104,7 +131,8 @@ def run_arenakit(folder: Path, resamples: int):
     return arenakit.bootstrap(arena, n_resamples=resamples, seed=0)
 
 
-RUNNERS = {"humeval": run_humeval, "fastchat-recipe": run_fastchat, "arenakit": run_arenakit}
+RUNNERS = {"humeval": run_humeval, "counts-baseline": run_counts, "fastchat-recipe": run_fastchat,
+           "arenakit": run_arenakit}
 
 
 def child(name: str, folder: str, resamples: int):
@@ -137,7 +165,7 @@ def main():
         subprocess.run([sys.executable, __file__, "--rows", "1000", "--resamples", "2", "--child", "humeval", tmp],
                        check=True, capture_output=True)  # warm numba's cache
         results = {}
-        for name in ["humeval", "fastchat-recipe"] + (["arenakit"] if with_arenakit else []):
+        for name in ["humeval", "counts-baseline", "fastchat-recipe"] + (["arenakit"] if with_arenakit else []):
             out = subprocess.run([sys.executable, __file__, "--resamples", str(args.resamples), "--child", name, tmp],
                                  capture_output=True, text=True)
             if out.returncode:

@@ -1,6 +1,6 @@
 """GRM fitting: humeval's analytic-gradient marginal likelihood against a generic optimiser and girth.
 
-    python benchmarks/bench_grm.py [--comparisons 6400,100000]
+    python benchmarks/bench_grm.py [--comparisons 6400,25600,100000,1000000]
 
 On comparisons simulated from the GRM (30 judges, 300 segments, 10 systems + baseline):
 
@@ -83,7 +83,7 @@ def one_size(n_comparisons: int):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--comparisons", default="6400,100000", help="comma-separated sizes")
+    parser.add_argument("--comparisons", default="6400,25600,100000,1000000", help="comma-separated sizes")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     print(f"threads: {threads_in_use()}; CPU seconds (time.process_time)")

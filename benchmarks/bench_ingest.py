@@ -7,6 +7,9 @@ and Parquet in a temporary folder, then times, best of --repeat:
 - humeval.read(...) -> Comparisons (CSV and Parquet)
 - arenakit: load_battles(csv) + Arena(...)  (pydantic validation per battle)
 - arena-rank: pandas.read_csv/read_parquet + PairDataset.from_pandas
+- the plain reads, no validation or coding: ``pandas.read_csv`` of the CSV and
+  ``pyarrow.parquet.read_table`` of the Parquet file (the issue-33 baselines: humeval's CSV at
+  least as fast as the first, its Parquet within 1.5x of the second)
 and prints each time with the peer/humeval ratio. Also times the real WMT10 file when
 ../shared/data is present, and reports the bytes of 10 million comparisons.
 """
@@ -53,7 +56,9 @@ def best_of(repeat: int, call) -> float:
 
 
 def peers(csv: Path, parquet: Path):
-    out = {}
+    import pyarrow.parquet as pq
+    out = {"pandas.read_csv (csv)": lambda: pd.read_csv(csv),
+           "pyarrow.parquet.read_table (parquet)": lambda: pq.read_table(parquet)}
     try:
         import arenakit
         out["arenakit (csv)"] = lambda: arenakit.Arena(arenakit.load_battles(csv))
@@ -83,12 +88,12 @@ def main():
               f"Parquet {parquet.stat().st_size / 1e6:.0f} MB; best of {args.repeat}\n")
         ours = {"csv": best_of(args.repeat, lambda: humeval.read(csv)),
                 "parquet": best_of(args.repeat, lambda: humeval.read(parquet))}
-        print(f"{'humeval (csv)':28s} {ours['csv']:7.2f} s")
-        print(f"{'humeval (parquet)':28s} {ours['parquet']:7.2f} s")
+        print(f"{'humeval (csv)':38s} {ours['csv']:7.2f} s")
+        print(f"{'humeval (parquet)':38s} {ours['parquet']:7.2f} s")
         for name, call in peers(csv, parquet).items():
             seconds = best_of(1 if "arenakit" in name else args.repeat, call)
             base = ours["parquet" if "parquet" in name else "csv"]
-            print(f"{name:28s} {seconds:7.2f} s   {seconds / base:5.1f}x humeval's time")
+            print(f"{name:38s} {seconds:7.2f} s   {seconds / base:5.2f}x humeval's time")
     if WMT10.exists():
         seconds = best_of(args.repeat, lambda: humeval.read(WMT10))
         naive = best_of(args.repeat, lambda: _naive_wmt(WMT10))

@@ -147,3 +147,10 @@ def test_the_cli_prints_the_missing_winner_column(tmp_path):
     result = CliRunner().invoke(cli, ["info", str(path)])
     assert result.exit_code != 0 and "bug" not in result.output
     assert "no column 'winner' for the outcome" in result.output and "--columns outcome=COL" in result.output
+
+
+def test_a_bad_byte_deep_in_an_arrow_csv_is_located(tmp_path):
+    # the CSV reader decodes only the header itself (arrow checks the rows' UTF-8); the error still names the line
+    path = write(tmp_path, "bad.csv", b"model_a,model_b,winner\nA,B,model_a\nA,B\xc4x,tie\n")
+    e = error_of(read_pairwise, path)
+    assert e.line == 3 and "not valid utf-8: byte 0xc4 at column 4" in e.problem

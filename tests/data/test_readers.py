@@ -179,3 +179,18 @@ def test_report_text(fixture):
     assert text.splitlines()[1:] == ["  note: format pairwise guessed from the header",
                                      "  skipped 1 row without an outcome (e.g. line 7)",
                                      "  skipped 1 row comparing a system with itself (e.g. line 6)"]
+
+
+def test_the_blank_label_characters_are_pythons_white_space():
+    from humeval.data.readers._arrow import _WHITE_SPACE
+    assert _WHITE_SPACE == "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
+
+
+def test_encode_arrow_codes_as_python_would():
+    import pyarrow as pa
+    from humeval.data.readers._arrow import encode_arrow
+    a = pa.chunked_array([["b", "a", None, " ", "\x1f", "é"], ["z", "", "a"]])
+    b = pa.chunked_array([pa.array(["c", "\u3000b", "a"]).dictionary_encode()])
+    (ca, cb), labels = encode_arrow(a, b)
+    assert labels == ("a", "b", "c", "z", "é", "\u3000b")  # sorted by code point; blank labels dropped
+    assert ca.tolist() == [1, 0, -1, -1, -1, 4, 3, -1, 0] and cb.tolist() == [2, 5, 0]

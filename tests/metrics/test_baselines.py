@@ -47,3 +47,18 @@ def test_hter_matches_mlqe_pe():
     h = hter(p).reset_index()
     given = pd.Series(p.hter, index=[p.items[i] for i in p.item])
     np.testing.assert_allclose(h["hter"], given[h["item"]].to_numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize("streams", [1, 2])
+def test_ter_and_chrf_from_one_pass_equal_sacrebleus_sentence_and_corpus_scores(streams):
+    from sacrebleu.metrics import CHRF, TER
+
+    from humeval.metrics.baselines import chrf, ter
+    rng = np.random.default_rng(0)
+    words = "the a cat dog sat on mat house red blue runs quickly".split()
+    hyps, *refs = ([" ".join(rng.choice(words, rng.integers(1, 12))) for _ in range(60)] for _ in range(1 + streams))
+    for ours, metric, scale in ((ter(hyps, refs), TER(), 100), (chrf(hyps, refs), CHRF(), 1),
+                                (chrf(hyps, refs, word_order=2), CHRF(word_order=2), 1)):
+        expected = [metric.sentence_score(h, [r[i] for r in refs]).score / scale for i, h in enumerate(hyps)]
+        np.testing.assert_allclose(ours.segment, expected, rtol=1e-12)
+        assert ours.corpus == pytest.approx(metric.corpus_score(hyps, refs).score / scale, rel=1e-12)

@@ -45,11 +45,11 @@ def python_refits(model, c, unit, n, seed):
     rng = np.random.default_rng(seed)
     seeds = rng.integers(0, SEED_MAX, n)
     n_cells = 3 * len(cells.pi)
-    weight = cells.weight if c.weighted else None
+    weight = cells.rows(c)[1] if c.weighted else None
     if unit is not None:
-        counts = resample_counts(cells.row_codes(len(c)), c, unit, n_cells, rng)(n)
+        counts = resample_counts(cells.row_codes(c), c, unit, n_cells, rng)(n)
     else:
-        total, key_p, key_cell, key_weight = _row_keys(cells, weight)
+        total, key_p, key_cell, key_weight = _row_keys(cells, c, weight)
         counts = [_pair_kernel.draw_rows(total, key_p, key_cell, key_weight, n_cells, s) for s in seeds]
     return np.array([model._refit_counts(cells.to_ordered(k)) for k in counts])
 
@@ -95,7 +95,7 @@ def test_weighted_rows_resampled_with_their_weights(model_class):
     c = simulate(seed=3, weights=lambda rng, n: rng.uniform(0.2, 3.0, n))
     assert c.weighted
     model = model_class().fit(c)
-    assert len(_row_keys(_bootstrap_cells(model, c, ordered=False), c.weight)[1]) == 0  # every row a key: row draws
+    assert len(_row_keys(_bootstrap_cells(model, c, ordered=False), c, c.weight)[1]) == 0  # every row a key: row draws
     compiled = model.bootstrap_scores(c, None, 30, np.random.default_rng(4))
     np.testing.assert_allclose(compiled, python_refits(model, c, None, 30, 4), atol=1e-8, rtol=0)
     unit = c.item.astype(np.int64)
@@ -124,10 +124,10 @@ def test_many_rows_per_cell_draw_one_multinomial(model_class):
     c = simulate(n_systems=3, size=3000, seed=8, weights=lambda rng, n: rng.choice([1.0, 2.5], n))
     model = model_class().fit(c)
     cells = _bootstrap_cells(model, c, ordered=False)
-    assert len(_row_keys(cells, cells.weight)[1]) == 18  # 3 pairs × 3 outcomes × 2 weights
+    assert len(_row_keys(cells, c, cells.rows(c)[1])[1]) == 18  # 3 pairs × 3 outcomes × 2 weights
     # whole-number weights are frequencies: one key per cell, the duplicated rows' multinomial
     whole = simulate(n_systems=3, size=3000, seed=8, weights=lambda rng, n: rng.choice([1.0, 3.0], n))
-    assert len(_row_keys(_bootstrap_cells(model_class().fit(whole), whole, ordered=False), whole.weight)[1]) == 9
+    assert len(_row_keys(_bootstrap_cells(model_class().fit(whole), whole, ordered=False), whole, whole.weight)[1]) == 9
     compiled = model.bootstrap_scores(c, None, 30, np.random.default_rng(2))
     np.testing.assert_allclose(compiled, python_refits(model, c, None, 30, 2), atol=1e-8, rtol=0)
 

@@ -87,6 +87,21 @@ def test_wilcoxon_pvalue_equals_scipy_on_the_paired_vectors(n, seed):
     assert table.loc["w", "flag"] == ("pass" if expected < 0.05 else "fail")
 
 
+@pytest.mark.parametrize("d", [
+    [3.0, 3.0, -1.0, 0.0, 5.0],  # ties and a zero: scipy's permutation test
+    [2.0, 2.0, 2.0, -2.0, 7.0, 0.0, 0.0, 1.0, -3.0, 4.0, 4.0, 9.0, -1.0],  # 13 pairs, the largest enumerated
+    [1.0, 2.5, -0.5, 4.0, 3.0, -2.0, 6.0, 7.5, 8.0, 10.0, -11.0],  # no ties: scipy's exact distribution
+])
+def test_small_samples_enumerate_the_sign_assignments_as_scipy(d):
+    d = np.array(d)
+    expected = stats.wilcoxon(d, alternative="greater").pvalue
+    assert degraded_pvalue(d, np.zeros(len(d))) == pytest.approx(expected, rel=1e-12)
+    # by hand for the first: |d| non-zero 3, 3, 1, 5 -> ranks 2.5, 2.5, 1, 4; W+ = 9 of 10; the 16 sign
+    # assignments reaching 9: {all positive} (10), {-1} (9): 2 of 16
+    if len(d) == 5:
+        assert degraded_pvalue(d, np.zeros(5)) == pytest.approx(2 / 16)
+
+
 def test_all_zero_differences_give_p_one_not_nan():
     assert degraded_pvalue([50, 60, 70], [50, 60, 70]) == 1.0
 

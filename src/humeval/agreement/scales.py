@@ -142,12 +142,31 @@ def z_normalize(ratings: Ratings) -> Ratings:
 def degraded_pvalue(original, degraded) -> float:
     """One-sided Wilcoxon signed-rank p of "degraded scored lower" on paired scores
     (``scipy.stats.wilcoxon(original − degraded, alternative="greater")``: zero differences
-    dropped, exact for small n); 1.0 when every difference is zero (no evidence of a drop)."""
+    dropped, exact for small n); 1.0 when every difference is zero (no evidence of a drop).
+
+    Up to 13 pairs scipy's answer is exact: the share of the 2^n sign assignments whose
+    W+ = Σ ranks of the positive differences (mid-ranks of |d| over the non-zero d) reaches the
+    observed one (its permutation test with ties or zeros, its exact distribution without). That
+    share is counted here directly, as scipy's permutation test does but without a Python call
+    per assignment (0.7 s per annotator on WMT22's files)."""
     from scipy import stats
     d = np.asarray(original, dtype=np.float64) - np.asarray(degraded, dtype=np.float64)
     if not np.any(d != 0):
         return 1.0
+    if len(d) <= 13 and not np.isnan(d).any():
+        return _signed_rank_enumerated(d[d != 0])
     return float(stats.wilcoxon(d, alternative="greater").pvalue)
+
+
+def _signed_rank_enumerated(d: np.ndarray) -> float:
+    """P(W+ ≥ observed) over all 2^m sign assignments of the non-zero differences ``d``, with
+    scipy.stats.permutation_test's relative tolerance (100 ε) for equal values of W+."""
+    from scipy.stats import rankdata
+    ranks = rankdata(np.abs(d))
+    observed = ranks[d > 0].sum()
+    signs = (np.arange(2 ** len(d))[:, None] >> np.arange(len(d))) & 1
+    null = signs @ ranks
+    return float(np.mean(null >= observed - abs(observed) * 100 * np.finfo(float).eps))
 
 
 def quality_control(ratings: Ratings, degraded: dict[str, str], alpha: float = 0.05) -> pd.DataFrame:

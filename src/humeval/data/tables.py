@@ -95,7 +95,7 @@ class Table:
 
     def __init__(self, **kwargs):
         label_sets = {c.labels for c in self.SCHEMA.values() if c.labels}
-        self._labels = {name: tuple(str(x) for x in kwargs.pop(name, ())) for name in label_sets}
+        self._labels = {name: tuple(map(str, kwargs.pop(name, ()))) for name in label_sets}
         self._attrs = {name: kwargs.pop(name, default) for name, default in self.ATTRS.items()}
         given = {name: kwargs.pop(name) for name in list(kwargs) if name in self.SCHEMA}
         if kwargs:

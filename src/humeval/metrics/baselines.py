@@ -54,9 +54,8 @@ def chrf(hypotheses, references, word_order: int = 0, **options) -> MetricScores
     from sacrebleu.metrics import CHRF
     refs = _streams(references, len(hypotheses))
     metric = CHRF(word_order=word_order, **options)
-    seg = np.array([metric.sentence_score(h, [r[i] for r in refs]).score for i, h in enumerate(hypotheses)])
-    total = metric.corpus_score(list(hypotheses), refs)
-    return MetricScores(seg, total.score, str(metric.get_signature()), "chrF++" if word_order else "chrF")
+    seg, total = _segments_and_corpus(metric, hypotheses, refs)
+    return MetricScores(seg, total, str(metric.get_signature()), "chrF++" if word_order else "chrF")
 
 
 def ter(hypotheses, references, **options) -> MetricScores:
@@ -64,9 +63,20 @@ def ter(hypotheses, references, **options) -> MetricScores:
     from sacrebleu.metrics import TER
     refs = _streams(references, len(hypotheses))
     metric = TER(**options)
-    seg = np.array([metric.sentence_score(h, [r[i] for r in refs]).score / 100 for i, h in enumerate(hypotheses)])
-    total = metric.corpus_score(list(hypotheses), refs)
-    return MetricScores(seg, total.score / 100, str(metric.get_signature()), "TER")
+    seg, total = _segments_and_corpus(metric, hypotheses, refs)
+    return MetricScores(seg / 100, total / 100, str(metric.get_signature()), "TER")
+
+
+def _segments_and_corpus(metric, hypotheses, refs):
+    """Sentence scores and the corpus score of a sacrebleu metric whose statistics add up over
+    segments (chrF, TER), from one pass: each segment's statistics scored alone are its
+    ``sentence_score``, their sum scored is ``corpus_score`` (sacrebleu computes both so; calling
+    both would align every segment twice — TER's shifts search is most of ``hmeant --metrics``)."""
+    stats = metric._extract_corpus_statistics(list(hypotheses), refs)
+    seg = np.array([metric._compute_score_from_stats(row).score for row in stats])
+    total = metric._compute_score_from_stats([sum(column) for column in zip(*stats)]).score if stats else \
+        metric.corpus_score(list(hypotheses), refs).score
+    return seg, total
 
 
 def hter(post_edits: PostEdits, **options) -> pd.DataFrame:

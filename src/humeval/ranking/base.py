@@ -66,8 +66,9 @@ def check_comparisons(comparisons: Comparisons) -> Comparisons:
         raise TypeError(f"fit takes a Comparisons table, not {type(comparisons).__name__}")
     if len(comparisons) == 0:
         raise ValueError("no comparisons to fit")
-    tracks = np.unique(comparisons.track)
-    if len(tracks) > 1:
+    track = comparisons.track
+    if track.min() != track.max():  # no sort of every row unless there are several tracks
+        tracks = np.unique(track)
         names = [comparisons.tracks[t] if t >= 0 else "(no track)" for t in tracks]
         raise ValueError(f"comparisons from {len(tracks)} tracks ({', '.join(names)}): fit one track at a time, "
                          "e.g. for name, c in comparisons.by_track().items(): ...")
@@ -86,6 +87,23 @@ def judgment_count(comparisons: Comparisons) -> float:
         len(comparisons))
 
 
+def distinct(keys: np.ndarray, size: int, inverse: bool = True):
+    """``np.unique(keys, return_inverse=inverse, return_counts=True)`` for non-negative integer
+    ``keys`` below ``size``: the sorted distinct values, each key's position among them (None
+    without ``inverse``) and their counts. By a counting pass, O(n + size), when ``size`` is not
+    much larger than the data (pair codes of up to ~1,000 systems, a GRM's judge × segment slots);
+    by sorting, O(n log n), otherwise."""
+    if size <= 4 * len(keys) + (1 << 20):
+        counts = np.bincount(keys, minlength=size)
+        values = np.flatnonzero(counts)
+        position = (np.cumsum(counts > 0) - 1)[keys] if inverse else None
+        return values, position, counts[values]
+    if inverse:
+        return np.unique(keys, return_inverse=True, return_counts=True)
+    values, counts = np.unique(keys, return_counts=True)
+    return values, None, counts
+
+
 def pair_cells(comparisons: Comparisons, n_systems: int | None = None):
     """The pair-count table in sparse form, the one count every model and bootstrap builds on.
 
@@ -97,7 +115,7 @@ def pair_cells(comparisons: Comparisons, n_systems: int | None = None):
     n = len(comparisons.systems) if n_systems is None else n_systems
     keep = comparisons.a != comparisons.b
     code = comparisons.a[keep].astype(np.int64) * n + comparisons.b[keep]
-    unique, inverse = np.unique(code, return_inverse=True)
+    unique, inverse, _ = distinct(code, n * n)
     index = inverse * 3 + comparisons.outcome[keep]
     weight = None if not comparisons.weighted else comparisons.weight[keep]
     counts = np.bincount(index, weights=weight, minlength=3 * len(unique)).reshape(-1, 3).astype(np.float64)
@@ -116,13 +134,14 @@ def pair_counts(comparisons: Comparisons, n_systems: int | None = None) -> np.nd
     return out
 
 
-def components(comparisons: Comparisons, n_systems: int | None = None) -> np.ndarray:
+def components(comparisons: Comparisons, n_systems: int | None = None, cells=None) -> np.ndarray:
     """Component number (1 = the largest) of every system in the comparison graph, whose edges
     join two systems compared at least once (weakly connected components: who won does not
     matter). A system without comparisons is a component of its own. Equal sizes are numbered
-    in the order of the systems' first member."""
+    in the order of the systems' first member. ``cells``: ``pair_cells(comparisons, n)`` when
+    the caller has it already."""
     n = len(comparisons.systems) if n_systems is None else n_systems
-    a, b, _, _ = pair_cells(comparisons, n)
+    a, b, _, _ = pair_cells(comparisons, n) if cells is None else cells
     return graph_components(a, b, n)
 
 
@@ -234,7 +253,7 @@ class Ranker(Estimator):
         comparisons = check_comparisons(comparisons)
         self.systems_ = tuple(comparisons.systems)
         self._fit(comparisons if self.weighted else as_rows(comparisons, type(self).__name__))
-        self.components_ = components(comparisons)
+        self.components_ = components(comparisons, cells=self._pair_cells_of(comparisons))
         self.record_ = comparisons.tally()[["wins", "ties", "losses"]]
         self.n_judgments_ = judgment_count(comparisons)
         return self
@@ -242,6 +261,13 @@ class Ranker(Estimator):
     @abstractmethod
     def _fit(self, comparisons: Comparisons) -> None:
         """Set the fitted attributes (at least ``scores_``) from one track's comparisons."""
+
+    def _pair_cells_of(self, comparisons: Comparisons):
+        """``pair_cells(comparisons)`` if ``_fit`` kept them for this very table (a model on pair
+        counts keeps ``_fit_cells = (comparisons, cells)``), else None: the rows are coded once
+        per fit and bootstrap, not once per use."""
+        kept = getattr(self, "_fit_cells", None)
+        return kept[1] if kept is not None and kept[0] is comparisons else None
 
     def bootstrap_scores(self, comparisons: Comparisons, unit: np.ndarray | None, n: int, rng,
                          progress=None) -> np.ndarray | None:

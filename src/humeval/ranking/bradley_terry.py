@@ -240,6 +240,7 @@ class _PairModel(PreferenceModel):
         names, design, scale = self._design(c)
         self.covariate_names_, self._used, self._covariate_scale = names, design is not None, scale
         cells = pair_cells(c, n)
+        self._fit_cells = (c, cells)  # for components_ and the bootstrap (_own_cells): coded once
         a, b, counts, X, _ = self._fit_data(c, design, cells)
         rated = np.bincount(np.concatenate([a, b]), weights=np.concatenate([counts.sum(1)] * 2), minlength=n) > 0
         if self.l2 <= 0:
@@ -544,7 +545,7 @@ class _PairModel(PreferenceModel):
         weighted by how often the unit was drawn (weighted comparisons: see ``resample_counts``).
         Every resample is refitted by Newton's method warm-started at the full-data estimate,
         never copying a row; 100 resamples are drawn at a time."""
-        a, b, row_cell = self._own_cells(comparisons)
+        a, b, _, row_cell = self._own_cells(comparisons)
         draw = resample_counts(row_cell * 3 + comparisons.outcome, comparisons, unit, len(a) * 3, rng)
         samples = np.empty((n, len(self.systems_)))
         for start in range(0, n, 100):
@@ -571,11 +572,10 @@ class _PairModel(PreferenceModel):
         from humeval.ranking import _pair_kernel
         has_h = bool(self.position_effect)
         cells = _bootstrap_cells(self, comparisons, ordered=has_h)
-        idx, pi, pj, n_cells = cells.idx, cells.pi, cells.pj, 3 * len(cells.pi)
-        weight = cells.weight if comparisons.weighted else None
+        idx, pi, pj, n_cells, base = cells.idx, cells.pi, cells.pj, 3 * len(cells.pi), cells.base
+        weight = cells.rows(comparisons)[1] if comparisons.weighted else None  # per row only when weighted
         p0 = np.concatenate([self.theta_[idx], [self.position_effect_] if has_h else [],
                              [self._tie] if self._tie_name else []])
-        base = np.bincount(cells.cell, weights=weight, minlength=n_cells).astype(float)
         hinv = np.linalg.inv(self._cell_hessian(cells, base, p0))
         seeds = rng.integers(0, 2 ** 31 - 1, n)
         F = np.ones((len(pi), 1)) if has_h else np.zeros((len(pi), 0))  # the position effect: one fixed effect
@@ -586,12 +586,12 @@ class _PairModel(PreferenceModel):
             p, ok = _pair_kernel.bootstrap_multinomial(*fixed, base, total, seeds, *settings)
             redraw = lambda i: _pair_kernel.draw_multinomial(base, total, seeds[i])  # noqa: E731
         elif unit is None and self._tie_name:
-            total, key_p, key_cell, key_weight = _row_keys(cells, weight)
+            total, key_p, key_cell, key_weight = _row_keys(cells, comparisons, weight)
             p, ok = _pair_kernel.bootstrap_rows(*fixed, total, key_p, key_cell, key_weight, seeds, *settings)
             redraw = lambda i: _pair_kernel.draw_rows(total, key_p, key_cell, key_weight, n_cells,  # noqa: E731
                                                       seeds[i])
         else:
-            draw = resample_counts(cells.row_codes(len(comparisons)), comparisons, unit, n_cells, rng)
+            draw = resample_counts(cells.row_codes(comparisons), comparisons, unit, n_cells, rng)
             p, ok, kept = np.empty((n, len(p0))), np.empty(n, dtype=bool), {}
             for start in range(0, n, 100):
                 counts = draw(min(100, n - start))
@@ -671,12 +671,12 @@ class _PairModel(PreferenceModel):
         return self._rescale(theta)
 
     def _own_cells(self, comparisons: Comparisons):
-        """``pair_cells`` of the comparisons the model was fitted on (checked): a, b, row_cell."""
+        """``pair_cells`` of the comparisons the model was fitted on (checked): a, b, counts, row_cell."""
         self._check_fitted()
-        a, b, _, row_cell = pair_cells(comparisons, len(self.systems_))
+        a, b, counts, row_cell = self._pair_cells_of(comparisons) or pair_cells(comparisons, len(self.systems_))
         if not (np.array_equal(a, self._cells[0]) and np.array_equal(b, self._cells[1])):
             raise ValueError("bootstrap_scores takes the comparisons the model was fitted on")
-        return a, b, row_cell
+        return a, b, counts, row_cell
 
     def _refit_counts(self, counts) -> np.ndarray:
         """Scores refitted on resampled cell counts (same cells), warm-started; NaN for systems a
@@ -733,52 +733,58 @@ def resample_counts(cell, comparisons: Comparisons, unit, n_cells: int, rng):
 
 class _Cells(NamedTuple):
     """The cells a compiled bootstrap resamples: ``pi``, ``pj`` the local codes (among the rated
-    systems ``idx``) of each cell's first and second system; per comparison kept (``keep``: not a
-    self-comparison) its flat cell index ``cell`` = 3 × cell + (0 first preferred, 1 tie, 2 second
-    preferred) and ``weight``; ``to_ordered`` maps a resample's flat counts back to the model's
-    ordered cells (tie, a preferred, b preferred) for ``_refit_counts``."""
+    systems ``idx``) of each cell's first and second system; ``base`` the full data's (weighted)
+    counts per flat cell 3 × cell + (0 first preferred, 1 tie, 2 second preferred), summed from
+    the pair-count cells, not the rows; ``flat_of`` (ordered cells × outcome) the flat cell of
+    each ``pair_cells`` cell and outcome (0 tie, 1 a preferred, 2 b preferred) and ``row_cell``
+    each comparison's ordered cell (−1: left out), from which ``rows`` codes the comparisons
+    when a draw needs them (units, weights); ``to_ordered`` maps a resample's flat counts back
+    to the model's ordered cells (tie, a preferred, b preferred) for ``_refit_counts``."""
     idx: np.ndarray
     pi: np.ndarray
     pj: np.ndarray
-    keep: np.ndarray
-    cell: np.ndarray
-    weight: np.ndarray
+    base: np.ndarray
+    flat_of: np.ndarray
+    row_cell: np.ndarray
     to_ordered: Callable[[np.ndarray], np.ndarray]
 
-    def row_codes(self, n_rows: int) -> np.ndarray:
+    def rows(self, comparisons: Comparisons) -> tuple[np.ndarray, np.ndarray]:
+        """The flat cell and the weight of every comparison kept (not a self-comparison)."""
+        keep = self.row_cell >= 0
+        return self.flat_of[self.row_cell[keep], comparisons.outcome[keep]], comparisons.weight[keep]
+
+    def row_codes(self, comparisons: Comparisons) -> np.ndarray:
         """Every comparison's flat cell (−1 for one left out), what ``resample_counts`` draws from."""
-        full = np.full(n_rows, -1, dtype=np.int64)
-        full[np.nonzero(self.keep)[0]] = self.cell
+        full = np.full(len(comparisons), -1, dtype=np.int64)
+        full[self.row_cell >= 0] = self.rows(comparisons)[0]
         return full
 
 
 def _bootstrap_cells(model: _PairModel, comparisons: Comparisons, ordered: bool) -> _Cells:
     """Cells for ``model``'s compiled bootstrap on the comparisons it was fitted on: unordered
     pairs (lower local code first) when the likelihood depends on the unordered pair only (no
-    position effect), else the ordered pairs of ``pair_cells``."""
-    a, b, row_cell = model._own_cells(comparisons)
+    position effect), else the ordered pairs of ``pair_cells``. Works on the pair-count cells
+    only: O(cells), whatever the number of comparisons."""
+    a, b, counts, row_cell = model._own_cells(comparisons)
     idx = np.nonzero(model.rated_)[0]
     m = len(idx)
     local = np.full(len(model.systems_), -1)
     local[idx] = np.arange(m)
     la, lb = local[a], local[b]
-    keep = row_cell >= 0
     if ordered:
-        pi, pj, cell_of_row = la.astype(np.int64), lb.astype(np.int64), row_cell[keep]
+        pi, pj, pair_of_cell = la.astype(np.int64), lb.astype(np.int64), np.arange(len(a))
         flipped = np.zeros(len(a), dtype=bool)
         representative = np.arange(len(a))
     else:  # each ordered cell's unordered pair, and whether the pair lists its systems the other way
         pair_code, pair_of_cell = np.unique(np.minimum(la, lb).astype(np.int64) * m + np.maximum(la, lb),
                                             return_inverse=True)
         pi, pj = (pair_code // m).astype(np.int64), (pair_code % m).astype(np.int64)
-        cell_of_row = pair_of_cell[row_cell[keep]]
         flipped = la > lb
         representative = np.zeros(len(pair_code), dtype=np.int64)  # an ordered cell per pair
         representative[pair_of_cell[::-1]] = np.arange(len(a))[::-1]
-    outcome = comparisons.outcome[keep]
-    row_flipped = flipped[row_cell[keep]]
-    first_won = ((outcome == 1) & ~row_flipped) | ((outcome == 2) & row_flipped)
-    cell = cell_of_row * 3 + np.where(outcome == 0, 1, np.where(first_won, 0, 2))
+    # outcome (tie, a preferred, b preferred) -> (1, 0, 2) for the pair's first system a, (1, 2, 0) when flipped
+    flat_of = pair_of_cell[:, None] * 3 + np.where(flipped[:, None], [1, 2, 0], [1, 0, 2])
+    base = np.bincount(flat_of.ravel(), weights=counts.ravel(), minlength=3 * len(pi)).astype(float)
     rep_flipped = flipped[representative]
 
     def to_ordered(flat):
@@ -787,33 +793,35 @@ def _bootstrap_cells(model: _PairModel, comparisons: Comparisons, ordered: bool)
         out[representative] = np.column_stack([t, np.where(rep_flipped, l, w), np.where(rep_flipped, w, l)])
         return out
 
-    return _Cells(idx, pi, pj, keep, cell, comparisons.weight[keep], to_ordered)
+    return _Cells(idx, pi, pj, base, flat_of.astype(np.int64), row_cell, to_ordered)
 
 
 ROW_DRAWS = 6  # draw rows one by one while there are at most this many per distinct (cell, weight) key
 # (a row costs ~14 ns, a key's binomial ~90 ns: continuous weights make every row a key)
 
 
-def _row_keys(cells: _Cells, weight: np.ndarray | None):
+def _row_keys(cells: _Cells, comparisons: Comparisons, weight: np.ndarray | None):
     """What ``_pair_kernel.bootstrap_rows`` draws a resample of rows from: ``(total, key_p, key_cell, key_weight)``.
     The rows themselves (``key_p`` empty: ``total`` uniform draws, O(rows) per resample) while
     there are at most ``ROW_DRAWS`` rows per distinct (cell, weight) key, else the keys with
     probabilities (rows with that key) / (rows), one multinomial per resample (O(keys)); both
     are draws of rows with replacement. Whole-number weights are frequencies: the rows a weight
-    stands for are drawn one by one (``resample_counts``)."""
+    stands for are drawn one by one (``resample_counts``). ``weight``: the kept rows' weights,
+    None when unweighted (then the rows are coded only if there are few)."""
     if integral(weight):  # no weights, or frequencies: the (duplicated) rows drawn unweighted
-        count = np.bincount(cells.cell, weights=weight)
+        count = cells.base
         keys = np.flatnonzero(count)
         total = int(round(count.sum()))
         if total <= ROW_DRAWS * len(keys):  # few rows: repeat them (small by this very test)
-            rows = cells.cell if weight is None else np.repeat(cells.cell, np.round(weight).astype(np.int64))
+            cell = cells.rows(comparisons)[0]
+            rows = cell if weight is None else np.repeat(cell, np.round(weight).astype(np.int64))
             return total, np.empty(0), rows.astype(np.int64), np.ones(len(rows))
         return total, count[keys] / total, keys.astype(np.int64), np.ones(len(keys))
-    total = len(cells.cell)
-    row_weight = np.ones(total) if weight is None else weight
-    keys, key_count = np.unique(np.column_stack([cells.cell, row_weight]), axis=0, return_counts=True)
+    cell = cells.rows(comparisons)[0]
+    total = len(cell)
+    keys, key_count = np.unique(np.column_stack([cell, weight]), axis=0, return_counts=True)
     if total <= ROW_DRAWS * len(keys):
-        return total, np.empty(0), cells.cell.astype(np.int64), row_weight.astype(float)
+        return total, np.empty(0), cell.astype(np.int64), weight.astype(float)
     return total, key_count / total, keys[:, 0].astype(np.int64), keys[:, 1]
 
 

@@ -39,7 +39,7 @@ from scipy.sparse import csr_matrix
 from scipy.special import expit, logsumexp
 
 from humeval.data.tables import Comparisons
-from humeval.ranking.base import PreferenceModel, check_comparisons
+from humeval.ranking.base import PreferenceModel, check_comparisons, distinct
 from humeval.ranking.progress import ReportsProgress
 
 
@@ -57,13 +57,20 @@ def item_information(theta, b1: float, b2: float, a: float = 1.0) -> np.ndarray:
 
 
 def _category_terms(z1, z2, c):
-    """log P(c) and its derivatives g1 = ∂/∂z1, g2 = ∂/∂z2 with z_m = a (θ − b_m), c ∈ {0, 1, 2}."""
-    p1, p2 = expit(z1), expit(z2)
-    tie = np.maximum(p1 - p2, 1e-300)
+    """log P(c) and its derivatives g1 = ∂/∂z1, g2 = ∂/∂z2 with z_m = a (θ − b_m), c ∈ {0, 1, 2}.
+
+    In log space, exact where P(c) underflows: log(1 − P*_1) = −softplus(z1), log P*_2 =
+    −softplus(−z2), and with z1 − z2 = a (b2 − b1) > 0 the tie P*_1 − P*_2 = σ(z1) σ(−z2)
+    (1 − e^{z2 − z1}), so g1 = σ(−z1) / (σ(−z2) (1 − e^{z2 − z1})), g2 = −σ(z2) / (σ(z1) (1 − e^{z2 − z1}))."""
+    gap = np.maximum(-np.expm1(z2 - z1), 1e-300)
     lose, win = c == 0, c == 2
-    logp = np.where(lose, np.log(np.maximum(1 - p1, 1e-300)), np.where(win, np.log(np.maximum(p2, 1e-300)), np.log(tie)))
-    g1 = np.where(lose, -p1, np.where(win, 0.0, p1 * (1 - p1) / tie))
-    g2 = np.where(lose, 0.0, np.where(win, 1 - p2, -p2 * (1 - p2) / tie))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_tie = -np.logaddexp(0, -z1) - np.logaddexp(0, z2) + np.log(gap)
+        tie_g1 = expit(-z1) / np.maximum(expit(-z2) * gap, 1e-300)
+        tie_g2 = -expit(z2) / np.maximum(expit(z1) * gap, 1e-300)
+    logp = np.where(lose, -np.logaddexp(0, z1), np.where(win, -np.logaddexp(0, -z2), log_tie))
+    g1 = np.where(lose, -expit(z1), np.where(win, 0.0, tie_g1))
+    g2 = np.where(lose, 0.0, np.where(win, expit(-z2), tie_g2))
     return logp, g1, g2
 
 
@@ -123,8 +130,8 @@ class GRM(ReportsProgress, PreferenceModel):
 
     def _prepare(self, c: Comparisons):
         system, segment, judge, u, judges, segments, base = self._baseline_view(c)
-        used_j, judge = np.unique(judge, return_inverse=True)
-        used_s, segment = np.unique(segment, return_inverse=True)
+        used_j, judge, _ = distinct(judge, len(judges))
+        used_s, segment, _ = distinct(segment, len(segments))
         return (system, segment, judge, u, [judges[i] for i in used_j], [segments[i] for i in used_s], base)
 
     # -- marginal likelihood of (a, b) -----------------------------------------------------------
@@ -180,10 +187,10 @@ class GRM(ReportsProgress, PreferenceModel):
         from humeval.ranking._grm_kernel import marginal
         n_judges, n_segments = cells.n_judges, cells.n_segments
         a, b1, b2, alpha, gamma = self._unpack(x, n_judges, n_segments)
-        joint, logp, g1, g2, weight, grad_a, grad_b1, grad_b2 = cells.work(n_systems, len(nodes))
-        value = marginal(alpha, x[n_judges:n_judges + n_segments], gamma, cells.system, cells.slot, cells.n,
+        joint, g1, g2, grad_a, grad_b1, grad_b2 = cells.work(n_systems, len(nodes))
+        value = marginal(alpha, x[n_judges:n_judges + n_segments], gamma, cells.slot_start, cells.system, cells.n,
                          cells.slot_judge, cells.slot_segment, cells.slot_u, nodes, log_weights,
-                         joint, logp, g1, g2, weight, grad_a, grad_b1, grad_b2)
+                         joint, g1, g2, grad_a, grad_b1, grad_b2)
         return self._with_priors(value, grad_a, grad_b1, grad_b2, a, b1, b2, alpha, gamma)
 
     def _fit(self, c: Comparisons) -> None:
@@ -210,22 +217,27 @@ class GRM(ReportsProgress, PreferenceModel):
 
         # L-BFGS-B costs ~10× more per iteration with bounds than without (its Cauchy-point search
         # over breakpoints), and the cap on a is rarely reached: run unbounded, and only when an
-        # iterate passes the cap start again with the bound (the bounded problem's solution either way)
+        # iterate passes the cap start again with the bound (the bounded problem's solution either way).
+        # 30 correction pairs instead of scipy's 10: on simulated campaigns of 6,400 to 100,000
+        # judgments 15-35 % fewer iterations and an objective at least as low at the stop
+        options = {"maxiter": self.max_iter, "maxcor": 30}
         try:
             result = minimize(self._negative_marginal_cells, x0, args=args, jac=True, method="L-BFGS-B",
-                              options={"maxiter": self.max_iter}, callback=step)
+                              options=options, callback=step)
             if np.max(result.x[:len(judges)], initial=-np.inf) > cap:
                 raise _CapReached
         except _CapReached:
             done = iter(range(1, self.max_iter + 1))
             bounds = [(None, cap)] * len(judges) + [(None, None)] * (2 * len(segments))
             result = minimize(self._negative_marginal_cells, x0, args=args, jac=True, method="L-BFGS-B",
-                              bounds=bounds, options={"maxiter": self.max_iter},
+                              bounds=bounds, options=options,
                               callback=lambda _: self._report(next(done, self.max_iter), self.max_iter))
         self._report(self.max_iter, self.max_iter)
         self.optimizer_ = result
         a, b1, b2, _, _ = self._unpack(result.x, len(judges), len(segments))
-        theta, info = _map_theta(system, a[judge], b1[segment], b2[segment], u, n, self.sigma)
+        k, j = cells.slot_judge[cells.slot], cells.slot_segment[cells.slot]  # θ from the cells: the same sums
+        theta, info = _map_theta(cells.system, a[k], b1[j], b2[j], cells.slot_u[cells.slot], n, self.sigma,
+                                 count=cells.n)
         counts = (np.bincount(system, minlength=n), np.bincount(judge, minlength=len(judges)),
                   np.bincount(segment, minlength=len(segments)))
         self._online = None  # partial_fit starts from these estimates
@@ -391,12 +403,14 @@ class _CapReached(Exception):
 @dataclass
 class GRMCells:
     """The judgments as counts ``n`` of distinct (system, slot) cells, a slot being a distinct
-    (judge, segment, u) observed (``_grm_kernel.marginal``), with the work arrays the kernel fills,
-    allocated once per fit."""
+    (judge, segment, u) observed (``_grm_kernel.marginal``): the cells are ordered by slot, those of
+    slot q at ``slot_start[q]:slot_start[q + 1]``, the slots by judge. With the work arrays the
+    kernel fills, allocated once per fit."""
 
     system: np.ndarray
     slot: np.ndarray
     n: np.ndarray
+    slot_start: np.ndarray
     slot_judge: np.ndarray
     slot_segment: np.ndarray
     slot_u: np.ndarray
@@ -405,10 +419,10 @@ class GRMCells:
     _work: tuple | None = None
 
     def work(self, n_systems: int, n_nodes: int) -> tuple:
-        """joint (systems × T), logp, g1, g2, weight (slots × T), and the three gradient vectors."""
+        """joint (systems × T), g1, g2 (slots × T), and the three gradient vectors."""
         if self._work is None or self._work[0].shape != (n_systems, n_nodes):
             slots = (len(self.slot_u), n_nodes)
-            self._work = (np.zeros((n_systems, n_nodes)), *(np.zeros(slots) for _ in range(4)),
+            self._work = (np.zeros((n_systems, n_nodes)), np.zeros(slots), np.zeros(slots),
                           np.zeros(self.n_judges), np.zeros(self.n_segments), np.zeros(self.n_segments))
         return self._work
 
@@ -416,32 +430,37 @@ class GRMCells:
 def marginal_cells(system, segment, judge, u, n_judges: int, n_segments: int) -> GRMCells:
     """The judgments (codes from ``GRM._prepare``) as a ``GRMCells``."""
     slot_key = (judge.astype(np.int64) * n_segments + segment) * 3 + u
-    slots, slot = np.unique(slot_key, return_inverse=True)
-    cells, n = np.unique(system.astype(np.int64) * len(slots) + slot, return_counts=True)
-    return GRMCells(cells // len(slots), cells % len(slots), n.astype(float), slots // 3 // n_segments,
+    slots, slot, _ = distinct(slot_key, n_judges * n_segments * 3)
+    n_systems = int(system.max()) + 1 if len(system) else 0
+    cells, _, n = distinct(slot * n_systems + system, len(slots) * n_systems, inverse=False)
+    cell_slot = cells // n_systems
+    slot_start = np.concatenate([[0], np.cumsum(np.bincount(cell_slot, minlength=len(slots)))])
+    return GRMCells(cells % n_systems, cell_slot, n.astype(float), slot_start, slots // 3 // n_segments,
                     (slots // 3) % n_segments, slots % 3, n_judges, n_segments)
 
 
-def _map_theta(system, a, b1, b2, u, n, sigma, standardise=True):
+def _map_theta(system, a, b1, b2, u, n, sigma, standardise=True, count=None):
     """MAP θ_i by Fisher scoring (all systems at once) for judgments with sensitivities ``a`` and
-    thresholds ``b1``, ``b2``; returns θ and the summed Fisher information of each system's
-    judgments at θ (SE = 1 / √(information + 1/σ²)). Starts from the mean graded judgment, scaled to
-    the prior (``standardise``, the paper's start) or as it is."""
-    sums = np.bincount(system, u - 1.0, n)
-    counts = np.maximum(np.bincount(system, minlength=n), 1)
+    thresholds ``b1``, ``b2``, each standing for ``count`` identical ones (default 1: the distinct
+    cells of ``marginal_cells`` give the same sums); returns θ and the summed Fisher information of
+    each system's judgments at θ (SE = 1 / √(information + 1/σ²)). Starts from the mean graded
+    judgment, scaled to the prior (``standardise``, the paper's start) or as it is."""
+    count = np.ones(len(u)) if count is None else count
+    sums = np.bincount(system, count * (u - 1.0), n)
+    counts = np.maximum(np.bincount(system, count, n), 1)
     theta = sums / counts
     if standardise:
         theta = (theta - theta.mean()) / (theta.std() or 1.0) * sigma * 0.5
     for _ in range(100):
         t = theta[system]
         _, g1, g2 = _category_terms(a * (t - b1), a * (t - b2), u)
-        grad = np.bincount(system, a * (g1 + g2), n) - theta / sigma ** 2
-        info = np.bincount(system, _information(t, a, b1, b2), n) + 1 / sigma ** 2
+        grad = np.bincount(system, count * a * (g1 + g2), n) - theta / sigma ** 2
+        info = np.bincount(system, count * _information(t, a, b1, b2), n) + 1 / sigma ** 2
         step = grad / info
         theta = theta + np.clip(step, -2, 2)
         if np.max(np.abs(step)) < 1e-10:
             break
-    return theta, np.bincount(system, _information(theta[system], a, b1, b2), n)
+    return theta, np.bincount(system, count * _information(theta[system], a, b1, b2), n)
 
 
 def _recode(codes, names, state: dict, vocabulary: str, starts: dict) -> np.ndarray:

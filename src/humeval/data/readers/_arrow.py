@@ -11,12 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
 from humeval.data.readers._io import (
     check_json_depth,
+    check_header,
     check_names,
     check_path,
     decode,
@@ -24,6 +26,7 @@ from humeval.data.readers._io import (
     read_bytes,
     records,
     shown,
+    until_newline,
 )
 from humeval.errors import InputError
 
@@ -144,6 +147,8 @@ def load_table(path, kind: str, encoding: str = "utf-8", delimiter: str | None =
             raise InputError(path, None, f"not a readable Parquet file ({shown(error)})",
                              "check the file, or give a .csv/.jsonl name if it is text") from None
     data = read_bytes(path)
+    if kind in ("csv", "tsv") and encoding_of(data, encoding) == "utf-8" and b"\n" in data:
+        return _read_csv(data, path, delimiter, encoding)
     text = decode(data, path, encoding)  # locates bad bytes; arrow would only say "invalid"
     if encoding_of(data, encoding) != "utf-8" or "\n" not in text:  # another codec, a byte-order mark or
         data = text.encode("utf-8")  # CR-only line ends (decode made them LF): arrow reads UTF-8 lines
@@ -157,17 +162,35 @@ def load_table(path, kind: str, encoding: str = "utf-8", delimiter: str | None =
             return pajson.read_json(buffer)
         except pa.ArrowInvalid as error:
             _raise_json_error(path, text, error)
-    header = next(csv.reader([text.split("\n", 1)[0].rstrip("\r")], delimiter=delimiter))
+    return _read_csv(data, path, delimiter, encoding, text)
+
+
+def _read_csv(data: bytes, path, delimiter: str, encoding: str, text: str | None = None) -> pa.Table:
+    """CSV/TSV ``data`` (UTF-8 with LF line ends) through arrow's parser, every column a string.
+    ``text``: the data decoded, or None when only the header line has been: arrow checks the
+    rows' UTF-8 itself, and the whole text is decoded only to locate an error (``decode`` names
+    the line and column of a bad byte)."""
+    if text is None:
+        try:
+            head = data[:data.index(b"\n")].decode("utf-8")
+        except UnicodeDecodeError:
+            decode(data, path, encoding)  # raises, locating the byte
+        check_header(head, path)
+    else:
+        head = until_newline(text)
+    header = next(csv.reader([head.rstrip("\r")], delimiter=delimiter))
     check_names(header, path)
     try:
         table = pacsv.read_csv(
-            buffer, parse_options=pacsv.ParseOptions(delimiter=delimiter),
+            io.BytesIO(data), parse_options=pacsv.ParseOptions(delimiter=delimiter),
             convert_options=pacsv.ConvertOptions(column_types={h: pa.string() for h in header},
                                                  strings_can_be_null=True))
     except pa.ArrowInvalid as error:
-        _raise_csv_error(path, text, delimiter, len(header), error)
+        _raise_csv_error(path, text if text is not None else decode(data, path, encoding), delimiter, len(header),
+                         error)
     if table.num_rows + 1 < data.count(b"\n"):  # fewer rows than lines: blank lines, quoted line breaks,
-        _check_quotes(path, text, delimiter)  # or a quote left open that swallowed the rest of the file
+        # or a quote left open that swallowed the rest of the file
+        _check_quotes(path, text if text is not None else decode(data, path, encoding), delimiter)
     return table
 
 
@@ -265,10 +288,13 @@ def _fields(record: dict, prefix: str = ""):
 
 
 def encode_arrow(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], tuple[str, ...]]:
-    """Integer-code arrow columns against one shared sorted label tuple (null/"" -> -1).
+    """Integer-code arrow columns against one shared sorted label tuple (null/blank -> -1).
 
     Each column is dictionary-encoded once (Parquet columns arrive that way and are only
-    unified across chunks), so Python sees each column's distinct labels, never its rows."""
+    unified across chunks), and the labels are sorted and looked up by arrow's compute
+    functions, so Python sees neither the rows nor, until the final tuple, the labels. A label
+    of white space only is blank as ``str.strip`` says (the same characters trimmed); arrow
+    sorts UTF-8 by bytes, which is Python's code-point order."""
     per_column = []
     for column in columns:
         if pa.types.is_dictionary(column.type):
@@ -279,10 +305,20 @@ def encode_arrow(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], tuple[str
             encoded = (column.cast(pa.string()) if column.type != pa.string() else column).combine_chunks() \
                 .dictionary_encode()
             dictionary, indices = encoded.dictionary, encoded.indices
-        labels = [x if x is None or x.strip() else "" for x in dictionary.cast(pa.string()).to_pylist()]
-        per_column.append((labels, indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)))
-    names = sorted({x for labels, _ in per_column for x in labels if x not in ("", None)})
-    position = {x: i for i, x in enumerate(names)}
-    codes = [np.array([position.get(x, -1) for x in labels] + [-1], dtype=np.int32)[indices]
-             for labels, indices in per_column]
-    return codes, tuple(names)
+        dictionary = dictionary.cast(pa.string())
+        blank = pc.fill_null(pc.equal(pc.utf8_trim(dictionary, characters=_WHITE_SPACE), ""), True)
+        per_column.append((dictionary, blank, indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)))
+    kept = [pc.filter(dictionary, pc.invert(blank)) for dictionary, blank, _ in per_column]
+    names = pc.unique(pa.chunked_array(kept, type=pa.string()).combine_chunks()) if kept else pa.array([], pa.string())
+    names = names.take(pc.sort_indices(names))
+    codes = []
+    for dictionary, blank, indices in per_column:
+        position = pc.if_else(blank, None, pc.index_in(dictionary, value_set=names))
+        mapping = np.append(pc.fill_null(position, -1).to_numpy(zero_copy_only=False), -1).astype(np.int32)
+        codes.append(mapping[indices])
+    return codes, tuple(names.to_pylist())
+
+
+# the characters str.strip() removes, those for which str.isspace() is true (test_readers checks the list)
+_WHITE_SPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+                "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")

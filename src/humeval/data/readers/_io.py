@@ -140,8 +140,12 @@ def check_magic(data: bytes, path) -> None:
 
 
 def is_blank(data: bytes) -> bool:
-    """Nothing but white space, NUL bytes and byte-order marks."""
-    return not data.strip(b"\x00\r\n\t\x0b\x0c " + b"".join(b for b, _ in BOMS))
+    """Nothing but white space, NUL bytes and byte-order marks (their bytes, in any order, as
+    ``bytes.strip`` would remove them): a search for the first other byte, no copy of the data."""
+    return _NOT_BLANK.search(data) is None
+
+
+_NOT_BLANK = re.compile(b"[^" + re.escape(b"\x00\r\n\t\x0b\x0c " + bytes(set(b"".join(b for b, _ in BOMS)))) + b"]")
 
 
 def is_utf8(encoding: str) -> bool:
@@ -185,8 +189,14 @@ def decode(data: bytes, path, encoding: str = "utf-8") -> str:
     text = text.removeprefix("\ufeff")
     if "\r" in text and "\n" not in text:  # CR-only line ends (classic Mac OS): one line end for every reader
         text = text.replace("\r", "\n")
-    check_header(text.split("\n", 1)[0], path, codec)
+    check_header(until_newline(text), path, codec)
     return text
+
+
+def until_newline(text: str) -> str:
+    """The text up to its first line feed (without copying the rest, as ``split`` would)."""
+    end = text.find("\n")
+    return text if end < 0 else text[:end]
 
 
 def check_header(header: str, path, codec: str = "utf-8") -> None:

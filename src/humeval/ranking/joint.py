@@ -37,7 +37,7 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from humeval.data.tables import Comparisons, Ratings
-from humeval.ranking.base import PreferenceModel, check_comparisons, graph_components, pair_cells
+from humeval.ranking.base import PreferenceModel, check_comparisons, graph_components, judgment_count, pair_cells
 from humeval.ranking.links import LINKS
 
 DAVIDSON = LINKS["davidson"]
@@ -140,6 +140,8 @@ class JointModel(PreferenceModel):
         self.record_ = tally.reindex(pd.Index(systems, name="system"), fill_value=0)
         rated = pd.Series(stats.n.sum(axis=0).astype(int), index=pd.Index(systems, name="system"), name="ratings")
         self.ratings_ = rated
+        # the comparisons' judgments, as every Ranker counts them (ratings are counted in ratings_)
+        self.n_judgments_ = judgment_count(comparisons) if len(comparisons) else 0.0
         return self
 
     def _fit(self, comparisons: Comparisons) -> None:  # fit() is overridden; kept for the protocol

@@ -64,7 +64,8 @@ def test_bt_point_estimate_agrees_with_ppi_python_logistic():
     est = ppi_bradley_terry(h, j, lam=0.6)["ppi"]
     lx, y, yh, w, ux, yu, wu = est.data
     # ppi_py wants 0/1 labels; the simulated battles have no ties
-    theta = ppi_py.ppi_logistic_pointestimate(lx, y, yh, ux, yu, lam=0.6)
+    # λ positionally: ppi-python 0.2.3 calls it lam, 0.2.1 and 0.2.2 lhat
+    theta = ppi_py.ppi_logistic_pointestimate(lx, y, yh, ux, yu, 0.6)
     assert theta == pytest.approx(_fit(lx, y, yh, w, ux, yu, wu, 0.6), abs=1e-4)
 
 

@@ -215,7 +215,15 @@ def test_wmt10_czech_english_report_is_coherent():
     assert "| Czech-English | 13 | 28 | 255 | 543 | 5,375 | 997 | 18.5% | 55 |" in md
     assert "- skipped 1,152 pairs with an unset rank in the whole file, over all its tracks" in md
     assert "### Judge quality (first 25 of 28 judges, least reliable first)" in md
-    assert "Sandwich: all 13 systems. Comparisons" in md and "…." not in md
+    # the judge-clustered sandwich is about 1.5 times as wide as the comparison bootstrap (the median), so
+    # nearly every system is off by more than 25 %; which ones sit at that boundary depends on the bootstrap's
+    # draws (numba before 0.67 draws other binomials than numpy's): 13 of 13 or 12 of 13, named in full
+    median = float(re.search(r"sandwich clustered by judge (\d+\.\d+)\.", md).group(1))
+    assert 1.3 < median < 1.7
+    named = re.search(r"Sandwich: ([^.]*)\. Comparisons that share a judge are correlated", md).group(1)
+    systems = set(judgments.comparisons.systems)
+    assert len(systems) == 13 and "…." not in md
+    assert named == "all 13 systems" or (set(named.split(", ")) < systems and len(named.split(", ")) == 12)
     assert any(m.startswith("Rankings with intervals: 1,000 bootstrap resamples") and "2.5%" in m
                for m in report.methods)
     assert not re.search(r"\b1000 bootstrap", " ".join(report.methods))

@@ -139,34 +139,71 @@ def z_normalize(ratings: Ratings) -> Ratings:
     return new
 
 
+EXACT_MAX, PERMUTATION_MAX = 50, 13  # signed_rank_p's sample sizes for the exact table and the exact sign flips
+
+
+def signed_rank_p(d, alternative: str = "greater") -> float:
+    """Wilcoxon's (1945) signed-rank p of the paired differences ``d`` (zero differences dropped,
+    Wilcoxon's own treatment), the same whichever scipy runs it. W⁺ is the sum of the ranks of
+    |d| (average ranks for ties) over the positive differences; with n = len(d) and n' non-zero:
+
+    - no zero and no tie, n ≤ 50: W⁺'s exact null distribution (``wilcoxon(method="exact")``);
+    - zeros or ties, n ≤ 13: W⁺'s exact distribution over the 2^n sign flips of the differences
+      (``scipy.stats.permutation_test``, every flip enumerated);
+    - otherwise the normal approximation with the tie correction and no continuity correction,
+      z = (W⁺ − n'(n' + 1)/4) / √((n'(n' + 1)(2n' + 1) − Σ(t³ − t)/2) / 24), t the sizes of the
+      groups of tied |d| (Conover 1999, §5.7).
+
+    This is ``scipy.stats.wilcoxon(d, alternative=...)``'s default method in scipy ≥ 1.15, made
+    explicit: scipy 1.12–1.14's default reads the exact table even with ties (and refuses an
+    all-zero ``d``), which moved p-values and WMT's cluster and annotator decisions with the scipy
+    version. ``alternative``: "greater" (d above 0), "less" or "two-sided". 1.0 when every
+    difference is zero (no evidence either way)."""
+    from scipy import stats
+    d = np.asarray(d, dtype=np.float64)
+    nonzero = d[d != 0]
+    n = len(nonzero)
+    if n == 0:
+        return 1.0
+    tied = len(np.unique(np.abs(nonzero))) < n
+    if n == len(d) and not tied and n <= EXACT_MAX:
+        return float(stats.wilcoxon(nonzero, alternative=alternative, method="exact").pvalue)
+    if len(d) <= PERMUTATION_MAX:  # a flip of a zero changes nothing: the non-zero ones' 2^n' flips suffice
+        return _signed_rank_enumerated(nonzero, alternative)
+    ranks = stats.rankdata(np.abs(nonzero))
+    _, t = np.unique(np.abs(nonzero), return_counts=True)
+    z = (ranks[nonzero > 0].sum() - n * (n + 1) / 4) / np.sqrt((n * (n + 1) * (2 * n + 1) - np.sum(t ** 3 - t) / 2) / 24)
+    if alternative == "greater":
+        return float(stats.norm.sf(z))
+    if alternative == "less":
+        return float(stats.norm.cdf(z))
+    return float(min(1.0, 2 * stats.norm.sf(abs(z))))
+
+
 def degraded_pvalue(original, degraded) -> float:
     """One-sided Wilcoxon signed-rank p of "degraded scored lower" on paired scores
-    (``scipy.stats.wilcoxon(original − degraded, alternative="greater")``: zero differences
-    dropped, exact for small n); 1.0 when every difference is zero (no evidence of a drop).
-
-    Up to 13 pairs scipy's answer is exact: the share of the 2^n sign assignments whose
-    W+ = Σ ranks of the positive differences (mid-ranks of |d| over the non-zero d) reaches the
-    observed one (its permutation test with ties or zeros, its exact distribution without). That
-    share is counted here directly, as scipy's permutation test does but without a Python call
-    per assignment (0.7 s per annotator on WMT22's files)."""
-    from scipy import stats
-    d = np.asarray(original, dtype=np.float64) - np.asarray(degraded, dtype=np.float64)
-    if not np.any(d != 0):
-        return 1.0
-    if len(d) <= 13 and not np.isnan(d).any():
-        return _signed_rank_enumerated(d[d != 0])
-    return float(stats.wilcoxon(d, alternative="greater").pvalue)
+    (``signed_rank_p(original − degraded, "greater")``: zero differences dropped, exact for small
+    n); 1.0 when every difference is zero (no evidence of a drop)."""
+    return signed_rank_p(np.asarray(original, dtype=np.float64) - np.asarray(degraded, dtype=np.float64))
 
 
-def _signed_rank_enumerated(d: np.ndarray) -> float:
-    """P(W+ ≥ observed) over all 2^m sign assignments of the non-zero differences ``d``, with
-    scipy.stats.permutation_test's relative tolerance (100 ε) for equal values of W+."""
+def _signed_rank_enumerated(d: np.ndarray, alternative: str = "greater") -> float:
+    """W⁺'s p over all 2^m sign assignments of the non-zero differences ``d``, counted directly
+    (what ``scipy.stats.permutation_test`` computes, without a Python call per assignment), with
+    its relative tolerance (100 ε) for equal values of W⁺; two-sided: twice the smaller tail, at
+    most 1, as scipy does."""
     from scipy.stats import rankdata
     ranks = rankdata(np.abs(d))
     observed = ranks[d > 0].sum()
     signs = (np.arange(2 ** len(d))[:, None] >> np.arange(len(d))) & 1
     null = signs @ ranks
-    return float(np.mean(null >= observed - abs(observed) * 100 * np.finfo(float).eps))
+    slack = abs(observed) * 100 * np.finfo(float).eps
+    greater, less = float(np.mean(null >= observed - slack)), float(np.mean(null <= observed + slack))
+    if alternative == "greater":
+        return greater
+    if alternative == "less":
+        return less
+    return min(1.0, 2 * min(greater, less))
 
 
 def quality_control(ratings: Ratings, degraded: dict[str, str], alpha: float = 0.05) -> pd.DataFrame:

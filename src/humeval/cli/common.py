@@ -28,11 +28,33 @@ err = Console(stderr=True, highlight=False)
 from humeval.cli._group import DEFAULT_GC_THRESHOLDS, GC_THRESHOLDS, Group, UserError  # noqa: F401 (re-exported)
 
 
+class _NoBar:
+    """What ``progress_bar`` gives when no bar is drawn: a rich ``Progress(disable=True)`` still ends
+    with a newline on stderr before rich 15 (a blank line in logs, pipes and merged output)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def add_task(self, *args, **kwargs):
+        return 0
+
+    def update(self, *args, **kwargs):
+        pass
+
+    def advance(self, *args, **kwargs):
+        pass
+
+
 def progress_bar(quiet: bool = False):
     """A transient progress bar on stderr; off with ``quiet`` and when stderr is not a terminal
     (a bar there leaves a blank line in logs and pipes)."""
+    if quiet or not err.is_terminal:
+        return _NoBar()
     from rich.progress import Progress
-    return Progress(console=err, disable=quiet or not err.is_terminal, transient=True)
+    return Progress(console=err, transient=True)
 
 
 def fit_shown(model, data, label: str, quiet: bool = False, **kwargs):

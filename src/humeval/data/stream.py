@@ -622,7 +622,8 @@ def _read_duckdb(path, sql, columns, extra, table, keep, encoding, batch_rows) -
         else:
             total = "COUNT(*) AS weight, false AS bad_weight, 0 AS missing_weight"
         grouped = connection.sql(f"SELECT {select}, {total}, COUNT(*) AS rows FROM ({sql}) AS source GROUP BY ALL")
-        reader = (getattr(grouped, "to_arrow_reader", None) or grouped.fetch_record_batch)(batch_rows)  # duckdb 2 / 1
+        # to_arrow_reader is DuckDB 2's name; 1.x has fetch_arrow_reader (deprecated in 2), same reader
+        reader = (getattr(grouped, "to_arrow_reader", None) or grouped.fetch_arrow_reader)(batch_rows)
         reducer = Reducer(path, table)
         mapping_weight = mapping.get("weight")
         mapping = {k: k for k in [*keys, "weight"]}

@@ -42,7 +42,6 @@ pair is ranked here with a note saying so.
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -50,6 +49,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from humeval.agreement.scales import signed_rank_p
 from humeval.data.judgments import Judgments
 from humeval.data.tables import Ratings
 
@@ -120,9 +120,9 @@ def wmt24_esa(waves, track: str | None = None, variant: str = "final", alpha: fl
         notes.append(f"{missing:,} scored outputs have no WMT24 document id (test-<lang>-<domain>_…), so their "
                      "domain is unknown: they form one domain of their own")
         data["domain"] = data["domain"].fillna("(unknown)")
-    per_domain = data.groupby(["system", "domain"])["score"].mean().unstack()
+    per_domain = data.groupby(["system", "domain"], observed=True)["score"].mean().unstack()
     score = per_domain.mean(axis=1)  # unweighted mean of the domain means (NaN domains skipped, as pandas)
-    n = data.groupby("system").size()
+    n = data.groupby("system", observed=True).size()
     order = score.sort_values(ascending=False, kind="stable").index.tolist()
     p = _pvalues(data, order, variant)
     significant = p < alpha
@@ -194,6 +194,8 @@ def _rows(waves, track):
     frames = []
     averaged = 0
     for number, ratings in enumerate(tables):
+        # label columns are pandas categories: every groupby here passes observed=True (pandas 2's default,
+        # observed=False, adds a group for each unused label, such as the systems of other tracks)
         df = ratings.to_pandas()
         if track is not None:
             df = df[df["track"] == track]
@@ -204,7 +206,7 @@ def _rows(waves, track):
             set_aside[f"{kind} control rows (WMT24 ranks TGT rows only)"] = (
                 set_aside.get(f"{kind} control rows (WMT24 ranks TGT rows only)", 0) + int(count))
         df = df[~controls]
-        grouped = df.groupby(["system", "item"], sort=False)["score"]
+        grouped = df.groupby(["system", "item"], sort=False, observed=True)["score"]
         averaged += int((grouped.size() > 1).sum())
         one = grouped.mean().reset_index()
         one["wave"] = number
@@ -226,7 +228,7 @@ def _rows(waves, track):
 def _pvalues(data: pd.DataFrame, order: list[str], variant: str) -> np.ndarray:
     """p[i, j]: WMT24's Stouffer-combined Wilcoxon p of "order[i] better than order[j]"."""
     alternative = "greater" if variant == "2024-09-13" else "two-sided"
-    by_system = {name: g[["item", "domain", "score"]] for name, g in data.groupby("system")}
+    by_system = {name: g[["item", "domain", "score"]] for name, g in data.groupby("system", observed=True)}
     k = len(order)
     p = np.full((k, k), np.nan)
     for i in range(k):
@@ -246,9 +248,8 @@ def _stouffer(d: np.ndarray, domains: np.ndarray, alternative: str) -> float:
         return np.nan
     z = []
     for domain in pd.unique(domains):
-        with warnings.catch_warnings():  # all-zero differences: scipy warns and gives p = 1
-            warnings.simplefilter("ignore")
-            z.append(stats.norm.ppf(1 - stats.wilcoxon(d[domains == domain], alternative=alternative).pvalue))
+        # scipy.stats.wilcoxon's p with scipy ≥ 1.15's default method on every scipy; all-zero differences give p = 1
+        z.append(stats.norm.ppf(1 - signed_rank_p(d[domains == domain], alternative)))
     return float(1 - stats.norm.cdf(np.sum(z) / np.sqrt(len(z))))
 
 

@@ -119,8 +119,9 @@ def dense(agg: Aggregate) -> tuple[np.ndarray, np.ndarray]:
 
 
 def signed_rank(m: np.ndarray, present: np.ndarray) -> np.ndarray:
-    """p[a, b] from ``scipy.stats.wilcoxon(d, alternative="greater")`` on the shared segments."""
-    from scipy import stats
+    """p[a, b] from ``scipy.stats.wilcoxon(d, alternative="greater")`` on the shared segments, with
+    scipy ≥ 1.15's default method on every scipy (``agreement.scales.signed_rank_p``)."""
+    from humeval.agreement.scales import signed_rank_p
     k = len(m)
     p = np.ones((k, k))
     for a in range(k):
@@ -129,8 +130,7 @@ def signed_rank(m: np.ndarray, present: np.ndarray) -> np.ndarray:
             d = m[a, both] - m[b, both]
             if (d != 0).sum() < 1 or both.sum() < 2:
                 continue
-            greater = float(stats.wilcoxon(d, alternative="greater").pvalue)
-            less = float(stats.wilcoxon(d, alternative="less").pvalue)
+            greater, less = signed_rank_p(d, "greater"), signed_rank_p(d, "less")
             p[a, b], p[b, a] = greater, less
     return p
 

@@ -31,12 +31,10 @@ scores (the script reads waves 1 and 2 only; here all are paired: a note says so
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from humeval.agreement.scales import signed_rank_p
 from humeval.data.tables import Ratings
 from humeval.ratings.rank import RatingsRanking
 
@@ -63,13 +61,10 @@ def pair_differences(a: pd.Series, b: pd.Series) -> np.ndarray:
 
 
 def one_sided_p(d: np.ndarray) -> float:
-    """``scipy.stats.wilcoxon(d, alternative="greater").pvalue``; 1.0 when no difference is non-zero
-    (scipy gives no p then; the script's ``p < 0.025`` is False either way)."""
-    if not np.any(d != 0):
-        return 1.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return float(stats.wilcoxon(d, alternative="greater").pvalue)
+    """``scipy.stats.wilcoxon(d, alternative="greater").pvalue`` with scipy ≥ 1.15's default method on
+    every scipy (``agreement.scales.signed_rank_p``); 1.0 when no difference is non-zero (scipy gives
+    no p then; the script's ``p < 0.025`` is False either way)."""
+    return signed_rank_p(d, "greater")
 
 
 def rank_ranges(significant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

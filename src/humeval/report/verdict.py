@@ -45,7 +45,9 @@ def item_losses(comparisons, models: dict, sizes, trials: int, random_state=None
         # the unit of the paired comparison: a test comparison's ranking (its pairs share a judge and a
         # segment, so their losses are correlated); a comparison outside any ranking is its own unit
         group = np.where(test.group >= 0, test.group, -1 - np.arange(len(test)))
-        frames.append(pd.DataFrame(losses).assign(track=track, unit=[f"{track}\0{g}" for g in group]))
+        # (track, ranking) tuples, not a joined string: pandas 2.2 hashes an object string only up to
+        # its first NUL byte, so "track\0group" labels would all fall into one unit there
+        frames.append(pd.DataFrame(losses).assign(track=track, unit=[(track, int(g)) for g in group]))
     return pd.concat(frames, ignore_index=True)
 
 

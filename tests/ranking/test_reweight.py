@@ -152,3 +152,17 @@ def test_cli_siblings(tmp_path):
     bad.write_text("model,group\nx,y\n")
     result = run("rank", path, "-m", "bt", "--siblings", "2", "--families", bad)
     assert result.exit_code != 0 and "no column system or family" in result.output
+
+
+def test_with_weight_keeps_every_label_set_judge_kinds_too():
+    """A refit on reweighted comparisons of a file with a judge_kind column reached the 'bug' line:
+    with_weight rebuilt the table from a fixed list of label sets that lacked judge_kinds."""
+    import pandas as pd
+    from humeval.data.tables import Comparisons
+    from humeval.ranking.reweight import with_weight
+    frame = pd.DataFrame({"a": ["a", "b", "a"], "b": ["b", "c", "c"], "outcome": [1, 2, 0],
+                          "judge_kind": ["human", "gpt-judge", "human"]})
+    c = Comparisons.from_pandas(frame)
+    w = with_weight(c, [2.0, 1.0, 0.5])
+    assert w.weight.tolist() == [2.0, 1.0, 0.5] and w.to_pandas().judge_kind.tolist() == ["human", "gpt-judge", "human"]
+    assert list(w.systems) == list(c.systems) and w.outcome.tolist() == c.outcome.tolist()

@@ -148,6 +148,19 @@ class Table:
         new._attrs = dict(self._attrs)
         return new
 
+    def with_columns(self, **columns) -> "Table":
+        """The same rows with ``columns`` replaced (each as long as the table, cast to its
+        column's dtype); every other column, the label tuples and the attributes are kept."""
+        cols = dict(self._cols)
+        for name, value in columns.items():
+            if name not in self.SCHEMA:
+                raise TypeError(f"{type(self).__name__} has no column {name!r}")
+            value = _as_dtype(value, self.SCHEMA[name].dtype, name)
+            if value.shape != cols[name].shape:
+                raise ValueError(f"column {name!r} has shape {value.shape}, expected {cols[name].shape}")
+            cols[name] = value
+        return self._rebuild(cols)
+
     def take(self, idx) -> "Table":
         """Rows ``idx`` (integer indices or a boolean mask); the label tuples are kept whole."""
         idx = np.asarray(idx)

@@ -42,11 +42,8 @@ PAIR_FLOOR = 50.0  # arena-rank's floor
 
 
 def with_weight(comparisons: Comparisons, weight: np.ndarray) -> Comparisons:
-    """The same comparisons with new weights (every column and label kept)."""
-    columns = {name: getattr(comparisons, name) for name in Comparisons.SCHEMA}
-    columns["weight"] = np.asarray(weight, dtype=float)
-    labels = {name: getattr(comparisons, name) for name in ("systems", "items", "judges", "tracks", "categories")}
-    return Comparisons(**columns, **labels, covariate_names=comparisons.covariate_names)
+    """The same comparisons with new weights (every column, label and attribute kept)."""
+    return comparisons.with_columns(weight=np.asarray(weight, dtype=float))
 
 
 def _rescaled(comparisons: Comparisons, weight: np.ndarray) -> Comparisons:

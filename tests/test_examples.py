@@ -116,6 +116,15 @@ def _serve_demo(directory: Path):
     write_demo(directory / "demo")
 
 
+def _graham_da(directory: Path):
+    """sys.de-en, human-post-edit.de-en, human-scores.de-en.csv: one pair of Graham et al.'s DA data
+    set with post-edits (docs/reference/formats/graham-da.md)."""
+    (directory / "sys.de-en").write_text("the cat sat\na dog runs fast\n", encoding="utf-8")
+    (directory / "human-post-edit.de-en").write_text("the cat sat\na dog runs\n", encoding="utf-8")
+    (directory / "human-scores.de-en.csv").write_text("HIT N SID SYS SCR\nH0 15 1 uedin-nmt 80.5\n"
+                                                      "H0 15 2 uedin-nmt 40\n", encoding="utf-8")
+
+
 def _pearmut_campaign(directory: Path):
     """pearmut_campaign.json: a small campaign in Pearmut's layout (two models, two documents, a
     tutorial item), for `humeval serve --import`."""
@@ -163,7 +172,7 @@ def _judged_battles(directory: Path):
         exec(compile(block, "docs/tutorials/humans-and-judges.md", "exec"), {})
 
 
-GENERATED = {"judged.csv": _judged_battles, "demo/campaign.toml": _serve_demo, "pearmut_campaign.json": _pearmut_campaign, "battles/": _battles, "battles.json": _arena_battles, "votes.csv": _arena_votes, "ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
+GENERATED = {"judged.csv": _judged_battles, "demo/campaign.toml": _serve_demo, "pearmut_campaign.json": _pearmut_campaign, "sys.de-en": _graham_da, "battles/": _battles, "battles.json": _arena_battles, "votes.csv": _arena_votes, "ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
 
 # Examples that cannot run here, with the reason. Keep this list short.
 NO_OUTPUTS = ("WMT10's system outputs and reference (outputs/cz-en/, newstest2010.ref.en) are not in the shared data; "

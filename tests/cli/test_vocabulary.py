@@ -108,6 +108,14 @@ def test_pairwise_options_are_refused_on_ratings(ratings, args, option):
     assert option in PAIRWISE_ONLY.values()
 
 
+def test_jobs_on_ratings_is_said_to_do_nothing(ratings):
+    """--jobs is harmless (no number changes) but the ratings bootstrap runs in one process: a warning."""
+    plain = run("rank", ratings, "--bootstrap", 20)
+    jobs = run("rank", ratings, "--bootstrap", 20, "--jobs", 2)
+    assert jobs.exit_code == 0 and "--jobs does nothing on ratings" in jobs.output, jobs.output
+    assert "--jobs does nothing" not in plain.output
+
+
 def test_units_are_checked_against_the_kind_of_judgments(pairs, ratings):
     both = run("rank", pairs, "-m", "bt", "--bootstrap", 10, "--resample", "both")
     assert both.exit_code == 2 and "'both' (segments and judges at once) is for ratings" in both.output

@@ -252,6 +252,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
     if ratings_file:  # DA, ESA, MQM: WMT's procedure
         needs(ctx, PAIRWISE_ONLY, False, "on ratings (they shape the fit of pairwise comparisons); this file holds "
               "ratings")
+        needs(ctx, {"jobs": "--jobs"}, False, "on ratings: their bootstrap runs in one process", warn=True)
         if analytic:
             raise click.BadParameter("analytic intervals come from a Bradley–Terry fit of comparisons; ratings get "
                                      "bootstrap intervals (--bootstrap N)", param_hint="--intervals")

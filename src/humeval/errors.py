@@ -12,11 +12,12 @@ class InputError(ValueError):
     """Bad input: says which file, which line, what was expected and how to fix it.
 
     ``line`` is 1-based and counts the header; ``None`` means the whole file (an empty
-    file, a missing file, an unknown format).
+    file, a missing file, an unknown format). ``path`` is ``None`` for input that is no file (a
+    command-line value such as a pasted signature): the message then starts with the problem.
     """
 
     def __init__(self, path, line: int | None, problem: str, fix: str | None = None):
-        self.path = str(path)
+        self.path = None if path is None else str(path)
         self.line = line
         self.problem = problem
         self.fix = fix
@@ -26,8 +27,11 @@ class InputError(ValueError):
         return type(self), (self.path, self.line, self.problem, self.fix)
 
     def __str__(self) -> str:
-        where = self.path if self.line is None else f"{self.path}:{self.line}"
-        text = f"{where}: {self.problem}"
+        if self.path is None:
+            text = self.problem if self.line is None else f"line {self.line}: {self.problem}"
+        else:
+            where = self.path if self.line is None else f"{self.path}:{self.line}"
+            text = f"{where}: {self.problem}"
         if self.fix:
             text += f" (fix: {self.fix})"
         return text

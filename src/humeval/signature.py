@@ -181,9 +181,14 @@ def _unset(value) -> bool:
 
 
 def parse(signature: str) -> dict[str, str]:
-    """The signature's fields, in order: ``{"humeval": "0.2.0", "cmd": "rank", "data": "sha256:…", …}``."""
+    """The signature's fields, in order: ``{"humeval": "0.2.0", "cmd": "rank", "data": "sha256:…", …}``.
+
+    The whole printed line reads too: a leading ``signature:`` (as humeval prints it) is dropped."""
     fields = {}
-    for part in signature.strip().split("|"):
+    text = signature.strip()
+    if text.lower().startswith("signature:"):
+        text = text[len("signature:"):].strip()
+    for part in text.split("|"):
         key, sep, value = part.partition(":")
         if not sep or not key:
             raise InputError(None, None, f"{part!r} in the signature is not NAME:VALUE",

@@ -57,6 +57,28 @@ def test_signature_refuses_other_data_and_extra_options(sim, tmp_path):
     assert both.exit_code == 2 and "--model" in both.output
 
 
+def test_the_whole_printed_line_reruns_and_a_bad_signature_names_no_none_path(sim):
+    first = run("rank", sim, "-m", "bt")
+    line = first.stdout.strip().splitlines()[-1]
+    assert line.startswith("signature: ")
+    again = run("rank", "--signature", line, sim)  # pasted with its "signature: " prefix
+    assert again.exit_code == 0, again.output
+    assert again.stdout == first.stdout
+    bad = run("rank", "--signature", "signature: model:bt|seed:0", sim)
+    assert bad.exit_code == 2 and "the signature lacks humeval, data" in bad.output
+    assert "None" not in bad.output and "bug in humeval" not in bad.output
+
+
+def test_an_input_error_without_a_path_starts_with_the_problem():
+    from humeval.errors import InputError
+    assert str(InputError(None, None, "no good", "do this")) == "no good (fix: do this)"
+    assert str(InputError(None, 3, "no good")) == "line 3: no good"
+    assert str(InputError("a.csv", 3, "no good")) == "a.csv:3: no good"
+    import pickle
+    again = pickle.loads(pickle.dumps(InputError(None, None, "no good")))
+    assert again.path is None and str(again) == "no good"
+
+
 def test_signature_is_stored_in_json_and_out(sim, tmp_path):
     data = json.loads(run("rank", sim, "-m", "bt", "--json").stdout)
     sig = data["simulated"][0]["signature"]

@@ -157,9 +157,12 @@ def _arena_battles(directory: Path):
 
 
 def _arena_votes(directory: Path):
-    """votes.csv: the arena fixture with a weight and two length columns (tests/fixtures/arena_weights.csv)."""
-    import shutil
-    shutil.copy(FIXTURES / "arena_weights.csv", directory / "votes.csv")
+    """votes.csv: the csv block of docs/tutorials/arena.md that the reader saves, which is the arena
+    fixture with a weight and two length columns (tests/fixtures/arena_weights.csv)."""
+    page = (DOCS / "tutorials/arena.md").read_text(encoding="utf-8")
+    (block,) = re.findall(r"^```csv\n(.*?)^```", page, flags=re.S | re.M)
+    assert block == (FIXTURES / "arena_weights.csv").read_text(encoding="utf-8"), "arena.md's votes.csv drifted"
+    (directory / "votes.csv").write_text(block, encoding="utf-8")
 
 
 def _judged_battles(directory: Path):

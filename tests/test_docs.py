@@ -5,6 +5,7 @@ and Chromium are installed) the site builds with --strict and a tutorial page re
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import shutil
 import subprocess
@@ -24,27 +25,46 @@ def _cli_reference():
     return module
 
 
-def _fresh_pages() -> tuple[str, str]:
-    """The two generated pages as a fresh ``humeval`` process makes them (what a reader of the site
-    gets), not as this test process would after other tests changed registries or imported modules."""
-    code = ("import sys\nsys.path.insert(0, sys.argv[1])\nimport cli_reference as m\n"
-            "sys.stdout.write(m.page() + '\\n\\x00' + m.models_page() + '\\n')")
+def _fresh_pages() -> dict[str, str]:
+    """The generated pages (CLI reference, model capabilities, one page per model family) by path,
+    as a fresh ``humeval`` process makes them (what a reader of the site gets), not as this test
+    process would after other tests changed registries or imported modules."""
+    code = ("import sys, json\nsys.path.insert(0, sys.argv[1])\nimport cli_reference as m\n"
+            "sys.stdout.write(json.dumps({str(p): t + '\\n' for p, t in m.pages().items()}))")
     result = subprocess.run([sys.executable, "-c", code, str(DOCS)], capture_output=True, text=True, timeout=300,
                             encoding="utf-8")
     assert result.returncode == 0, result.stderr
-    cli_page, models_page = result.stdout.split("\x00")
-    return cli_page, models_page
+    return json.loads(result.stdout)
 
 
 def test_the_cli_reference_page_is_current():
     module = _cli_reference()
-    cli_page, models_page = _fresh_pages()
-    assert module.PAGE.read_text(encoding="utf-8") == cli_page, \
-        "docs/reference/cli.md is stale: run `python docs/cli_reference.py`"
+    pages = _fresh_pages()
+    for path, text in pages.items():
+        assert Path(path).read_text(encoding="utf-8") == text, \
+            f"{Path(path).relative_to(ROOT)} is stale: run `python docs/cli_reference.py`"
+    assert {str(p) for p in module.FAMILY_DIR.glob("*.md")} <= set(pages), \
+        "a model family page no family writes: run `python docs/cli_reference.py`"
+    cli_page, models_page = pages[str(module.PAGE)], pages[str(module.MODELS_PAGE)]
     assert "## humeval rank" in cli_page and "--signature SIG" in cli_page
-    assert module.MODELS_PAGE.read_text(encoding="utf-8") == models_page, \
-        "docs/reference/model-capabilities.md is stale: run `python docs/cli_reference.py`"
     assert "| `rao-kupper` | `RaoKupper` | preference model | yes | yes |" in models_page
+    bt = pages[str(module.FAMILY_DIR / "bradley-terry.md")]
+    assert "| `davidson` | [`Davidson`](../api/ranking.md#humeval.ranking.bradley_terry.Davidson) | preference | yes |" in bt
+    assert "Davidson's (1970) tie model" in bt
+
+
+def test_every_registered_model_has_a_family_page_and_an_api_entry():
+    from humeval.ranking import REGISTRY
+    module = _cli_reference()
+    api = (DOCS / "reference" / "api" / "ranking.md").read_text(encoding="utf-8")
+    families = {}
+    for name, (cls, declared) in REGISTRY.items():
+        families.setdefault(module.family_of(name, declared), []).append(name)
+        assert f"::: {cls.__module__}.{cls.__name__}\n" in api, f"{cls.__name__} is not on docs/reference/api/ranking.md"
+    assert families["bradley-terry"] == ["bt", "davidson", "rao-kupper", "thurstone", "crowd-bt"]
+    assert families["heuristics"] == ["orig-wmt", "bojar", "expected-wins", "feedback-arc", "most-probable-ranking",
+                                      "mc-playoffs"]
+    assert set(families) == {slug for slug, *_ in module.FAMILIES}  # no family page is empty
 
 
 def test_the_readme_is_a_landing_page():

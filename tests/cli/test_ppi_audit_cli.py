@@ -43,9 +43,9 @@ def test_rank_sets_table(tmp_path):
     assert "rank sets, all systems at once with 95% coverage" in " ".join(result.output.split())
     sets = ppi_rank_sets(*_read(path))
     best = sets["ppi"].index[0]
-    lo, hi = sets["ppi"].loc[best, ["lower", "upper"]]
+    lo, hi = (int(v) for v in sets["ppi"].loc[best, ["lower", "upper"]])  # pandas 2.2 upcasts the row to float
     span = str(lo) if lo == hi else f"{lo}–{hi}"
-    assert any(line.split("│")[0].strip() == best and f" {span} " in line for line in result.output.splitlines())
+    assert any(line.split("│")[0].strip() == best and f" {span} " in line for line in result.output.splitlines()), result.output
     ratings = run("ppi", path, "--rank-sets", "--json")
     assert ratings.exit_code == 2 and "--rank-sets goes with a battles FILE" in ratings.output
 

@@ -75,7 +75,8 @@ def test_score_new_system_against_frozen_parameters():
     def negative_posterior(theta):
         p = icc_rows(theta, a, b)
         return -np.log(p[np.arange(len(u)), u]).sum() + theta ** 2 / (2 * model.sigma ** 2)
-    assert scored.loc["sys10", "score"] == pytest.approx(minimize_scalar(negative_posterior).x, abs=1e-5)
+    # two optimisers' stopping rules (scipy's versions differ by 3e-5 here), far inside the score's posterior sd (~0.1)
+    assert scored.loc["sys10", "score"] == pytest.approx(minimize_scalar(negative_posterior).x, abs=1e-4)
     placed = pd.concat([model.scores_.drop("base").dropna(), scored["score"]])
     assert np.corrcoef(placed[truth.theta.index], truth.theta)[0, 1] >= 0.97
     assert model.segment_thresholds_.equals(thresholds)  # frozen

@@ -8,7 +8,7 @@ import json
 import click
 import pandas as pd
 
-from humeval.cli.common import InputError, jsonable, load, out, plural, render
+from humeval.cli.common import InputError, err, jsonable, load, out, plural, render
 from humeval.cli.signing import stamp
 from humeval.data.export import write
 
@@ -52,8 +52,9 @@ def rank_joint(file, ratings_file, comparisons, l2, random_state, out_file, quie
     the held-out log-likelihood per protocol."""
     from humeval.experiments.joint import heldout_by_protocol
     from humeval.ranking.joint import JointModel
+    from humeval.report.evidence import few_comparisons_warning
     ratings = _ratings_by_track(ratings_file, comparisons, quiet)
-    results, protocols, heldout = {}, {}, {}
+    results, protocols, heldout, warnings = {}, {}, {}, {}
     for track, part in comparisons.by_track().items():
         model = JointModel(**({} if l2 is None else {"l2": float(l2)}))
         try:
@@ -66,8 +67,12 @@ def rank_joint(file, ratings_file, comparisons, l2, random_state, out_file, quie
         table["comparisons"] = model.record_.sum(axis=1).astype(int)
         table["ratings"] = model.ratings_
         results[track], protocols[track] = table, model.protocol_
-        if not model.converged_:
-            out.print(f"warning: {track}: the joint fit did not converge; its scores are not a maximum")
+        # weak evidence is said whatever the output: on stderr, so --json and --quiet keep it too
+        warnings[track] = [w for w in (
+            "" if model.converged_ else "the joint fit did not converge; its scores are not a maximum",
+            few_comparisons_warning(part)) if w]
+        for warning in warnings[track]:
+            err.print(f"[yellow]warning:[/] {track}: {warning}")
     if out_file:
         frames = [t.reset_index().assign(track=name) for name, t in results.items()]
         write(stamp(pd.concat(frames, ignore_index=True)), out_file)
@@ -75,6 +80,7 @@ def rank_joint(file, ratings_file, comparisons, l2, random_state, out_file, quie
         shown = {t: jsonable(stamp(df)) for t, df in results.items()}
         shown["(protocols)"] = {t: jsonable(df.reset_index()) for t, df in protocols.items()}
         shown["(heldout)"] = {t: jsonable(df.reset_index()) for t, df in heldout.items()}
+        shown["(warnings)"] = warnings
         click.echo(json.dumps(shown, indent=2))
     elif not quiet:
         for track, table in results.items():

@@ -50,7 +50,7 @@ def python_refits(model, c, unit, n, seed):
         counts = resample_counts(cells.row_codes(c), c, unit, n_cells, rng)(n)
     else:
         total, key_p, key_cell, key_weight = _row_keys(cells, c, weight)
-        counts = [_pair_kernel.draw_rows(total, key_p, key_cell, key_weight, n_cells, s) for s in seeds]
+        counts = [_pair_kernel.draw(True, total, np.zeros(0), key_p, key_cell, key_weight, n_cells, s) for s in seeds]
     return np.array([model._refit_counts(cells.to_ordered(k)) for k in counts])
 
 
@@ -112,7 +112,7 @@ def test_a_resample_draws_rows_and_adds_their_weights(keys):
         key_p, key_cell, key_weight = np.empty(0), np.array([0, 0, 0]), np.array([0.5, 0.5, 2.0])
     else:
         key_p, key_cell, key_weight = np.array([2 / 3, 1 / 3]), np.array([0, 0]), np.array([0.5, 2.0])
-    draws = np.array([_pair_kernel.draw_rows(3, key_p, key_cell, key_weight, 3, s)[0] for s in range(4000)])
+    draws = np.array([_pair_kernel.draw(True, 3, np.zeros(0), key_p, key_cell, key_weight, 3, s)[0] for s in range(4000)])
     assert set(np.unique(draws)) == {1.5, 3.0, 4.5, 6.0}
     assert draws.mean() == pytest.approx(3.0, abs=0.05)
     assert np.mean(draws == 6.0) == pytest.approx(1 / 27, abs=0.01)

@@ -28,9 +28,9 @@ solver) when the iteration does not settle within ``max_iter`` steps, leaves the
 pushes |τ| beyond ``tie_bound`` (the Python solver's clip), or leaves a rated system without
 comparisons (the Python solver then reports NaN).
 
-Resamples: ``bootstrap_multinomial`` draws the cells' counts as one multinomial (unweighted
-comparisons, or whole-number weights as frequencies); ``bootstrap_rows`` draws rows with their
-weights (by distinct keys for large data); ``fit_many`` refits counts drawn outside (clusters);
+Resamples: ``bootstrap`` draws the cells' counts as one multinomial (unweighted comparisons, or
+whole-number weights as frequencies) or, with ``rows``, draws rows with their weights (by
+distinct keys for large data); ``fit_many`` refits counts drawn outside (clusters);
 ``_style_kernel.bootstrap_units`` reweights comparison rows by how often their unit was drawn.
 """
 
@@ -190,42 +190,26 @@ def _draw(total, key_p, key_cell, key_weight, n_cells):  # pragma: no cover - co
 
 
 @numba.njit(cache=True)
-def draw_multinomial(base, total, seed):  # pragma: no cover - compiled
-    """The multinomial resample of the cells for one seed (the same draw as ``bootstrap_multinomial``'s)."""
-    np.random.seed(seed)
-    return _multinomial(total, base / total)
+def _resample(rows, total, share, key_p, key_cell, key_weight, n_cells):  # pragma: no cover - compiled
+    """One resample's cell counts: ``total`` comparisons drawn over the cells as one multinomial
+    (``share`` = base / total), or with ``rows`` the rows with their weights (``_draw``)."""
+    if rows:
+        return _draw(total, key_p, key_cell, key_weight, n_cells)
+    return _multinomial(total, share)
 
 
 @numba.njit(cache=True)
-def draw_rows(total, key_p, key_cell, key_weight, n_cells, seed):  # pragma: no cover - compiled
-    """The resampled cell counts for one seed (the same draw as inside ``bootstrap_rows``)."""
+def draw(rows, total, share, key_p, key_cell, key_weight, n_cells, seed):  # pragma: no cover - compiled
+    """The cell counts ``bootstrap`` draws for ``seed`` (the same draw)."""
     np.random.seed(seed)
-    return _draw(total, key_p, key_cell, key_weight, n_cells)
+    return _resample(rows, total, share, key_p, key_cell, key_weight, n_cells)
 
 
 @numba.njit(cache=True, parallel=True)
-def bootstrap_multinomial(p0, hinv, pi, pj, F, m, link, base, total, seeds, l2, phi_prec, tol, max_iter,
-                          tie_bound):  # pragma: no cover - compiled
-    """A multinomial draw of ``total`` comparisons over the cells (``base`` / ``total``) and a refit, per seed."""
-    runs = len(seeds)
-    out = np.empty((runs, len(p0)))
-    ok = np.zeros(runs, dtype=np.bool_)
-    share = base / total
-    once, cell = np.zeros(0), np.zeros(0, dtype=np.int64)
-    for r in numba.prange(runs):
-        np.random.seed(seeds[r])
-        counts = _multinomial(total, share)
-        p, converged = chord_fit(p0, hinv, pi, pj, F, counts, once, cell, m, link, l2, phi_prec, tol, max_iter,
-                                 tie_bound)
-        out[r] = p
-        ok[r] = converged
-    return out, ok
-
-
-@numba.njit(cache=True, parallel=True)
-def bootstrap_rows(p0, hinv, pi, pj, F, m, link, total, key_p, key_cell, key_weight, seeds, l2, phi_prec, tol,
-                   max_iter, tie_bound):  # pragma: no cover - compiled
-    """Resample rows (``total`` of them, by their keys) and refit, once per seed."""
+def bootstrap(p0, hinv, pi, pj, F, m, link, rows, total, share, key_p, key_cell, key_weight, seeds, l2, phi_prec,
+              tol, max_iter, tie_bound):  # pragma: no cover - compiled
+    """Per seed, one resample (``_resample``: a multinomial over the cells, or rows with their
+    weights) and a refit."""
     runs = len(seeds)
     out = np.empty((runs, len(p0)))
     ok = np.zeros(runs, dtype=np.bool_)
@@ -233,7 +217,7 @@ def bootstrap_rows(p0, hinv, pi, pj, F, m, link, total, key_p, key_cell, key_wei
     once, cell = np.zeros(0), np.zeros(0, dtype=np.int64)
     for r in numba.prange(runs):
         np.random.seed(seeds[r])
-        counts = _draw(total, key_p, key_cell, key_weight, n_cells)
+        counts = _resample(rows, total, share, key_p, key_cell, key_weight, n_cells)
         p, converged = chord_fit(p0, hinv, pi, pj, F, counts, once, cell, m, link, l2, phi_prec, tol, max_iter,
                                  tie_bound)
         out[r] = p

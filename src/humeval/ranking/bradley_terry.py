@@ -581,15 +581,16 @@ class _PairModel(PreferenceModel):
         F = np.ones((len(pi), 1)) if has_h else np.zeros((len(pi), 0))  # the position effect: one fixed effect
         fixed = (p0, hinv, pi, pj, F, len(idx), self.link.code)
         settings = (float(self.l2), np.asarray(self._phi_prec[:int(has_h)], dtype=float), 1e-10, 100, TIE_BOUND)
-        if unit is None and not self._tie_name and integral(weight):
-            total = int(round(base.sum()))
-            p, ok = _pair_kernel.bootstrap_multinomial(*fixed, base, total, seeds, *settings)
-            redraw = lambda i: _pair_kernel.draw_multinomial(base, total, seeds[i])  # noqa: E731
-        elif unit is None and self._tie_name:
-            total, key_p, key_cell, key_weight = _row_keys(cells, comparisons, weight)
-            p, ok = _pair_kernel.bootstrap_rows(*fixed, total, key_p, key_cell, key_weight, seeds, *settings)
-            redraw = lambda i: _pair_kernel.draw_rows(total, key_p, key_cell, key_weight, n_cells,  # noqa: E731
-                                                      seeds[i])
+        if unit is None and (self._tie_name or integral(weight)):
+            rows = bool(self._tie_name)  # ties: rows with their weights; else the cells' counts as one multinomial
+            if rows:
+                (total, key_p, key_cell, key_weight), share = _row_keys(cells, comparisons, weight), np.zeros(0)
+            else:
+                total, key_p, key_cell, key_weight = int(round(base.sum())), np.zeros(0), np.zeros(0, np.int64), np.zeros(0)
+                share = base / total
+            p, ok = _pair_kernel.bootstrap(*fixed, rows, total, share, key_p, key_cell, key_weight, seeds, *settings)
+            redraw = lambda i: _pair_kernel.draw(rows, total, share, key_p, key_cell, key_weight, n_cells,  # noqa: E731
+                                                 seeds[i])
         else:
             draw = resample_counts(cells.row_codes(comparisons), comparisons, unit, n_cells, rng)
             p, ok, kept = np.empty((n, len(p0))), np.empty(n, dtype=bool), {}
@@ -801,7 +802,7 @@ ROW_DRAWS = 6  # draw rows one by one while there are at most this many per dist
 
 
 def _row_keys(cells: _Cells, comparisons: Comparisons, weight: np.ndarray | None):
-    """What ``_pair_kernel.bootstrap_rows`` draws a resample of rows from: ``(total, key_p, key_cell, key_weight)``.
+    """What ``_pair_kernel.bootstrap`` (with ``rows``) draws a resample of rows from: ``(total, key_p, key_cell, key_weight)``.
     The rows themselves (``key_p`` empty: ``total`` uniform draws, O(rows) per resample) while
     there are at most ``ROW_DRAWS`` rows per distinct (cell, weight) key, else the keys with
     probabilities (rows with that key) / (rows), one multinomial per resample (O(keys)); both

@@ -26,11 +26,14 @@ EVERY_TASK = ("pairwise", "ranking", "da", "esa", "mqm")
 
 
 def answer(task) -> dict:
-    """``prefer_lower``, with one minor ESA span and one MQM error on the first word of sys3's outputs."""
+    """``prefer_lower``, with one minor ESA span on the first word of sys3's outputs, and MQM errors by system."""
     out = prefer_lower(task)
-    if task["type"] in ("esa", "mqm") and system_of(task["outputs"][0]) == 3:
-        span = {"start_i": 0, "end_i": 4, "severity": "minor"}
-        out = {"esa": {**out, "spans": [span]}, "mqm": {"errors": [{**span, "category": "Fluency"}]}}[task["type"]]
+    if task["type"] == "mqm":  # sys0 … sys3: no error, a minor one, a major one, both
+        s = system_of(task["outputs"][0])
+        return {"errors": [{"start_i": 0, "end_i": 4, "severity": "minor", "category": "Fluency"}] * (s in (1, 3)) +
+                [{"start_i": 5, "end_i": 10, "severity": "major", "category": "Accuracy"}] * (s >= 2)}
+    if task["type"] == "esa" and system_of(task["outputs"][0]) == 3:
+        out = {**out, "spans": [{"start_i": 0, "end_i": 4, "severity": "minor"}]}
     return out
 
 
@@ -136,3 +139,28 @@ def read_any(path) -> pd.DataFrame:
     if path.suffix == ".jsonl":
         return pd.read_json(path, lines=True, dtype=False)
     return pd.read_csv(path, keep_default_na=False, na_values=[""])
+
+
+
+def test_board_and_rank_on_the_mqm_export_give_the_same_table(campaign):
+    campaign, client, folder = campaign
+    server = client.app.state.server
+    again = server.db.one("SELECT COUNT(*) FROM (SELECT t.annotator_id FROM judgments j JOIN tasks t ON t.id = j.task_id "
+                          "WHERE t.type = 'mqm' GROUP BY t.annotator_id, t.item_id, t.systems HAVING COUNT(*) > 1)")[0]
+    assert again > 0  # an annotator rated an output twice: the export keeps both ratings (rater "name#2")
+    path = download(client, folder, "mqm.tsv")
+    back = read(path).ratings
+    assert len(back) == kinds(server)[("mqm", "SYSTEM")]
+    board = client.get("/api/leaderboard").json()
+    out = folder / "mqm-table.csv"
+    result = CliRunner().invoke(cli, ["rank", str(path), "--bootstrap", str(campaign.bootstrap),
+                                      "--random-state", str(campaign.seed), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    table = pd.read_csv(out).set_index("system")
+    shown = pd.DataFrame(board["mqm"]).set_index("system")
+    assert list(table.index) == list(shown.index) == ["sys0", "sys1", "sys2", "sys3"]
+    np.testing.assert_array_equal(table["ratings"], shown["ratings"])
+    for column in ("mqm", "lo", "hi", "cluster"):
+        np.testing.assert_allclose(table[column], shown[column], rtol=1e-9, err_msg=column)
+    # answer() marks 0, 1 minor, 1 major, 1 major + 1 minor error on sys0 … sys3: −(5·major + minor)
+    np.testing.assert_allclose(table["mqm"], [0, -1, -5, -6])

@@ -16,7 +16,10 @@
 - ``mqm``: the MQM-lite answers as Google's per-error MQM TSV (system, doc, doc_id, seg_id,
   rater, source, target, category, severity; a ``No-error`` row for an output without errors),
   which ``read_mqm`` scores with Freitag et al.'s weights; ``mqm_ratings`` is the same score
-  (``MQMWeights``: −(5 · major + 1 · minor), Non-translation 25) for the leaderboard.
+  (``MQMWeights``: −(5 · major + 1 · minor), Non-translation 25) for the leaderboard. The layout
+  has one rating per (system, segment, rater), so an annotator's second answer to the same output
+  (issued again once every segment was seen) is written as rater ``name#2`` (``#3``, …): read
+  back, it stays a rating of its own, as on the board, instead of adding its errors to the first.
 - ``appraise_csv``: WMT's ranking CSV as Appraise exported it for WMT10–14 (srclang, trglang,
   srcIndex, documentId, segmentId, judgeId, systemNNumber, systemNId, systemNrank): ranking tasks
   and pairwise tasks (a two-way ranking: the preferred output rank 1, the other 2, a tie 1 and 1).
@@ -198,10 +201,14 @@ def mqm_frame(db, campaign) -> pd.DataFrame:
     systems, items = _labels(db)
     texts = {r[0]: (r[1], r[2]) for r in db.query("SELECT id, source, name FROM items")}
     outputs = {(r[0], r[1]): r[2] for r in db.query("SELECT item_id, system_id, text FROM outputs")}
-    rows = []
+    rows, seen = [], {}
     for r in answered(db, "mqm"):
         source, name = texts[r["item_id"]]
-        base = [systems[r["systems"][0]], campaign.documents[r["item_id"]] if campaign.documents else "doc", name, name, r["judge"], " ".join(source.split()),
+        # the layout has one rating per (system, segment, rater): the reader adds up every row of one,
+        # so an annotator's second answer to the same output is written as rater "name#2"
+        again = seen[(r["judge"], r["item_id"], r["systems"][0])] = seen.get((r["judge"], r["item_id"], r["systems"][0]), 0) + 1
+        rater = r["judge"] if again == 1 else f"{r['judge']}#{again}"
+        base = [systems[r["systems"][0]], campaign.documents[r["item_id"]] if campaign.documents else "doc", name, name, rater, " ".join(source.split()),
                 " ".join(outputs[(r["item_id"], r["systems"][0])].split())]
         rows += [base + [e["category"], e["severity"].capitalize()] for e in r["answer"]["errors"]] or \
             [base + ["No-error", "No-error"]]

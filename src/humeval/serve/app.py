@@ -2,7 +2,7 @@
 small JSON API for scripts (and the load and crowd tests).
 
 Pages: ``/login``, ``/task`` (one task at a time; the answer is a form post), ``/organiser``
-(progress, leaderboard, quality, exports). API: ``POST /api/login`` → ``{"csrf"}``;
+(progress, leaderboard, quality, agreement, exports; charts at ``/organiser/chart/{key}.png``). API: ``POST /api/login`` → ``{"csrf"}``;
 ``GET /api/task``; ``POST /api/task/{task}`` with the answer; ``POST /api/task/{task}/skip``;
 ``GET /api/task/{task}`` (own tasks only); ``GET /api/judgments`` (own answers only);
 ``GET /api/leaderboard``, ``GET /admin/status.json`` (the stopping rule's verdict) and
@@ -364,13 +364,15 @@ class Server:
             return self.refused_page(request, refused)
         board = self.board.latest if self.run_board else await run_in_threadpool(self.board.refresh)
         now = time.time()
-        context = {"summary": None, "sections": [], "progress": {}}
+        context = {"summary": None, "sections": [], "progress": {}, "agreement": None, "timeline": False}
         if board is not None:
             progress = board["progress"]
             context.update(summary=dashboard.summary(board, now),
                            sections=dashboard.sections(board, self.campaign.systems),
                            progress={"Judged per annotator": dashboard.html_table(progress["annotators"], "annotators"),
-                                     "System outputs judged": dashboard.html_table(progress["systems"], "systems")})
+                                     "System outputs judged": dashboard.html_table(progress["systems"], "systems")},
+                           agreement=dashboard.agreement_table(board["agreement"]) if len(board["agreement"]) else None,
+                           timeline=board["judgments"] > 0)
         c = self.campaign
         if c.tutorial or c.checks or c.bad_reference or c.completion:
             table = await run_in_threadpool(export.attention, self.db, c)
@@ -381,10 +383,15 @@ class Server:
                          sqlite=not self.db.postgres, **context)
 
     async def chart(self, request: Request):
-        """``GET /organiser/chart/{key}.png``: a ranking with its intervals, drawn on the server."""
+        """``GET /organiser/chart/{key}.png``: a ranking with its intervals, or (``progress``) the
+        answers over time, drawn on the server."""
         self.organiser(request)
         key = request.path_params["key"]
         board = self.board.latest if self.run_board else await run_in_threadpool(self.board.refresh)
+        if key == "progress" and board is not None and board["judgments"]:
+            png = await run_in_threadpool(dashboard.progress_chart, board["timeline"]["type"],
+                                          board["timeline"]["annotator"])
+            return Response(png, media_type="image/png", headers=HEADERS)
         if key not in dict((k, t) for k, t, _ in dashboard.RANKINGS) or board is None or key not in board:
             raise Refused(404, "no such ranking yet")
         png = await run_in_threadpool(dashboard.chart, board[key], key)

@@ -3,8 +3,11 @@
 as percentages), a header row without pandas' index-name row, "not enough ratings" for a value
 that cannot be computed yet (never NaN); times in UTC; one count of judgments, from the same
 snapshot as the tables; systems too little rated to be ranked listed as such; export links only
-for exports that hold something; and a PNG chart of each ranking with its intervals, drawn on
-the server (``humeval.report.ratings_plot.plot_scores``; the page runs no script).
+for exports that hold something; a PNG chart of each ranking with its intervals, drawn on
+the server (``humeval.report.ratings_plot.plot_scores``; the page runs no script); a PNG of
+progress over time (answers per hour or day by task type, and per annotator); and the agreement
+between annotators per protocol (``humeval.serve.agreement``), "not enough overlap" without
+shared items.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import io
 import math
 from datetime import datetime, timezone
 
+import numpy as np
 import pandas as pd
 from markupsafe import Markup, escape
 
@@ -133,18 +137,65 @@ def available_exports(db) -> list[tuple[str, str, str]]:
     return out
 
 
+NO_OVERLAP = "not enough overlap"
+
+
+def agreement_table(table: pd.DataFrame) -> Markup:
+    """The agreement rows (``humeval.serve.agreement``) as HTML: "not enough overlap" for a
+    protocol no two annotators judged the same output of, "–" for a rate the measure has not."""
+    shown = pd.DataFrame(index=table.index, columns=table.columns, dtype=object)
+    for protocol, row in table.iterrows():
+        value = NO_OVERLAP if not row["shared items"] else (
+            "not defined (every judgment the same)" if _blank(row["value"]) else number(row["value"], "decimal"))
+        shown.loc[protocol] = [number(int(row["shared items"]), "count"), number(int(row["annotators"]), "count"),
+                               row["measure"], number(row["agreement rate"], "percent"), value]
+    return html_table(shown, "agreement")
+
+
+def _png(fig) -> bytes:
+    import matplotlib.pyplot as plt
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def progress_chart(by_type: pd.DataFrame, by_annotator: pd.DataFrame) -> bytes:
+    """A PNG of progress over time (``leaderboard.timeline``): answers per hour or day stacked by
+    task type, and each annotator's answers so far."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    step = by_type.index.name or "hour"
+    width = (1 if step == "day" else 1 / 24) * 0.9  # bar width in days (matplotlib's date unit)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 5.5), sharex=True)
+    base = np.zeros(len(by_type))
+    x = by_type.index.tz_convert(None)
+    for column in sorted(by_type.columns, key=lambda c: list(TYPE_NAMES).index(c) if c in TYPE_NAMES else 99):
+        values = by_type[column].to_numpy()
+        top.bar(x, values, width=width, bottom=base, align="edge", label=TYPE_NAMES.get(column, column))
+        base += values
+    top.set_ylabel(f"answers per {step}")
+    top.set_title(f"Answers per {step} (UTC) by task type", fontsize=9)
+    if len(by_type.columns):
+        top.legend(fontsize=7, loc="upper left")
+    ends = np.concatenate([x[:1], x + pd.Timedelta(days=width / 0.9)])  # each step's end: the total by then
+    for column in by_annotator.columns:
+        bottom.plot(ends, np.concatenate([[0], by_annotator[column].cumsum().to_numpy()]), marker=".", label=column)
+    bottom.set_ylabel("answers so far")
+    bottom.set_title("Answers so far per annotator", fontsize=9)
+    if 0 < len(by_annotator.columns) <= 12:
+        bottom.legend(fontsize=7, loc="upper left")
+    fig.autofmt_xdate()
+    return _png(fig)
+
+
 def chart(table: pd.DataFrame, key: str) -> bytes:
     """A PNG of a ranking table: scores with intervals, best on top, cluster boundaries dashed."""
-    import matplotlib.pyplot as plt
-
     from humeval.report.ratings_plot import plot_scores
     df = table.set_index("system") if "system" in table.columns else table
     df = df.rename(columns={"lower": "lo", "upper": "hi"})
     score = next(c for c in ("score", "z", "mqm", "raw") if c in df.columns)
     if "cluster" not in df:
         df = df.assign(cluster=range(len(df)))
-    fig = plot_scores(df, score, title=dict((k, t) for k, t, _ in RANKINGS)[key])
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
-    plt.close(fig)
-    return buffer.getvalue()
+    return _png(plot_scores(df, score, title=dict((k, t) for k, t, _ in RANKINGS)[key]))

@@ -18,6 +18,10 @@ Quality: DA controls and ESA controls, each on their own, by
 ``humeval.ratings.quality.annotator_qc`` (degraded-reference Wilcoxon test, repeat consistency).
 Pairwise controls: the share of degraded-reference tasks where the intact output won, and the
 share of repeats answered the same way.
+
+Progress over time: ``timeline`` counts the answers per hour or day, per task type and per
+annotator (the organiser's progress chart). Agreement between annotators who judged the same
+output: ``humeval.serve.agreement``.
 """
 
 from __future__ import annotations
@@ -49,6 +53,31 @@ def progress(db) -> dict[str, pd.DataFrame]:
         codes = np.concatenate([np.unique(json.loads(s)) for s in part["systems"]]) if len(part) else []
         counts[task_type] = np.bincount(np.asarray(codes, dtype=np.int64), minlength=len(systems))
     return {"annotators": by_annotator, "systems": counts}
+
+
+STEPS = {"hour": 3600, "day": 86400}
+
+
+def timeline(db, by: str = "type", step: str | None = None) -> tuple[pd.DataFrame, str]:
+    """Judgments answered per hour or per day (UTC), one column per task type (``by="type"``) or
+    per annotator (``by="annotator"``), controls and tutorial items included (every answer the
+    summary counts), every step from the first answer's to the last one's (zeros included).
+
+    ``step``: "hour" or "day"; by default hours when the answers span at most two days, else days.
+    Returns (counts, step); the index holds each step's start as a UTC timestamp."""
+    column = "t.type" if by == "type" else "a.name"
+    rows = db.query(f"SELECT {column}, j.submitted_at FROM judgments j JOIN tasks t ON t.id = j.task_id "
+                    "JOIN accounts a ON a.id = t.annotator_id")
+    df = pd.DataFrame([tuple(r) for r in rows], columns=["key", "at"])
+    if step is None:
+        step = "hour" if not len(df) or df["at"].max() - df["at"].min() <= 2 * STEPS["day"] else "day"
+    start = (df["at"] // STEPS[step] * STEPS[step]).astype("int64") if len(df) else pd.Series([], dtype="int64")
+    counts = pd.crosstab(start, df["key"]) if len(df) else pd.DataFrame(index=pd.Index([], dtype="int64"))
+    if len(df):
+        counts = counts.reindex(range(int(start.min()), int(start.max()) + 1, STEPS[step]), fill_value=0)
+    counts.index = pd.to_datetime(counts.index, unit="s", utc=True)
+    counts.index.name, counts.columns.name = step, None
+    return counts, step
 
 
 def pairwise_quality(db) -> pd.DataFrame:
@@ -132,6 +161,9 @@ def _compute(db, campaign) -> dict:
         except ValueError as error:
             result["notes"].append(f"MQM ranking not available yet: {error}")
     result["pairwise_quality"] = pairwise_quality(db)
+    result["timeline"] = {by: timeline(db, by)[0] for by in ("type", "annotator")}
+    from humeval.serve.agreement import agreement
+    result["agreement"] = agreement(db, campaign)
     return result
 
 

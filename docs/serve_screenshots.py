@@ -1,8 +1,9 @@
 """Screenshots of `humeval serve`'s pages for the docs (``python docs/serve_screenshots.py [FOLDER]``,
-default docs/img/serve): the demo campaign (``humeval serve --demo``) served on a free port, an
-annotator in headless Chromium (Debian's chromium and chromedriver, through Selenium) going through
+default docs/img/serve): the demo campaign (``humeval serve --demo``) served on a free port, the
+login page, an annotator in headless Chromium (Debian's chromium and chromedriver, through Selenium) going through
 the tutorial, one task of each type (pairwise, ranking, DA, contrastive ESA with pre-filled ESA^AI
-spans, MQM-lite) and the completion code, then the organiser's page. Answers are posted through the
+spans, MQM-lite) and the completion code, then the organiser's page (rankings, agreement,
+progress over time). Answers are posted through the
 JSON API with the browser's session (a judge who knows the demo systems' order), so every page is
 what a real annotator sees next. tests/serve/test_serve_docs.py reruns it."""
 
@@ -20,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "img" / "serve"
-SHOTS = ("tutorial", "tutorial-feedback", "pairwise", "ranking", "da", "esa", "mqm", "completion", "organiser")
+SHOTS = ("login", "tutorial", "tutorial-feedback", "pairwise", "ranking", "da", "esa", "mqm", "completion", "organiser")
 
 
 def _port() -> int:
@@ -108,6 +109,8 @@ def take(out: Path = OUT) -> list[Path]:
             _shot(driver, out / f"serve-{name}.png")
             written.append(out / f"serve-{name}.png")
 
+        driver.get(url + "/login")
+        save("login")
         log_in("ann1")
         save("tutorial")
         with api() as client:

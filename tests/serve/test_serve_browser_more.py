@@ -52,10 +52,12 @@ def press_and_wait(driver, key, timeout=20.0):
 
 def test_right_to_left_outputs_are_marked_by_mouse_at_their_code_point_offsets(tmp_path):
     """Hebrew and Arabic outputs: the source, output and per-word labels carry dir="auto" (so the
-    browser lays the translation out right to left), a mouse drag across one word (from its right
-    edge to its left: the word's logical start to end) marks it, and the stored span holds
-    Python's offsets of that word."""
+    browser lays the translation out right to left), a mouse drag across one word marks it, the
+    keyboard (Home, ArrowLeft, Shift+ArrowLeft: forward in right-to-left text) another, and the
+    stored spans hold Python's offsets of those words."""
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
     driver = browser()
     outputs = {f"sys{s}": [HEBREW, ARABIC] for s in range(2)}
     path = write_campaign(tmp_path, tasks=("esa",), n_systems=2, n_items=2, outputs=outputs)
@@ -77,11 +79,21 @@ def test_right_to_left_outputs_are_marked_by_mouse_at_their_code_point_offsets(t
             drag_select(driver, output, start - 1, start + len(word) + 1)
             keys(driver, "2")
             assert [m.text for m in driver.find_elements(By.CSS_SELECTOR, "#esa-output mark.major")] == [word]
+            # then a later word by keyboard: in right-to-left text ArrowLeft moves the caret forward
+            other = "השטיח" if text == HEBREW else "السجادة"
+            at = text.index(other)
+            assert active_id(driver) == "esa-output"  # the drag put the focus (and a caret) there
+            keys(driver, Keys.HOME, Keys.ARROW_LEFT * at)
+            ActionChains(driver).key_down(Keys.SHIFT).send_keys(Keys.ARROW_LEFT * len(other)).key_up(
+                Keys.SHIFT).perform()
+            keys(driver, "1")
+            assert [m.text for m in driver.find_elements(By.CSS_SELECTOR, "#esa-output mark.minor")] == [other]
             driver.find_element(By.ID, "score-number").send_keys("55")
             click_and_wait(driver, "submit")
             assert "Saved (receipt" in driver.find_element(By.ID, "receipt").text
-            expected.append({"score": 55.0, "spans": [{"start_i": start, "end_i": start + len(word),
-                                                       "severity": "major"}]})
+            expected.append({"score": 55.0, "spans": [
+                {"start_i": start, "end_i": start + len(word), "severity": "major"},
+                {"start_i": at, "end_i": at + len(other), "severity": "minor"}]})
     finally:
         driver.quit()
         server.stop()
@@ -239,14 +251,13 @@ def test_every_task_page_fits_a_phone(tmp_path):
         log_in(driver, server.url, "alice")
         for _ in range(5):
             kind = driver.find_element(By.ID, "task").get_attribute("data-type")
-            assert driver.execute_script("return window.innerWidth") == 390
             pages[kind] = driver.execute_script(
                 "var d = document.documentElement, out = [];"
                 "document.querySelectorAll('#task input:not([type=hidden]), #task select, #task button,"
                 " #task .output, #logout').forEach(function (e) {"
                 "  var r = e.getBoundingClientRect(); if (r.width && (r.left < 0 || r.right > innerWidth))"
                 "    out.push(e.id || e.tagName); });"
-                "return {scroll: d.scrollWidth - d.clientWidth, outside: out};")
+                "return {width: innerWidth, scroll: d.scrollWidth - d.clientWidth, outside: out};")
             if kind == "esa":
                 output = driver.find_element(By.ID, "esa-output")
                 drag_select(driver, output, len("sys0 "), len("sys0 ") + 4)
@@ -257,4 +268,5 @@ def test_every_task_page_fits_a_phone(tmp_path):
         driver.quit()
         server.stop()
     assert set(pages) == {"pairwise", "ranking", "da", "esa", "mqm"}
-    assert all(p == {"scroll": 0, "outside": []} for p in pages.values()), pages
+    # (a page wider than the phone also widens a mobile viewport: innerWidth > 390)
+    assert all(p == {"width": 390, "scroll": 0, "outside": []} for p in pages.values()), pages

@@ -59,7 +59,7 @@ def test_login_form_then_one_task_at_a_time(app_for):
     assert first.status_code == 200 and 'data-type="pairwise"' in first.text
     token = re.search(r'data-task="([^"]+)"', first.text).group(1)
     assert re.search(r'data-task="([^"]+)"', client.get("/task").text).group(1) == token  # a reload: the same task
-    texts = re.findall(r'<div class="text output">(.*?)</div>', first.text)
+    texts = re.findall(r'<div class="text output" dir="auto">(.*?)</div>', first.text)
     answer = "1" if system_of(texts[0]) < system_of(texts[1]) else "2"
     done = client.post("/task", data={"csrf": form_csrf(first.text), "task": token, "outcome": answer})
     assert done.status_code == 200 and "Saved (receipt" in done.text

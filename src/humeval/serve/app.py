@@ -45,7 +45,7 @@ from humeval.serve.auth import hash_password, new_token, same_token, session_sec
 from humeval.serve.db import Database
 from humeval.serve.hardening import BodyLimit, Throttle, Throttled, parse_json, safe_filename
 from humeval.serve.leaderboard import Leaderboard
-from humeval.serve.tasks import CATEGORIES, Issuer, Refused, marked_spans, public, word_offsets
+from humeval.serve.tasks import CATEGORIES, DOCUMENT, Issuer, Refused, marked_spans, public, word_offsets
 
 HEADERS = {"Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self'; "
                                       "frame-ancestors 'none'; form-action 'self'",
@@ -247,7 +247,8 @@ class Server:
         receipt = request.query_params.get("receipt")
         told = await run_in_threadpool(self.told, user["id"], receipt) if receipt else {}
         words = [word_presets(text, shown["prefill"][n] if shown.get("prefill") else [])
-                 for n, text in enumerate(shown["outputs"])] if shown["type"] in ("esa", "mqm") else []
+                 for n, text in enumerate(shown["outputs"])] if shown["type"] in ("esa", "mqm") and not \
+            shown.get("document_score") else []
         return self.page("task.html", request, user=user, task=shown, done=done, seconds=seconds, words=words,
                          categories=CATEGORIES, mqm_marks=MQM_MARKS, instructions=self.campaign.instructions.get(shown["type"], ""),
                          receipt=receipt, error=request.query_params.get("error"), told=told)
@@ -285,14 +286,16 @@ class Server:
             if form.get("skip"):
                 await run_in_threadpool(self.issuer.skip, user["id"], token)
                 return RedirectResponse("/task", status_code=303)
-            row = self.db.one("SELECT type, shown FROM tasks WHERE token = ?", (token,))
+            row = self.db.one("SELECT type, kind, shown FROM tasks WHERE token = ?", (token,))
             shown = json.loads(row["shown"]) if row is not None else []
-            if row is not None and row["type"] == "esa" and len(shown) > 1:  # contrastive ESA
+            if row is not None and row["kind"] == DOCUMENT:  # a document-level score: the score alone
+                answer = form_answer(form, "da", 1)
+            elif row is not None and row["type"] == "esa" and len(shown) > 1:  # contrastive ESA
                 answer = {"outputs": [{**form_answer(form, "esa", 1, f"o{n}-"), "spans": form_spans(form, text, f"o{n}-")}
                                       for n, text in enumerate(shown)]}
             else:
                 answer = form_answer(form, row["type"] if row is not None else "", self.campaign.k)
-            if row is not None and row["type"] in ("esa", "mqm") and len(shown) == 1:
+            if row is not None and row["type"] in ("esa", "mqm") and len(shown) == 1 and row["kind"] != DOCUMENT:
                 answer["spans" if row["type"] == "esa" else "errors"] = form_spans(form, shown[0])
             result = await run_in_threadpool(self.issuer.submit, user["id"], token, answer)
         except Refused as refused:

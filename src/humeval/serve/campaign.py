@@ -15,6 +15,9 @@ database = "demo.sqlite"          # relative to this file, or a postgresql:// UR
 # contrastive = 3                 # ESA tasks show this many systems' outputs of one source side by side,
                                   # each with its spans and score (contrastive ESA, as Pearmut runs it)
 # context = 2                     # with data.documents: segments shown before and after (read-only)
+# document_scores = true          # with data.documents: DA/ESA segments in document order, one system's
+                                  # document at a time, then a score of the whole document (as WMT's
+                                  # document-level DA in Appraise); exported as documents.csv
 # quota = 100                     # tasks per annotator: the page shows "12 of 100", then no more tasks
 # header_timeout = 10             # seconds a connection may take to send a request's head, then closed
 # body_timeout = 30               # seconds a request body may take between chunks, then 408
@@ -93,7 +96,7 @@ SYNCHRONOUS = ("full", "normal")
 KEYS = {"name", "track", "tasks", "strategy", "baseline", "k", "seed", "database", "batch", "task_timeout",
         "leaderboard_interval", "bootstrap", "synchronous", "data", "quality", "accounts", "stop", "header_timeout",
         "body_timeout", "quota", "instructions", "tutorial", "checks",
-        "completion", "context", "contrastive"}
+        "completion", "context", "contrastive", "document_scores"}
 KNOWN_KEYS = {"type", "source", "reference", "outputs", "answer", "feedback"}
 # What each task type's page tells the annotator (``[instructions]`` in the campaign file replaces any)
 INSTRUCTIONS = {
@@ -200,6 +203,7 @@ class Campaign:
     context: int = 2  # segments of its document shown before and after a segment
     contrastive: int = 1  # outputs an ESA task shows side by side (1: plain ESA)
     ai_spans: dict | None = None  # (system index, item index) → pre-filled error spans (ESA^AI)
+    document_scores: bool = False  # DA/ESA in document order, then a document-level score (needs documents)
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -295,6 +299,11 @@ def load_campaign(path, database=None) -> Campaign:
     if contrastive != 1 and ("esa" not in tasks or not 2 <= contrastive <= len(outputs)):
         _fail(path, f"contrastive = {contrastive} (with tasks {tasks} and {len(outputs)} systems)",
               f"give 2 ≤ contrastive ≤ {len(outputs)} and \"esa\" in tasks, or leave contrastive out")
+    document_scores = _get(raw, "document_scores", bool, False, path)
+    if document_scores and (documents is None or not {"da", "esa"} & set(tasks) or contrastive > 1):
+        _fail(path, "document_scores = true needs data.documents, \"da\" or \"esa\" in tasks, and no contrastive",
+              "give each segment's document id in data.documents and a DA or plain ESA task, or leave "
+              "document_scores out")
     ai_spans = None
     if "ai_spans" in data:
         if "esa" not in tasks:
@@ -354,7 +363,7 @@ def load_campaign(path, database=None) -> Campaign:
                     header_timeout=float(numbers["header_timeout"]), body_timeout=float(numbers["body_timeout"]),
                     quota=quota, instructions={**INSTRUCTIONS, **given},
                     tutorial=_known_items(raw, "tutorial", path, tasks), checks=checks, documents=documents, context=context,
-                    contrastive=contrastive, ai_spans=ai_spans,
+                    contrastive=contrastive, ai_spans=ai_spans, document_scores=document_scores,
                     checks_share=shares.pop("checks"), completion=_completion(raw, path, quota), **shares)
 
 

@@ -39,7 +39,8 @@ EXPORT_LABELS = {"comparisons": "Comparisons (pairwise and k-way, humeval's pair
                  "judgments": "Every answer (controls, spans, times, pass/fail)",
                  "annotators": "Per annotator: tasks, minutes, tutorial, attention checks failed, completion code",
                  "esa": "ESA with error spans (WMT24 layout)", "mqm": "MQM per-error TSV (Google's layout)",
-                 "appraise": "WMT/Appraise ranking CSV"}
+                 "appraise": "WMT/Appraise ranking CSV",
+                 "documents": "Document-level scores (ratings layout, item = document)"}
 
 
 def _blank(value) -> bool:
@@ -75,8 +76,9 @@ def summary(board: dict, now: float) -> str:
     if by_type["ranking"]:
         parts[[t for t in TYPE_NAMES if by_type[t]].index("ranking")] += f" ({board['comparisons']:,} comparisons " \
                                                                           "with the pairwise ones)"
-    controls = sum(n for key, n in counts.items() if not key.endswith((" SYSTEM", " TUTORIAL")))
+    controls = sum(n for key, n in counts.items() if not key.endswith((" SYSTEM", " TUTORIAL", " DOCUMENT")))
     tutorial = sum(n for key, n in counts.items() if key.endswith(" TUTORIAL"))
+    documents = sum(n for key, n in counts.items() if key.endswith(" DOCUMENT"))
     text = f"{board['judgments']:,} judgments as of {when(board['computed_at'], now)}"
     if parts:
         text += ": " + ", ".join(parts)
@@ -84,6 +86,8 @@ def summary(board: dict, now: float) -> str:
         text += f"; {controls:,} of them quality controls and attention checks"
     if tutorial:
         text += f"; {tutorial:,} tutorial answer{'s' if tutorial != 1 else ''}"
+    if documents:
+        text += f"; {documents:,} of them whole-document score{'s' if documents != 1 else ''}"
     return text + "."
 
 
@@ -127,7 +131,8 @@ def available_exports(db) -> list[tuple[str, str, str]]:
     system = {t for t, k in types if k == "SYSTEM"}
     wanted = {"comparisons": bool(system & {"pairwise", "ranking"}), "ratings": bool(system & {"da", "esa"}),
               "controls": bool(has & {"da", "esa"}), "judgments": bool(types), "annotators": bool(types), "esa": "esa" in has,
-              "mqm": "mqm" in has, "appraise": bool(system & {"pairwise", "ranking"})}
+              "mqm": "mqm" in has, "appraise": bool(system & {"pairwise", "ranking"}),
+              "documents": any(k == "DOCUMENT" for _, k in types)}
     out = []
     for name, ok in wanted.items():
         if not ok:

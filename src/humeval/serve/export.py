@@ -9,6 +9,9 @@
 - ``ratings``: the DA and ESA answers (``Ratings``, criterion ``DA`` or ``ESA``, scale 0–100,
   ``kind`` SYSTEM / BAD_REF / REPEAT); the long-form ratings file holds the system outputs'
   ratings only (the ratings reader has no kind column), the controls go to ``controls`` files.
+- ``documents``: the document-level DA/ESA scores (``document_scores``; ``ratings(documents=True)``),
+  in the long-form ratings layout with item = the document id, which the ratings reader reads
+  back (``humeval rank documents.csv -m z-mean`` ranks systems by their documents' scores).
 - ``esa``: the ESA answers in the ESA reader's CSV layout (system, item, score, error_spans as
   WMT24's JSON list of {start_i, end_i, severity}, annotator, segment_type TGT or BAD, lp):
   ``humeval.read`` reads the error spans' counts too; repeats are left out (the reader keeps one
@@ -25,7 +28,8 @@
   and pairwise tasks (a two-way ranking: the preferred output rank 1, the other 2, a tie 1 and 1).
 
 - ``judgments``: every answered task, controls included, one row each: task id, type, kind
-  (SYSTEM, BAD_REF: an attention check with a degraded output, REPEAT), the task it controls,
+  (SYSTEM, BAD_REF: an attention check with a degraded output, REPEAT, DOCUMENT: a document-level
+  score, its item ``document <id>``), the task it controls,
   item, systems and the texts shown (JSON lists), annotator, the answer as JSON (with ESA spans
   and MQM errors), issue and answer times (UTC, ISO 8601), seconds taken, and ``passed`` for the
   controls with a crisp rule (a pairwise BAD_REF: the intact output preferred; a DA/ESA BAD_REF:
@@ -54,9 +58,9 @@ import pandas as pd
 
 from humeval.data.export import frame, write
 from humeval.data.tables import Comparisons, Rankings, Ratings
-from humeval.serve.tasks import KNOWN, known_item, known_name
+from humeval.serve.tasks import DOCUMENT, KNOWN, known_item, known_name
 
-EXPORTS = ("comparisons", "ratings", "controls", "judgments", "annotators", "esa", "mqm", "appraise")
+EXPORTS = ("comparisons", "ratings", "controls", "judgments", "annotators", "esa", "mqm", "appraise", "documents")
 CRITERIA = {"da": "DA", "esa": "ESA"}
 
 
@@ -128,14 +132,21 @@ def scored(rows) -> list[dict]:
     return out
 
 
-def ratings(db, campaign, kinds=("SYSTEM",)) -> Ratings:
+def ratings(db, campaign, kinds=("SYSTEM",), documents: bool = False) -> Ratings:
+    """DA and ESA scores of ``kinds``; ``documents=True``: the document-level scores instead
+    (kind ``DOCUMENT``), one item per document (its id), their kind SYSTEM."""
     from humeval.serve.tasks import KINDS
-    rows = scored(answered(db, tuple(CRITERIA), kinds))
+    rows = scored(answered(db, tuple(CRITERIA), (DOCUMENT,) if documents else kinds))
     systems, items = _labels(db)
+    item = [r["item_id"] for r in rows]
+    if documents:
+        items = tuple(dict.fromkeys(campaign.documents or ()))
+        item = [items.index(campaign.documents[i]) for i in item]
+        rows = [{**r, "kind": "SYSTEM"} for r in rows]
     judges, judge = _judges(rows)
     n = len(rows)
     criteria = tuple(CRITERIA[t] for t in campaign.tasks if t in CRITERIA) or ("DA",)
-    return Ratings(item=np.array([r["item_id"] for r in rows], np.int32),
+    return Ratings(item=np.array(item, np.int32),
                    system=np.array([r["systems"][0] for r in rows], np.int32), judge=judge,
                    track=np.zeros(n, np.int32),
                    criterion=np.array([criteria.index(CRITERIA[r["type"]]) for r in rows], np.int32),
@@ -261,7 +272,10 @@ def passed(row, first, outputs, campaign=None):
 
 
 def item_name(row, items, campaign) -> str:
-    """The item column of a task: the segment's name, or a known-answer item's (``tasks.known_name``)."""
+    """The item column of a task: the segment's name, a known-answer item's (``tasks.known_name``),
+    or for a document-level score ``document <id>``."""
+    if row["kind"] == DOCUMENT:
+        return f"document {campaign.documents[row['item_id']]}"
     return known_name(row, campaign) if row["kind"] in KNOWN else items[row["item_id"]]
 
 
@@ -357,6 +371,8 @@ def export_frame(db, campaign, what: str) -> pd.DataFrame:
         return esa_frame(db, campaign)
     if what == "mqm":
         return mqm_frame(db, campaign)
+    if what == "documents":
+        return ratings_frame(ratings(db, campaign, documents=True)).drop(columns="kind")
     if what == "controls":
         return ratings_frame(ratings(db, campaign, ("SYSTEM", "BAD_REF", "REPEAT")))
     raise ValueError(f"unknown export {what!r}; choose from {', '.join(EXPORTS)}")

@@ -20,6 +20,14 @@ and none is ever ranked or counted towards the quota.
   any task (item name: a number after the last segment's); a loud check tells the annotator after
   the answer that it was one and whether it was passed, a silent one is only recorded.
 
+With ``document_scores`` (and the campaign's documents), DA and ESA system tasks follow
+WMT's document-level DA as WMT20–22 ran it in Appraise (Barrault et al. 2020; Kocmi et al. 2022): an annotator scores one
+system's output of a document segment by segment, in order, and after the document's last segment
+scores the whole document (kind ``DOCUMENT``: the answer ``{"score"}``, shown the document's
+segments, ``item_id`` its last segment); then a document the annotator has not scored yet, from its
+first segment, with the system that has the fewest ratings. Controls and other task types may come
+in between; the document goes on where it stopped.
+
 Each answered task is degraded or repeated at most once (WMT pairs each original with one
 control); when none is left, a system task is issued instead.
 
@@ -52,6 +60,7 @@ from humeval.active.strategies import GRMUncertainty, PairState, UniformPairs, m
 from humeval.serve.campaign import RATED
 
 KINDS = ("SYSTEM", "BAD_REF", "REPEAT")
+DOCUMENT = "DOCUMENT"  # a document-level score (``document_scores``): not a control, ranked apart
 KNOWN = ("TUTORIAL", "CHECK")  # kinds of tasks on the campaign file's known-answer items (item_id: the item's index)
 SEVERITIES = ("minor", "major")
 # MQM-lite: the top level of the MQM typology (Lommel et al. 2014; Freitag et al. 2021's categories)
@@ -337,9 +346,11 @@ class Issuer:
             task = self._repeat(conn, annotator_id, task_type)
         elif u < c.bad_reference + c.repeat + c.checks_share:
             task = self._check(conn, annotator_id, task_type)
+        if task is None and c.document_scores and task_type in RATED:
+            task = self._document_task(conn, annotator_id, task_type)
         if task is None:
             task = self._system_task(conn, annotator_id, task_type)
-        if task_type == "esa" and c.ai_spans is not None and task["kind"] != "BAD_REF":
+        if task_type == "esa" and c.ai_spans is not None and task["kind"] not in ("BAD_REF", DOCUMENT):
             task["prefill"] = [c.ai_spans.get((s, task["item_id"]), []) for s in task["systems"]]
         return self._insert(conn, annotator_id, task_type, task, now)
 
@@ -380,12 +391,37 @@ class Issuer:
         elif task_type == "esa" and self.campaign.contrastive > 1:  # contrastive ESA: several outputs side by side
             systems = [int(s) for s in self.rng.permutation(self.n)[:self.campaign.contrastive]]
         else:
-            counts = np.zeros(self.n)
-            for s, count in conn.execute("SELECT systems, COUNT(*) FROM tasks WHERE type = ? AND kind = 'SYSTEM' "
-                                         "GROUP BY systems", (task_type,)):
-                counts[json.loads(s)[0]] = count
-            fewest = np.flatnonzero(counts == counts.min())
-            systems = [int(self.rng.choice(fewest))]
+            systems = [self._fewest(conn, task_type)]
+        return {"kind": "SYSTEM", "item_id": item, "systems": systems, "shown": self._texts(conn, item, systems)}
+
+    def _fewest(self, conn, task_type) -> int:
+        """A system (at random among ties) with the fewest ``task_type`` system tasks issued so far."""
+        counts = np.zeros(self.n)
+        for s, count in conn.execute("SELECT systems, COUNT(*) FROM tasks WHERE type = ? AND kind = 'SYSTEM' "
+                                     "GROUP BY systems", (task_type,)):
+            counts[json.loads(s)[0]] = count
+        return int(self.rng.choice(np.flatnonzero(counts == counts.min())))
+
+    def _document_task(self, conn, annotator_id, task_type) -> dict:
+        """``document_scores``: the next segment of the document under way, its document score after
+        its last segment, or the first segment of a document not scored yet (module docstring)."""
+        documents = self.campaign.documents
+        last = conn.execute("SELECT kind, item_id, systems FROM tasks WHERE annotator_id = ? AND type = ? AND kind IN "
+                            "('SYSTEM', 'DOCUMENT') ORDER BY id DESC LIMIT 1", (annotator_id, task_type)).fetchone()
+        if last is not None and last["kind"] == "SYSTEM":
+            item, systems = last["item_id"], json.loads(last["systems"])[:1]
+            if item + 1 < len(documents) and documents[item + 1] == documents[item]:
+                return {"kind": "SYSTEM", "item_id": item + 1, "systems": systems,
+                        "shown": self._texts(conn, item + 1, systems)}
+            segments = [j for j in range(len(documents)) if documents[j] == documents[item]]
+            return {"kind": DOCUMENT, "item_id": item, "systems": systems,
+                    "shown": [self._texts(conn, j, systems)[0] for j in segments]}
+        done = {documents[r[0]] for r in conn.execute("SELECT item_id FROM tasks WHERE annotator_id = ? AND type = ? "
+                                                      "AND kind = 'DOCUMENT'", (annotator_id, task_type))}
+        firsts = [j for j in range(len(documents)) if j == 0 or documents[j - 1] != documents[j]]
+        fresh = [j for j in firsts if documents[j] not in done] or firsts
+        item = fresh[int(self.rng.integers(len(fresh)))]
+        systems = [self._fewest(conn, task_type)]
         return {"kind": "SYSTEM", "item_id": item, "systems": systems, "shown": self._texts(conn, item, systems)}
 
     def _donor(self, conn, item_id) -> str:
@@ -446,7 +482,8 @@ class Issuer:
         with self.db.write() as conn:
             row = self._own(conn, annotator_id, token)
             shown = json.loads(row["shown"])
-            value = canonical(row["type"], answer, len(shown), shown[0], shown)
+            kind = "da" if row["kind"] == DOCUMENT else row["type"]  # a document score: {"score"} only
+            value = canonical(kind, answer, len(shown), shown[0], shown)
             old = conn.execute("SELECT answer, receipt FROM judgments WHERE task_id = ?", (row["id"],)).fetchone()
             if old is not None:
                 if old["answer"] != value:
@@ -498,6 +535,8 @@ def public(task: dict, db, campaign=None) -> dict:
                "source": item.source if item else "", "reference": item.reference if item else None,
                "outputs": json.loads(task["shown"])}
         return {**out, "tutorial": [n + 1, len(campaign.tutorial)]} if task["kind"] == "TUTORIAL" else out
+    if task["kind"] == DOCUMENT:
+        return document_task(task, campaign)
     item = db.one("SELECT name, source, reference FROM items WHERE id = ?", (task["item_id"],))
     out = {"task": task["token"], "type": task["type"], "item": item["name"], "source": item["source"],
            "reference": item["reference"], "outputs": json.loads(task["shown"])}
@@ -524,3 +563,16 @@ def document_context(campaign, item: int, systems, shown: int) -> dict:
     position = [j for j in range(len(documents)) if documents[j] == documents[item]]
     return {"document": documents[item], "position": [position.index(item) + 1, len(position)],
             "before": before, "after": after}
+
+
+def document_task(task: dict, campaign) -> dict:
+    """What the annotator sees of a document-level score task: the document's segments (source,
+    reference when the campaign has one, and the system's output shown), to be scored as a whole."""
+    documents, item = campaign.documents, task["item_id"]
+    segments = [j for j in range(len(documents)) if documents[j] == documents[item]]
+    shown = json.loads(task["shown"])
+    return {"task": task["token"], "type": task["type"], "item": f"document {documents[item]}",
+            "document": documents[item], "document_score": True, "outputs": shown,
+            "segments": [{"item": campaign.items[j], "source": campaign.source[j],
+                          "reference": campaign.reference[j] if campaign.reference else None, "output": text}
+                         for j, text in zip(segments, shown)]}

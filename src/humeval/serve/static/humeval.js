@@ -1,13 +1,19 @@
 // humeval serve: the annotator page's one script (served from 'self'; the forms work without it).
 // - Score sliders: the number box shows the slider's value and moves it; either marks the score
 //   "touched" (the server refuses an untouched score).
-// - Error spans (ESA, MQM-lite): select characters in the translation with the mouse (or Shift and
-//   the arrow keys after clicking into it), press 1 (minor) or 2 (major) or click the buttons; the
-//   spans are listed, can be switched minor/major or removed, and are posted as character offsets
-//   (Unicode code points, as Python counts them) in the hidden field "spans". The per-word selects,
-//   the fallback without script, are hidden and disabled. Each output of a contrastive ESA task has
-//   its own widget; ESA^AI's pre-filled spans (data-prefill) start in the list, editable.
+// - Error spans (ESA, MQM-lite): select characters in the translation with the mouse, or with the
+//   keyboard: Tab to the translation (a caret appears: it is contenteditable, every edit refused, so
+//   the browser's own caret moves by the arrow keys in the text's direction, right-to-left included),
+//   extend the selection with Shift and the arrow keys; press 1 (minor) or 2 (major) or click the
+//   buttons; Delete or Backspace removes the error at the caret; in MQM-lite the category's first
+//   letter (A, F, T, S, L, N, O) chooses it. The spans are listed, can be switched minor/major or
+//   removed, and are posted as character offsets (Unicode code points, as Python counts them) in the
+//   hidden field "spans". The per-word selects, the fallback without script, are hidden and
+//   disabled. Each output of a contrastive ESA task has its own widget; ESA^AI's pre-filled spans
+//   (data-prefill) start in the list, editable.
 // - Keys on pairwise tasks: A (first better), T (tie), B (second better).
+// - Keys on ranking tasks: Tab to a translation, a digit 1..k sets its rank (there is no default
+//   rank) and moves on to the next translation, then to Submit.
 // Texts are only ever set with textContent: an output holding markup stays text.
 "use strict";
 (function () {
@@ -42,6 +48,26 @@
     });
   }
 
+  if (form && form.dataset.type === "ranking") {
+    var ranked = Array.prototype.slice.call(form.querySelectorAll("[data-rank]"));
+    ranked.forEach(function (box, i) {
+      var output = box.querySelector(".output");
+      var select = box.querySelector("select");
+      output.tabIndex = 0;
+      output.setAttribute("aria-label", "Translation " + (i + 1) + " of " + ranked.length +
+        ": press a digit from 1 (best) to " + ranked.length + " for its rank");
+      output.addEventListener("keydown", function (event) {
+        if (event.ctrlKey || event.metaKey || event.altKey || !/^[0-9]$/.test(event.key)) { return; }
+        var rank = Number(event.key);
+        if (rank < 1 || rank > ranked.length) { return; }
+        event.preventDefault();
+        select.value = String(rank);
+        var next = ranked[i + 1] ? ranked[i + 1].querySelector(".output") : document.getElementById("submit");
+        next.focus();
+      });
+    });
+  }
+
   // One marking widget per output (a contrastive ESA task has several): its own spans, list and
   // hidden field; keys 1 and 2 mark in the widget holding the selection (or the last one used).
   var widgets = [];
@@ -73,8 +99,36 @@
     words.querySelectorAll("select").forEach(function (s) { s.disabled = true; });
     box.querySelector("[data-tools]").hidden = false;
     field.disabled = false;
-    output.tabIndex = 0;
-    output.setAttribute("aria-label", "Translation: select the characters of an error, then press 1 or 2");
+    // contenteditable gives a keyboard caret (Tab in, arrows, Shift+arrows, in the text's direction);
+    // every edit is refused, and whatever an input method slips through is undone by render()
+    output.contentEditable = "true";
+    output.spellcheck = false;
+    output.setAttribute("inputmode", "none");  // no on-screen keyboard on phones
+    output.setAttribute("role", "textbox");
+    output.setAttribute("aria-readonly", "true");
+    output.setAttribute("aria-label", "Translation: select the characters of an error (Shift and the arrow " +
+      "keys, or the mouse), then press 1 (minor) or 2 (major); Delete removes the error at the caret" +
+      (category ? "; a category's first letter chooses it" : ""));
+    ["beforeinput", "paste", "cut", "drop", "dragstart"].forEach(function (name) {
+      output.addEventListener(name, function (event) { event.preventDefault(); });
+    });
+    output.addEventListener("input", function () { render(); });
+    output.addEventListener("keydown", function (event) {
+      if (event.ctrlKey || event.metaKey || event.altKey) { return; }
+      if (event.key === "Delete" || event.key === "Backspace") {
+        event.preventDefault();
+        remove(caret());
+      } else if (category && /^[a-z]$/i.test(event.key)) {
+        var option = Array.prototype.find.call(category.options, function (o) {
+          return o.value[0].toLowerCase() === event.key.toLowerCase();
+        });
+        if (option) {
+          event.preventDefault();
+          category.value = option.value;
+          hint.textContent = "Category: " + option.value + ".";
+        }
+      }
+    });
 
     function codePoints(units) { return Array.from(text.slice(0, units)).length; }
     function units(points) { return Array.from(text).slice(0, points).join("").length; }
@@ -97,6 +151,33 @@
         return offsetOf(node) + before;
       }
       return offsetOf(node) + offset;
+    }
+
+    function caret() {  // the caret's (the selection focus's) code-point offset, or null outside the output
+      var selection = window.getSelection();
+      if (!selection.rangeCount || !output.contains(selection.focusNode)) { return null; }
+      return codePoints(offsetIn(selection.focusNode, selection.focusOffset));
+    }
+    function place(points) {  // put the caret at a code-point offset (after render() replaced the nodes)
+      if (document.activeElement !== output) { return; }
+      var at = units(points);
+      var walker = document.createTreeWalker(output, NodeFilter.SHOW_TEXT);
+      while (walker.nextNode()) {
+        var node = walker.currentNode;
+        if (at <= node.textContent.length) { window.getSelection().collapse(node, at); return; }
+        at -= node.textContent.length;
+      }
+    }
+    function remove(point) {  // the error span at the caret: start ≤ caret ≤ end
+      var i = point === null ? -1 : spans.findIndex(function (s) { return s.start_i <= point && point <= s.end_i; });
+      if (i < 0) {
+        hint.textContent = "No error at the caret to remove.";
+        return;
+      }
+      var gone = spans.splice(i, 1)[0];
+      hint.textContent = "Removed \u201c" + text.slice(units(gone.start_i), units(gone.end_i)) + "\u201d.";
+      render();
+      place(gone.start_i);
     }
 
     var remembered = null;
@@ -124,8 +205,12 @@
       spans.push(span);
       spans.sort(function (a, b) { return a.start_i - b.start_i; });
       remembered = null;
+      var focused = document.activeElement === output;
       window.getSelection().removeAllRanges();
       render();
+      hint.textContent = "Marked \u201c" + text.slice(units(span.start_i), units(span.end_i)) + "\u201d " +
+        severity + (span.category ? " (" + span.category + ")" : "") + ".";
+      if (focused) { place(span.end_i); }
     }
 
     function button(label, action) {

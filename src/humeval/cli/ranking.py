@@ -453,9 +453,12 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
 
 
 def print_ratings_robustness(ratings):
-    """Per track, the fewest ratings whose removal reverses each adjacent pair of mean scores."""
+    """Per track (and criterion, as the ranking), the fewest ratings of system outputs (quality
+    controls left out, as the ranking leaves them) whose removal reverses each adjacent pair of mean scores."""
     from humeval.experiments.robustness import RATINGS_NOTE, ratings_robustness
-    for track, part in ratings.by_track().items():
+    from humeval.ratings import rank_tracks
+    from humeval.ratings.quality import system_ratings
+    for track, part in rank_tracks(system_ratings(ratings), ranker=lambda part: part).items():
         out.print(render(ratings_robustness(part).set_index("conclusion"),
                          f"{track}: how many ratings reverse each order of mean scores"))
         out.print(f"  {RATINGS_NOTE}\n")

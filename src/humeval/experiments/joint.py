@@ -78,3 +78,19 @@ def heldout_by_protocol(comparisons: Comparisons, ratings: Ratings, test_size: f
 def _no_comparisons(comparisons: Comparisons) -> Comparisons:
     """An empty comparisons table with the same systems (a ratings-only fit)."""
     return comparisons.take(np.zeros(0, dtype=np.int64))
+
+
+HELDOUT_SHARE = 0.2  # the judgments held out per protocol by ``rank --joint`` and the report
+
+
+def pair_tracks(comparisons: Comparisons, ratings: Ratings) -> dict:
+    """Track → the ratings of that track, for each track of ``comparisons``; one track on each
+    side pairs whatever the names. Raises ValueError naming tracks without ratings."""
+    mine, theirs = comparisons.by_track(), ratings.by_track()
+    if len(mine) == 1 and len(theirs) == 1:  # one campaign each: pair them whatever their track names
+        return {next(iter(mine)): next(iter(theirs.values()))}
+    missing = [t for t in mine if t not in theirs]
+    if missing:
+        raise ValueError(f"no ratings for the track(s) {', '.join(missing)} (the ratings' tracks: {', '.join(theirs)})")
+    return {t: theirs[t] for t in mine}
+

@@ -141,5 +141,9 @@ def test_the_joint_model_in_the_report(tmp_path):
     for row in heldout["rows"]:
         assert row["gain"] == pytest.approx(cli_heldout[row["protocol"]]["gain"], abs=1e-9)
         assert row["heldout"] == cli_heldout[row["protocol"]]["heldout"]
-    assert any("joining" in line and "DA" in line for line in report["summary"])
+    for row in heldout["rows"]:  # the verdict follows the gain and its standard error
+        word = ("joining helps" if row["gain"] > 2 * row["gain se"] else
+                "joining hurts" if row["gain"] < -2 * row["gain se"] else "no clear difference")
+        assert any(f"{row['protocol']}: {word} (joint − alone" in line for line in report["summary"]), report["summary"]
+        assert row["gain se"] == pytest.approx(cli_heldout[row["protocol"]]["gain se"], abs=1e-9)
     assert any("fewer than 200 comparisons" in n for n in section["notes"])  # 300 over 5 systems: weak

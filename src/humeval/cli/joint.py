@@ -77,5 +77,6 @@ def rank_joint(file, ratings_file, comparisons, l2, random_state, out_file, quie
             out.print(render(protocols[track], f"{track}: rating protocols on the joint scale"))
             out.print(render(heldout[track], f"{track}: held-out log-likelihood per judgment "
                                              f"({HELDOUT_SHARE:.0%} held out), joint vs the protocol alone"))
-            out.print("  gain > 0: the other protocol's judgments improved this protocol's predictions; gain < 0: "
-                      "the protocols disagree about the systems, so do not put them on one scale\n")
+            out.print("  gain > 0 (by more than two 'gain se'): the other protocol's judgments improved this protocol's "
+                      "predictions; gain < 0: the protocols disagree about the systems, so do not put them on one "
+                      "scale; within two 'gain se' of 0: the held-out judgments cannot tell\n")

@@ -373,6 +373,10 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
     from humeval.report.figures import plot_bootstrap, plot_learning_curve, plot_preference_heatmap
     from humeval.report.evidence import few_comparisons_warning
     from humeval.report.verdict import item_losses, paired_verdict
+    from humeval.report.sampling import SamplingOptions
+    sampling = sampling or SamplingOptions()
+    # --reweight gives fractional weights: only the models that fit weighted counts can rank with them
+    usable = (lambda name: tags(name).weighted) if sampling.policy else (lambda name: True)
     settings = report_settings(comparisons)
     sizes = settings["sizes"]
     model_list = ",".join(models)
@@ -387,7 +391,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         table = mean_curve(curve).sort_values(sizes[-1], kind="stable")  # best first, as compare-models prints it
         table.columns = [str(c) for c in table.columns]
         best = str(table.index[0])
-        quick = [m for m in table.index if quick_bootstrap(m)]
+        quick = [m for m in table.index if quick_bootstrap(m) and usable(m)]
         chosen = quick[0] if quick else FALLBACK_MODEL
         section.tables.append(Table(
             "Mean test perplexity by training size (lower is better; a uniform guess scores 3)", table,
@@ -420,7 +424,11 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         recommended = " are indistinguishable " not in reason
     if held_out >= MIN_TO_CHOOSE and chosen != best:
         how = command("rank", path, "--model", best, "--bootstrap", n_boot, *prior, read_args=read_args, tracks=tracks)
-        if chosen in table.index:
+        if chosen in table.index and not usable(best):
+            reason += (f"; {best} cannot fit the fractional weights of --reweight {sampling.policy}, so the ranking "
+                       f"below uses {chosen} ({number(table.loc[chosen].iloc[-1], 'decimal')}), the best model with "
+                       "weighted fits and a quick bootstrap")
+        elif chosen in table.index:
             reason += (f"; {best}'s bootstrap is slow, so the ranking below uses {chosen} "
                        f"({number(table.loc[chosen].iloc[-1], 'decimal')}), the best model with a quick bootstrap "
                        f"({how} gives {best}'s intervals)")
@@ -440,8 +448,6 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                    f"{number((1 - CONFIDENCE) / 2, 'percent')} of resampled ranks, systems whose rank ranges do not "
                    "overlap fall in different clusters (Koehn 2012; the WMT procedure).")
     ranks, units = {}, {}
-    from humeval.report.sampling import SamplingOptions
-    sampling = sampling or SamplingOptions()
     fit = (*prior, *sampling.fit_args())  # the words of every rank command below: the prior and the weights
     if sampling.policy:
         methods.append(f"Uneven sampling: the rankings weigh each comparison by --reweight {sampling.policy} "
@@ -491,14 +497,16 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
             ranks[track] += f" (warning: {few})"
         s.tables.append(_trust(model, part, result, chosen, track, path, fit, random_state, n_boot, read_args, s.notes,
                                flags, sampling))
+        every = [name for name in (*models, *HEURISTIC_RANKERS) if usable(name)]
         others = pd.DataFrame({name: (model if name == chosen else make_model(name, random_state, l2).fit(part))
-                               .ranking()["rank"] for name in (*models, *HEURISTIC_RANKERS)})  # the same fit
+                               .ranking()["rank"] for name in every})  # the same fit
         others = others.reindex(view.index)
         others.index.name = "system"
         s.tables.append(Table(f"{track}: rank by every model", others,
                               "Each model fitted on all comparisons of the track (heuristics: expected wins, Bojar's "
-                              "share of non-tied wins); rows in the order of the table above.",
-                              command("rank", path, "--model", ",".join((*models, *HEURISTIC_RANKERS)), *fit,
+                              "share of non-tied wins); rows in the order of the table above."
+                              + _left_out([n for n in (*models, *HEURISTIC_RANKERS) if n not in every]),
+                              command("rank", path, "--model", ",".join(every), *fit,
                                       "--random-state", random_state, read_args=read_args, tracks=[track]), "system"))
         s.figures.append(Figure(f"{track}: scores with intervals",
                                 _png(plot_bootstrap(full, title=f"{track}: {chosen}", scale=result.scale)),
@@ -606,6 +614,12 @@ def _trust(model, part, result, chosen, track, path, prior, random_state, n_boot
     return Table(f"{track}: how sure is each rank ({chosen})", frame, caption,
                  command("rank", path, "--model", chosen, "--bootstrap", n_boot, "--robustness", "--rank-sets", *prior,
                          *flag_args, "--random-state", random_state, read_args=read_args, tracks=[track]), "system")
+
+
+def _left_out(names) -> str:
+    """The caption's words for the models --reweight leaves out of the 'every model' table."""
+    return (f" Not shown: {', '.join(names)}, which cannot fit the fractional weights of --reweight." if names
+            else "")
 
 
 def _reweighted_beside(section, model, unweighted, chosen, random_state, l2, track, path, prior, read_args) -> None:

@@ -32,12 +32,17 @@ def joint_fit(comparisons, ratings, l2: float | None = None, random_state=None, 
 
 
 def joint_verdict(heldout) -> str:
-    """One sentence per protocol: does the other protocol's data help predict it (gain > 0)?"""
+    """One sentence per protocol: does the other protocol's data help predict it? "helps" when
+    the gain is more than two standard errors above 0, "hurts" when more than two below, else
+    "no clear difference" (the held-out set cannot tell)."""
     parts = []
     for protocol, row in heldout.iterrows():
-        gain = row["gain"]
-        word = "helps" if gain > 0 else "does not help"
-        parts.append(f"{protocol}: joining {word} ({number(gain)} nats per held-out judgment, "
+        gain, se = row["gain"], row["gain se"]
+        if not (se == se and gain == gain):  # NaN: too few held out to judge
+            parts.append(f"{protocol}: too few held-out judgments to judge ({number(int(row['heldout']), 'count')})")
+            continue
+        word = ("joining helps" if gain > 2 * se else "joining hurts" if gain < -2 * se else "no clear difference")
+        parts.append(f"{protocol}: {word} (joint − alone {number(gain)} ± {number(se)} nats per held-out judgment, "
                      f"{number(int(row['heldout']), 'count')} held out)")
     return "; ".join(parts)
 
@@ -77,9 +82,10 @@ def joint_sections(comparisons, joint, path: str, summary: list, methods: list, 
                               f"{HELDOUT_SHARE:.0%} of the comparisons and of the ratings held out; joint: the model "
                               "fitted on the rest of both; alone: on the rest of that protocol only; gain = joint − "
                               "alone (> 0: the other protocol's judgments improved this protocol's predictions; < 0: "
-                              "the protocols disagree about the systems, so do not put them on one scale); unseen: "
+                              "the protocols disagree about the systems, so do not put them on one scale); gain se: its "
+                              "standard error over the held-out judgments' paired differences; unseen: "
                               "held-out judgments of systems the training part never saw, left out.",
-                              how, "protocol", {"joint": "decimal", "alone": "decimal", "gain": "decimal"}))
+                              how, "protocol", {"joint": "decimal", "alone": "decimal"}))
         verdict = joint_verdict(heldout)
         s.notes.append(verdict)
         summary.append(f"{track}: joint scale with {ratings_path}: {verdict}.")

@@ -172,7 +172,7 @@ def fragility_table(part, order, path: str, track: str, summary: list, where=Non
     differs from the ranking ``order`` above (a z-normalised or segment-averaged model may order
     systems otherwise), and ``summary`` gets rank 1's line."""
     from humeval.experiments.robustness import RATINGS_NOTE, ratings_robustness
-    from humeval.report.render import number
+    from humeval.report.render import number, share
     table = ratings_robustness(part).set_index("conclusion")
     table["dropped"] = table["dropped"].astype("Int64")
     by_mean = [c.split(" > ")[0] for c in table.index] + ([table.index[-1].split(" > ")[1]] if len(table) else [])
@@ -186,7 +186,7 @@ def fragility_table(part, order, path: str, track: str, summary: list, where=Non
         top, n = table.iloc[0], len(part)
         leader = table.index[0].split(" > ")[0]
         summary.append(f"{track}: rank 1 by mean rating, {leader}, falls by dropping {number(top['dropped'], 'count')} "
-                       f"of {number(n, 'count')} ratings ({number(top['share'], 'percent')})" if pd.notna(top["dropped"])
+                       f"of {number(n, 'count')} ratings ({share(top['share'])})" if pd.notna(top["dropped"])
                        else f"{track}: no drop of ratings puts the runner-up level with {leader}'s mean")
     return Table(f"{track}: how many ratings reverse each order of mean scores", table, caption,
                  command("rank", path, "--robustness", **_track(where, track.split(" / ")[0])), "conclusion",

@@ -102,6 +102,12 @@ def test_the_ratings_ranking_says_how_few_ratings_reverse_each_order(tmp_path):
     assert table.frame.loc["A > B", "rows"] == "1, 6" and pd.isna(table.frame.loc["B > C", "dropped"])
     assert "raw means is the ranking's above" in table.how
     assert any(line.endswith("rank 1 by mean rating, A, falls by dropping 2 of 8 ratings (25.0%)") for line in summary)
+    # a human reference above them is no contestant: rank 1 is still A's, counted among all ratings
+    df.loc[len(df)] = ["s1", "ref", "j2", 100.0, "SYSTEM"]
+    summary = []
+    ratings_sections(Ratings.from_pandas(df, scale="0-100"), str(path), n_boot=50, summary=summary)
+    assert any(line.endswith("rank 1 by mean rating among the systems, A, falls by dropping 2 of 9 ratings (22.2%)")
+               for line in summary), summary
     printed = CliRunner().invoke(cli, table.command.split()[1:])
     assert printed.exit_code == 0, printed.output
     line = next(li for li in printed.output.splitlines() if "A > B" in li)

@@ -147,3 +147,20 @@ def test_the_joint_model_in_the_report(tmp_path):
         assert any(f"{row['protocol']}: {word} (joint − alone" in line for line in report["summary"]), report["summary"]
         assert row["gain se"] == pytest.approx(cli_heldout[row["protocol"]]["gain se"], abs=1e-9)
     assert any("fewer than 200 comparisons" in n for n in section["notes"])  # 300 over 5 systems: weak
+
+
+@pytest.mark.parametrize("ending", ["md", "html"])
+def test_markdown_and_html_carry_the_same_numbers(uneven, tmp_path, ending):
+    """The sampling line, the provisional flags and the JSON's numbers are in the other formats too."""
+    report = _report([uneven, "--reweight", "pairs:50", "--provisional", "300"], tmp_path)
+    out = tmp_path / f"r.{ending}"
+    result = CliRunner().invoke(cli, ["report", str(uneven), "-o", str(out), "--model", "bt", "--bootstrap", "60",
+                                      "--trials", "1", "--quiet", "--reweight", "pairs:50", "--provisional", "300"])
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert ("sampling: 10 of 10 pairs of systems met, comparisons per pair min 40, median 40, max 400 "
+            "(gpt-x-0314 – llama-z)") in text
+    _, trust = _table(report, "how sure is each rank")
+    assert "few comparisons" in text and "--reweight pairs:50 --provisional 300" in text
+    for row in trust["rows"]:
+        assert f"{row['score']:.3g}" in text  # the JSON's scores as the tables write them

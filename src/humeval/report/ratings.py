@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from humeval.report.campaign import Figure, Section, Table, _png, command, headline
+from humeval.report.campaign import Figure, Section, Table, _png, command, headline, is_reference
 
 RANKING_TEST = "wilcoxon"
 
@@ -182,11 +182,16 @@ def fragility_table(part, order, path: str, track: str, summary: list, where=Non
                + ("The order of raw means is the ranking's above." if same else
                   "The order of raw means differs from the ranking above (" + " > ".join(map(str, order))
                   + "): the fragility is that of the raw means' order, by the conclusion column."))
-    if len(table):
-        top, n = table.iloc[0], len(part)
-        leader = table.index[0].split(" > ")[0]
-        summary.append(f"{track}: rank 1 by mean rating, {leader}, falls by dropping {number(top['dropped'], 'count')} "
-                       f"of {number(n, 'count')} ratings ({share(top['share'])})" if pd.notna(top["dropped"])
+    # rank 1 among the systems: a human reference (is_reference) is no contestant; the pair of the
+    # two best systems is adjacent whatever the reference's place, and its count does not depend on it
+    pairs = [c for c in table.index if not any(is_reference(s) for s in c.split(" > "))]
+    if pairs:
+        top, n = table.loc[pairs[0]], len(part)
+        leader = pairs[0].split(" > ")[0]
+        among = " among the systems" if len(pairs) < len(table) else ""
+        summary.append(f"{track}: rank 1 by mean rating{among}, {leader}, falls by dropping "
+                       f"{number(top['dropped'], 'count')} of {number(n, 'count')} ratings ({share(top['share'])})"
+                       if pd.notna(top["dropped"])
                        else f"{track}: no drop of ratings puts the runner-up level with {leader}'s mean")
     return Table(f"{track}: how many ratings reverse each order of mean scores", table, caption,
                  command("rank", path, "--robustness", **_track(where, track.split(" / ")[0])), "conclusion",

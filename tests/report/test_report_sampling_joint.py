@@ -118,6 +118,15 @@ def test_propensity_and_families_without_siblings_are_refused(uneven, tmp_path):
         assert result.exit_code == 2 and text in result.output, result.output
 
 
+def test_sampling_options_on_ratings_only_are_refused(tmp_path):
+    ratings = tmp_path / "da.csv"
+    pd.DataFrame({"item": ["s1", "s2"], "system": ["A", "B"], "judge": "j1", "score": [60.0, 40.0]}).to_csv(
+        ratings, index=False)
+    for extra in (["--reweight", "pairs"], ["--siblings", "2"], ["--joint", str(ratings)]):
+        result = CliRunner().invoke(cli, ["report", str(ratings), "-o", str(tmp_path / "x.json"), *extra])
+        assert result.exit_code == 2 and "ratings" in result.output and "comparisons" in result.output, result.output
+
+
 def test_the_joint_model_in_the_report(tmp_path):
     sim = simulate_two_protocols(n_systems=5, n_comparisons=300, n_ratings=200, random_state=4)
     c, r = sim.comparisons, sim.ratings

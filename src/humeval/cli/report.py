@@ -148,6 +148,11 @@ def report(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep
                         delimiter=delimiter, sql=sql, keep=keep)) for path in files]
     if not any(j.comparisons is not None or j.ratings is not None for _, j in sets):
         raise InputError(files[0], None, "holds no rankings, comparisons or ratings", "report needs judgments")
+    given = [o for o, v in (("--reweight", reweight_policy), ("--provisional", provisional_below),
+                            ("--siblings", siblings)) if v]
+    if given and not any(j.comparisons is not None for _, j in sets):
+        raise click.BadParameter("weighs and flags the systems of comparisons, and the report's files hold ratings "
+                                 "only", param_hint=given[0])
     joint = None
     if joint_file:
         if not any(j.comparisons is not None for _, j in sets):

@@ -112,6 +112,16 @@ def test_the_unweighted_ranking_beside_when_the_orders_differ(tmp_path):
     assert any(n.startswith("reweighting moves") or "reweighting moves" in n for n in section["notes"])
 
 
+def test_without_reweight_the_sampling_line_suggests_it(uneven, tmp_path):
+    """400 against a median of 40: ten times, over the factor 2 at which the line names --reweight."""
+    report = _report([uneven], tmp_path)
+    section, _ = _table(report, "bootstrap resamples")
+    line = next(n for n in section["notes"] if n.startswith("sampling:"))
+    assert line.startswith("sampling: 10 of 10 pairs of systems met, comparisons per pair min 40, median 40, max 400")
+    assert line.endswith("--reweight pairs weighs every pair alike")
+    assert not any(n.startswith("reweighted: ") for n in section["notes"])
+
+
 def test_propensity_and_families_without_siblings_are_refused(uneven, tmp_path):
     for extra, text in ((["--reweight", "propensity"], "propensity"), (["--families", str(uneven)], "--siblings")):
         result = CliRunner().invoke(cli, ["report", str(uneven), "-o", str(tmp_path / "x.json"), *extra])

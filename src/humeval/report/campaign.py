@@ -477,8 +477,6 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         few = few_comparisons_warning(part)
         if few:
             s.notes.append(f"warning: {few}")
-        if sampling.policy:
-            _reweighted_beside(s, model, unweighted, chosen, random_state, l2, track, path, prior, read_args)
         if result.too_few:
             s.notes.append(result.too_few_note())
         clusters = int(full["cluster"].max()) if len(full) else 0
@@ -516,6 +514,11 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                                     f"{chosen}; the rest of each cell's probability is ties and losses",
                                     _png(plot_preference_heatmap(model, title=f"{track}: {chosen}")),
                                     "probability that the row system is preferred to the column system"))
+        # how evenly the pairs met (and with --reweight, the unweighted fit beside): after the other notes
+        from humeval.report.sampling import unevenness
+        s.notes.append(unevenness(unweighted, hint=not sampling.policy))
+        if sampling.policy:
+            _reweighted_beside(s, model, unweighted, chosen, random_state, l2, track, path, prior, read_args)
         sections.append(s)
     summary.extend(ranks.values())
     for unit in sorted(set(units.values())):  # the command once, not on every track's line
@@ -626,8 +629,7 @@ def _reweighted_beside(section, model, unweighted, chosen, random_state, l2, tra
     """The unevenness of the pairs' counts, and the reweighted fit beside the unweighted one when
     their orders differ (``humeval.report.sampling``), into ``section``."""
     from humeval.ranking import make_model
-    from humeval.report.sampling import beside_unweighted, unevenness
-    section.notes.append(unevenness(unweighted))
+    from humeval.report.sampling import beside_unweighted
     plain = make_model(chosen, random_state, l2).fit(unweighted)
     table, sentence = beside_unweighted(model, plain)
     section.notes.append(f"reweighted: {sentence}")

@@ -55,9 +55,13 @@ def pair_counts(comparisons) -> pd.Series:
     return counts
 
 
-def unevenness(comparisons) -> str:
+UNEVEN = 2.0  # the most-met pair this many times the median pair's count: the hint names --reweight
+
+
+def unevenness(comparisons, hint: bool = False) -> str:
     """One sentence: how many of the possible pairs met, and their counts' min/median/max
-    (the spread ``--reweight pairs`` evens out)."""
+    (the spread ``--reweight pairs`` evens out); with ``hint``, when the most-met pair met at
+    least ``UNEVEN`` times as often as the median pair, the words naming ``--reweight pairs``."""
     counts = pair_counts(comparisons)
     p = len(np.unique(np.concatenate([comparisons.a, comparisons.b])))
     possible = p * (p - 1) // 2
@@ -65,7 +69,9 @@ def unevenness(comparisons) -> str:
         return "sampling: no pair of systems met"
     return (f"sampling: {number(len(counts), 'count')} of {number(possible, 'count')} pairs of systems met, "
             f"comparisons per pair min {number(counts.min(), 'count')}, median {number(counts.median(), 'count')}, "
-            f"max {number(counts.max(), 'count')} ({counts.idxmax()})")
+            f"max {number(counts.max(), 'count')} ({counts.idxmax()})"
+            + ("; the pairs met unevenly, and the pairs met most weigh most in the fit: --reweight pairs weighs "
+               "every pair alike" if hint and counts.max() >= UNEVEN * counts.median() else ""))
 
 
 def beside_unweighted(weighted_model, unweighted_model) -> tuple[pd.DataFrame | None, str]:

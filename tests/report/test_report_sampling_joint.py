@@ -183,3 +183,16 @@ def test_markdown_and_html_carry_the_same_numbers(uneven, tmp_path, ending):
     assert "few comparisons" in text and "--reweight pairs:50 --provisional 300" in text
     for row in trust["rows"]:
         assert f"{row['score']:.3g}" in text  # the JSON's scores as the tables write them
+
+
+def test_families_from_a_file(uneven, tmp_path):
+    """--families names claude-y and llama-z one family: with --siblings 2 they are flagged, and
+    the gpt-x variants, each its own family now (the file does not name them), are not."""
+    families = tmp_path / "families.csv"
+    families.write_text("system,family\nclaude-y,open\nllama-z,open\n")
+    report = _report([uneven, "--siblings", "2", "--families", families], tmp_path)
+    _, trust = _table(report, "how sure is each rank")
+    rows = {r["system"]: (r["provisional"], r["family"]) for r in trust["rows"]}
+    assert rows["claude-y"] == ("siblings", "open (2)") and rows["llama-z"] == ("siblings", "open (2)")
+    assert rows["gpt-x-0613"] == ("", "gpt-x-0613 (1)")
+    assert f"--siblings 2 --families {families}" in trust["command"] and "from --families" in trust["how"]

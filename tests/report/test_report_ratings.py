@@ -77,3 +77,38 @@ def test_a_ratings_report_with_nothing_to_assess_says_so():
     assert "Graham et al. 2017" in report.references and "Hopkins & May 2013" not in report.references
     assert "Cohen 1960" not in report.references  # no agreement computed, none cited
     assert all(key in md for key in report.references)  # every listed reference is cited in the text
+
+
+def test_the_ratings_ranking_says_how_few_ratings_reverse_each_order(tmp_path):
+    """A: 10, 9, 1 (mean 6.67), B: 5, 5, 4 (4.67), C: 3, 3 (by hand, as test_robustness): A > B falls
+    by dropping A's 10 and B's 4 (rows 1 and 6: two of 8 ratings, 25 %), B > C by no drop; a
+    BAD_REF control rating of C (99) is not counted, and ``rank --robustness`` prints the same rows."""
+    from click.testing import CliRunner
+
+    from humeval.cli import cli
+    rows = [("A", 10), ("A", 9), ("A", 1), ("B", 5), ("B", 5), ("B", 4), ("C", 3), ("C", 3)]
+    df = pd.DataFrame({"item": [f"s{i}" for i in range(8)], "system": [s for s, _ in rows],
+                       "judge": ["j1", "j2"] * 4, "score": [float(v) for _, v in rows], "kind": "SYSTEM"})
+    df.loc[len(df)] = ["s0", "C", "j1", 99.0, "BAD_REF"]
+    path = tmp_path / "r.csv"
+    df.to_csv(path, index=False)
+    ratings = Ratings.from_pandas(df, scale="0-100")
+    summary = []
+    sections = ratings_sections(ratings, str(path), n_boot=50, summary=summary)
+    ranking = sections[2]
+    table = next(t for t in ranking.tables if "reverse each order" in t.title)
+    assert table.frame.index.tolist() == ["A > B", "B > C"]
+    assert table.frame.loc["A > B", "dropped"] == 2 and table.frame.loc["A > B", "share"] == 0.25
+    assert table.frame.loc["A > B", "rows"] == "1, 6" and pd.isna(table.frame.loc["B > C", "dropped"])
+    assert "raw means is the ranking's above" in table.how
+    assert any(line.endswith("rank 1 by mean rating, A, falls by dropping 2 of 8 ratings (25.0%)") for line in summary)
+    # a human reference above them is no contestant: rank 1 is still A's, counted among all ratings
+    df.loc[len(df)] = ["s1", "ref", "j2", 100.0, "SYSTEM"]
+    summary = []
+    ratings_sections(Ratings.from_pandas(df, scale="0-100"), str(path), n_boot=50, summary=summary)
+    assert any(line.endswith("rank 1 by mean rating among the systems, A, falls by dropping 2 of 9 ratings (22.2%)")
+               for line in summary), summary
+    printed = CliRunner().invoke(cli, table.command.split()[1:])
+    assert printed.exit_code == 0, printed.output
+    line = next(li for li in printed.output.splitlines() if "A > B" in li)
+    assert "1, 6" in line and " 2 " in line

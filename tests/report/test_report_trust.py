@@ -89,3 +89,9 @@ def test_a_missing_count_is_a_dash_not_pandas_na():
     from humeval.report.render import number
     assert number(pd.NA, "count") == "–" and cell(pd.NA) == "-"
     assert number(pd.array([3, None], dtype="Int64")[0], "count") == "3"
+
+
+def test_a_small_share_is_not_rounded_to_zero():
+    """2 of 5,375 judgments is 0.037 %, not "0.0%" (WMT10 Czech-English's rank 1 falls so)."""
+    from humeval.report.render import share
+    assert share(2 / 5375) == "0.037%" and share(0.25) == "25.0%" and share(0.0) == "0.0%"

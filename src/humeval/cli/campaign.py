@@ -15,9 +15,10 @@ def read_arguments(fmt=None, encoding=None, columns=None, outcomes=None, delimit
 
 
 def write_report(judgment_sets, output, fmt, models, n_boot, trials, jobs, random_state, metric_table=None,
-                 quiet=False, l2=None, read_args=(), tracks=()):
+                 quiet=False, l2=None, read_args=(), tracks=(), sampling=None, joint=None):
     """Build the report of every (path, judgments) pair, merge them, write ``output``; return it.
-    ``read_args``, ``tracks``: the reading options, repeated in every table's command."""
+    ``read_args``, ``tracks``: the reading options, repeated in every table's command; ``sampling``
+    and ``joint``: ``build_report``'s."""
 
     from humeval.report import RENDERERS, Report, build_report
     reports = []
@@ -27,7 +28,8 @@ def write_report(judgment_sets, output, fmt, models, n_boot, trials, jobs, rando
             reports.append(build_report(judgments, str(path), models, n_boot, trials, random_state, jobs,
                                         metric_table if path == judgment_sets[-1][0] else None,
                                         progress=lambda step, p=path: bar.update(task, description=f"{Path(p).name}: {step}"),
-                                        l2=l2, read_args=read_args, tracks=tracks))
+                                        l2=l2, read_args=read_args, tracks=tracks, sampling=sampling,
+                                        joint=joint))
     if len(reports) == 1:
         report = reports[0]
     else:

@@ -1279,3 +1279,55 @@ def split_judges(table, path, human_label, judge_name, quiet):
     if unmarked and not quiet:
         out.print(f"  {unmarked:,} rows without a judge_kind left out")
     return human_rows, judge_rows, judge_name
+
+
+def policy_of(value):
+    """--reweight's value checked while the command line is parsed (rank and report)."""
+    if value is None:
+        return None
+    from humeval.ranking.reweight import parse_policy
+    try:
+        parse_policy(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--reweight") from None
+    return value
+
+
+def read_families(path) -> dict:
+    """--families: system → family from a CSV with columns system,family (rank and report)."""
+    import pandas as pd
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise InputError(path, None, f"not a CSV table ({error})", "write columns system,family") from None
+    missing = [c for c in ("system", "family") if c not in frame.columns]
+    if missing:
+        raise InputError(path, 1, f"no column {' or '.join(missing)} (columns: {', '.join(map(str, frame.columns))})",
+                         "give a CSV with a header system,family: one row per system")
+    return dict(zip(frame["system"].astype(str), frame["family"].astype(str)))
+
+
+def sampling_options(f):
+    """--reweight, --provisional, --siblings, --families: uneven sampling (rank and report)."""
+    options = (
+        click.option("--reweight", "reweight_policy", metavar="POLICY",
+                     callback=lambda ctx, param, value: policy_of(value),
+                     help="Uneven sampling: 'pairs[:FLOOR]' weighs each comparison of a pair 1/max(pair count, FLOOR) "
+                          "(arena-rank's, FLOOR 50); 'propensity' (rank) reads the --weight column as each "
+                          "comparison's sampling probability and weighs it 1/p. Weights are rescaled to the number of "
+                          "comparisons; the bootstrap resamples comparisons with their weights."),
+        click.option("--provisional", "provisional_below", type=count(1), default=None, metavar="N",
+                     help="Flag systems with fewer than N comparisons as provisional (counted before any --reweight)."),
+        click.option("--siblings", type=count(2), default=None, metavar="K",
+                     help="Flag as provisional every system whose variant family (several versions of one model: "
+                          "gpt-4-0314, gpt-4-0613) has K or more variants on the board: the best of many tried "
+                          "variants scores high by luck (the 'Leaderboard Illusion'). Families from --families, else "
+                          "guessed from the names (trailing dates, build numbers, v2, preview/exp/latest); a family "
+                          "column shows them."),
+        click.option("--families", "families_file", type=click.Path(exists=True, dir_okay=False), default=None,
+                     metavar="FILE", help="With --siblings: a CSV with columns system,family naming each system's "
+                                          "variant family (systems it does not name are their own family)."),
+    )
+    for option in reversed(options):
+        f = option(f)
+    return f

@@ -11,13 +11,13 @@ import pandas as pd
 from humeval.cli.common import InputError, err, jsonable, load, out, plural, render
 from humeval.cli.signing import stamp
 from humeval.data.export import write
+from humeval.experiments.joint import HELDOUT_SHARE
 
 REFUSED = (("n_boot", "--bootstrap"), ("board_by", "--board-by"), ("robust_by", "--robustness"),
            ("rank_sets", "--rank-sets"), ("reweight_policy", "--reweight"), ("provisional_below", "--provisional"),
            ("intervals", "--intervals"), ("plot", "--plot"), ("heatmap", "--heatmap"), ("clusters", "--clusters"),
            ("covariates", "--covariates"), ("style_control", "--style-control"), ("protocol", "--protocol"),
            ("wmt_trueskill", "--wmt-trueskill"))
-HELDOUT_SHARE = 0.2
 
 
 def check_joint_options(ctx: click.Context, model_names: str) -> None:
@@ -31,46 +31,31 @@ def check_joint_options(ctx: click.Context, model_names: str) -> None:
         raise click.BadParameter(f"fits the model 'joint'; --model {model_names} is another one", param_hint="--joint")
 
 
-def _ratings_by_track(path, comparisons, quiet):
+def _ratings_by_track(path, comparisons):
+    from humeval.experiments.joint import pair_tracks
     judgments = load(path, quiet=True)
     if judgments.ratings is None or not len(judgments.ratings):
         raise InputError(path, None, "holds no ratings (DA, ESA, MQM, Likert or acceptability scores)",
                          "give --joint a ratings file of the same systems")
-    ratings = judgments.ratings
-    mine, theirs = comparisons.by_track(), ratings.by_track()
-    if len(mine) == 1 and len(theirs) == 1:  # one campaign each: pair them whatever their track names
-        return {next(iter(mine)): next(iter(theirs.values()))}
-    missing = [t for t in mine if t not in theirs]
-    if missing:
-        raise InputError(path, None, f"no ratings for the track(s) {', '.join(missing)} (the ratings' tracks: "
-                         f"{', '.join(theirs)})", "select matching tracks with --track, or give ratings of each")
-    return {t: theirs[t] for t in mine}
+    try:
+        return pair_tracks(comparisons, judgments.ratings)
+    except ValueError as error:
+        raise InputError(path, None, str(error), "select matching tracks with --track, or give ratings of each") from None
 
 
 def rank_joint(file, ratings_file, comparisons, l2, random_state, out_file, quiet, as_json):
     """Fit the joint model per track and print (or write) its ranking, the protocols' scales and
     the held-out log-likelihood per protocol."""
-    from humeval.experiments.joint import heldout_by_protocol
-    from humeval.ranking.joint import JointModel
-    from humeval.report.evidence import few_comparisons_warning
-    ratings = _ratings_by_track(ratings_file, comparisons, quiet)
+    from humeval.report.joint import joint_fit
+    ratings = _ratings_by_track(ratings_file, comparisons)
     results, protocols, heldout, warnings = {}, {}, {}, {}
     for track, part in comparisons.by_track().items():
-        model = JointModel(**({} if l2 is None else {"l2": float(l2)}))
         try:
-            model.fit(part, ratings[track])
-            heldout[track] = heldout_by_protocol(part, ratings[track], test_size=HELDOUT_SHARE, l2=model.l2,
-                                                 random_state=random_state)
+            results[track], protocols[track], heldout[track], warnings[track] = joint_fit(
+                part, ratings[track], l2, random_state, HELDOUT_SHARE)
         except ValueError as error:
             raise InputError(file, None, f"{track}: {error}", "see the message") from None
-        table = model.ranking()
-        table["comparisons"] = model.record_.sum(axis=1).astype(int)
-        table["ratings"] = model.ratings_
-        results[track], protocols[track] = table, model.protocol_
         # weak evidence is said whatever the output: on stderr, so --json and --quiet keep it too
-        warnings[track] = [w for w in (
-            "" if model.converged_ else "the joint fit did not converge; its scores are not a maximum",
-            few_comparisons_warning(part)) if w]
         for warning in warnings[track]:
             err.print(f"[yellow]warning:[/] {track}: {warning}")
     if out_file:
@@ -92,5 +77,6 @@ def rank_joint(file, ratings_file, comparisons, l2, random_state, out_file, quie
             out.print(render(protocols[track], f"{track}: rating protocols on the joint scale"))
             out.print(render(heldout[track], f"{track}: held-out log-likelihood per judgment "
                                              f"({HELDOUT_SHARE:.0%} held out), joint vs the protocol alone"))
-            out.print("  gain > 0: the other protocol's judgments improved this protocol's predictions; gain < 0: "
-                      "the protocols disagree about the systems, so do not put them on one scale\n")
+            out.print("  gain > 0 (by more than two 'gain se'): the other protocol's judgments improved this protocol's "
+                      "predictions; gain < 0: the protocols disagree about the systems, so do not put them on one "
+                      "scale; within two 'gain se' of 0: the held-out judgments cannot tell\n")

@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 
 from humeval.cli.common import (
+    read_families,
+    sampling_options,
     JUDGMENTS_COUNT,
     MAX_CHAINS,
     TRIALS,
@@ -158,22 +160,7 @@ PAIRWISE_ONLY = {"l2": "--l2", "chains": "--chains", "order": "--order", "keep_s
               help="Rank confidence sets (Mogstad et al. 2024): per system a rank interval holding for all systems at "
                    "once (stepdown max-|t|), its marginal one and whether it may be the best (top1), from the "
                    "--bootstrap resamples or the analytic covariance of bt, davidson, rao-kupper.")
-@click.option("--reweight", "reweight_policy", metavar="POLICY", callback=lambda ctx, param, value: policy_of(value),
-              help="Uneven sampling: 'pairs[:FLOOR]' weighs each comparison of a pair 1/max(pair count, FLOOR) "
-                   "(arena-rank's, FLOOR 50); 'propensity' reads the --weight column as each comparison's sampling "
-                   "probability and weighs it 1/p. Weights are rescaled to the number of comparisons; the "
-                   "bootstrap resamples comparisons with their weights.")
-@click.option("--provisional", "provisional_below", type=count(1), default=None, metavar="N",
-              help="Flag systems with fewer than N comparisons as provisional (counted before any --reweight).")
-@click.option("--siblings", type=count(2), default=None, metavar="K",
-              help="Flag as provisional every system whose variant family (several versions of one model: "
-                   "gpt-4-0314, gpt-4-0613) has K or more variants on the board: the best of many tried variants "
-                   "scores high by luck (the 'Leaderboard Illusion'). Families from --families, else guessed "
-                   "from the names (trailing dates, build numbers, v2, preview/exp/latest); a family column shows "
-                   "them.")
-@click.option("--families", "families_file", type=click.Path(exists=True, dir_okay=False), default=None,
-              metavar="FILE", help="With --siblings: a CSV with columns system,family naming each system's variant "
-                                   "family (systems it does not name are their own family).")
+@sampling_options
 @click.option("--joint", "joint_file", type=click.Path(exists=True, dir_okay=False), default=None,
               metavar="RATINGS",
               help="Fit the comparisons and the ratings in RATINGS (DA, ESA, MQM, acceptability: each criterion one "
@@ -407,7 +394,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
                                                     in suspects.head(10).iterrows()) if len(suspects) else ""))
         if flagged[track] is not None:
             table = table.join(flagged[track])
-            notes[track].append(provisional_note(flag_rule))
+            from humeval.ranking.reweight import provisional_note
+            notes[track].append(provisional_note(*flag_rule))
         if reweight_policy:
             notes[track].append(reweight_note(reweight_policy))
         if rank_sets:
@@ -453,72 +441,21 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
 
 
 def print_ratings_robustness(ratings):
-    """Per track, the fewest ratings whose removal reverses each adjacent pair of mean scores."""
+    """Per track (and criterion, as the ranking), the fewest ratings of system outputs (quality
+    controls left out, as the ranking leaves them) whose removal reverses each adjacent pair of mean scores."""
     from humeval.experiments.robustness import RATINGS_NOTE, ratings_robustness
-    for track, part in ratings.by_track().items():
+    from humeval.ratings import rank_tracks
+    from humeval.ratings.quality import system_ratings
+    for track, part in rank_tracks(system_ratings(ratings), ranker=lambda part: part).items():
         out.print(render(ratings_robustness(part).set_index("conclusion"),
                          f"{track}: how many ratings reverse each order of mean scores"))
         out.print(f"  {RATINGS_NOTE}\n")
 
 
-def policy_of(value):
-    """--reweight's value checked while the command line is parsed."""
-    if value is None:
-        return None
-    from humeval.ranking.reweight import parse_policy
-    try:
-        parse_policy(value)
-    except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="--reweight") from None
-    return value
-
-
-def read_families(path) -> dict:
-    """--families: system → family from a CSV with columns system,family."""
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise InputError(path, None, f"not a CSV table ({error})", "write columns system,family") from None
-    missing = [c for c in ("system", "family") if c not in frame.columns]
-    if missing:
-        raise InputError(path, 1, f"no column {' or '.join(missing)} (columns: {', '.join(map(str, frame.columns))})",
-                         "give a CSV with a header system,family: one row per system")
-    return dict(zip(frame["system"].astype(str), frame["family"].astype(str)))
-
-
-def provisional_flags(part, rule):
-    """The --provisional/--siblings columns (why a system is provisional; its variant family), or None."""
-    from humeval.ranking.reweight import provisional, sibling_flags, variant_families
-    below, siblings, mapping = rule
-    if not below and not siblings:
-        return None
-    table = pd.DataFrame(index=pd.Index(part.systems, name="system"))
-    reasons = [pd.Series("", index=table.index)]
-    if below:
-        reasons.append(provisional(part, below).map({True: "few comparisons", False: ""}))
-    if siblings:
-        families = variant_families(part.systems, mapping)
-        size = families.map(families.value_counts())
-        reasons.append(sibling_flags(families, siblings).map({True: "siblings", False: ""}))
-        table["family"] = families + " (" + size.astype(str) + ")"
-    text = pd.concat(reasons, axis=1).apply(lambda row: ", ".join(r for r in row if r), axis=1)
-    table.insert(0, "provisional", text)
-    return table
-
-
-def provisional_note(rule) -> str:
-    below, siblings, mapping = rule
-    parts = [f"fewer than {below:,} comparisons (few comparisons)"] if below else []
-    if siblings:
-        parts.append(f"a variant family with {siblings} or more variants on the board (siblings; family: name "
-                     f"(variants), {'from --families' if mapping is not None else 'guessed from the names'})")
-    return "provisional: " + "; ".join(parts)
-
-
 def sampling_policy(part, policy, rule, weight_column, file):
     """(the comparisons reweighted by --reweight, the --provisional/--siblings columns or None)."""
-    from humeval.ranking.reweight import reweight
-    flags = provisional_flags(part, rule)
+    from humeval.ranking.reweight import provisional_flags, reweight
+    flags = provisional_flags(part, *rule)
     if policy:
         if policy.startswith("propensity") and not weight_column:
             raise click.BadParameter("propensity reads each comparison's sampling probability from the --weight "

@@ -25,7 +25,9 @@ from humeval.cli.common import (
     needs,
     out,
     pseudonym_salt,
+    read_families,
     read_options,
+    sampling_options,
     refuse_unused_prior,
 )
 from humeval.cli.campaign import read_arguments, write_report
@@ -70,6 +72,11 @@ METRIC_RESAMPLES = 200  # permutations for the metrics table's clusters: enough 
 @click.option("--details", type=click.Path(dir_okay=False), help="Segment ids → document and segment (seg level).")
 @click.option("--jobs", "-j", default=1, show_default=True, type=JOBS,
               help="Processes for learning curves and refits (0 = all cores).")
+@sampling_options
+@click.option("--joint", "joint_file", type=click.Path(exists=True, dir_okay=False), default=None, metavar="RATINGS",
+              help="Ratings (DA, ESA, MQM: each criterion one protocol) of the same systems: the report adds the "
+                   "joint model's ranking of comparisons and ratings on one scale and each protocol's held-out "
+                   "log-likelihood joined and alone (does joining help), as rank --joint.")
 @execution_options
 @click.option("--random-state", default=0, show_default=True, type=SEED,
               help="Seed for subsets, sampled models and resampling.")
@@ -78,8 +85,8 @@ METRIC_RESAMPLES = 200  # permutations for the metrics table's clusters: enough 
 @anonymize_options
 @common_options
 def report(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, output, report_format, model_names,
-           n_boot, trials, metric_files, human_file, details, jobs, random_state, l2, drop_file, anon, salt, quiet,
-           as_json):
+           n_boot, trials, metric_files, human_file, details, reweight_policy, provisional_below, siblings, families_file,
+           joint_file, jobs, random_state, l2, drop_file, anon, salt, quiet, as_json):
     """One report of a campaign per file: the data, which model to trust (held-out perplexity),
     the ranking with intervals and clusters beside every model's, the preference heatmap, judge
     agreement and quality, completion for ratings, metric correlations. Every table names the
@@ -90,6 +97,8 @@ def report(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep
       humeval report data_RNK.csv --track Czech-English -o cz-en.html
       humeval report mqm_ted_ende.tsv -o mqm.md
       humeval report data_RNK.csv --track Czech-English -o shared.html --anonymize --salt "$SECRET"
+      humeval report battles.json -o arena.html --reweight pairs:50 --siblings 3
+      humeval report data_RNK.csv --track Czech-English --joint data_DA.csv -o joint.html
     """
     from humeval.metaeval.table import correlation_table
     from humeval.report import Table
@@ -107,6 +116,16 @@ def report(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep
         if not tags(name).preference:
             raise click.BadParameter(f"{name} has no preference distribution, so no perplexity", param_hint="--model")
     refuse_unused_prior(models, l2)
+    from humeval.report.sampling import SamplingOptions
+    if reweight_policy and reweight_policy.strip().lower().startswith("propensity"):
+        raise click.BadParameter("the report weighs pairs (pairs[:FLOOR]); propensity reads sampling probabilities "
+                                 "from a --weight column, which rank reads: humeval rank FILE --weight COL "
+                                 "--reweight propensity", param_hint="--reweight")
+    if families_file and not siblings:
+        raise click.BadParameter("names the variant families that --siblings K counts: add --siblings",
+                                 param_hint="--families")
+    sampling = SamplingOptions(reweight_policy, provisional_below, siblings, families_file,
+                               read_families(families_file) if families_file else None)
     metric_table = None
     if metric_files:
         if not human_file:
@@ -129,8 +148,23 @@ def report(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep
                         delimiter=delimiter, sql=sql, keep=keep)) for path in files]
     if not any(j.comparisons is not None or j.ratings is not None for _, j in sets):
         raise InputError(files[0], None, "holds no rankings, comparisons or ratings", "report needs judgments")
+    given = [o for o, v in (("--reweight", reweight_policy), ("--provisional", provisional_below),
+                            ("--siblings", siblings)) if v]
+    if given and not any(j.comparisons is not None for _, j in sets):
+        raise click.BadParameter("weighs and flags the systems of comparisons, and the report's files hold ratings "
+                                 "only", param_hint=given[0])
+    joint = None
+    if joint_file:
+        if not any(j.comparisons is not None for _, j in sets):
+            raise click.BadParameter("fits ratings with comparisons, and the report's files hold none",
+                                     param_hint="--joint")
+        ratings = load(joint_file, fmt=None, quiet=True, salt=salt).ratings
+        if ratings is None or not len(ratings):
+            raise InputError(joint_file, None, "holds no ratings (DA, ESA, MQM, Likert or acceptability scores)",
+                             "give --joint a ratings file of the same systems")
+        joint = (joint_file, ratings)
     result = write_report(sets, output, fmt_out, models, n_boot, trials, jobs, random_state, metric_table, quiet, l2,
-                          read_arguments(fmt, encoding, columns, outcomes, delimiter), tracks)
+                          read_arguments(fmt, encoding, columns, outcomes, delimiter), tracks, sampling, joint)
     if as_json:
         click.echo(json.dumps({"output": str(output), "format": fmt_out, "summary": result.summary}, indent=2))
     elif not quiet:

@@ -14,11 +14,18 @@ resamples d*, or normal draws from an analytic covariance):
   Romano & Wolf 2005) repeats this over the pairs not yet separated until no new pair is, which
   narrows the intervals and keeps the family-wise coverage;
 - **marginal** rank interval of one system j: the same with the maximum over the pairs (j, k),
-  k ≠ j, only (each system's interval holds with probability ``confidence`` on its own);
+  k ≠ j, only, stepped down over those pairs as csranks does (``csranks(..., simul=FALSE)`` is
+  the simultaneous set of the one index j); each system's interval holds with probability
+  ``confidence`` on its own;
 - **τ-best**: the systems that may be among the best τ, all τ-best together with probability
-  ``confidence``: j is out when at least τ systems are surely better than j by the one-sided
-  critical value c₁, the quantile of max_{j≠k} Z*_jk (if all the one-sided statements hold, no
-  true τ-best system has τ systems declared above it).
+  ``confidence``: j is out when at least τ systems are surely better than j by one-sided tests,
+  k surely better than j when d̂_kj > c₁·se_kj with c₁ the ``confidence`` quantile of the maximum
+  of Z*_kj over the ordered pairs not yet declared, stepped down as the two-sided sets are (the
+  lower rank bounds of csranks' ``cstaubest``: if all the one-sided statements hold, no true
+  τ-best system has τ systems declared above it).
+
+csranks' PISA 2018 example (its vignette "Inference for Ranks") is rebuilt in
+tests/experiments/test_rank_sets.py.
 
 WMT's clusters and the arena's "rank (UB)" are pairwise rules without this coverage.
 """
@@ -52,6 +59,25 @@ def _critical(z: np.ndarray, mask: np.ndarray, confidence: float) -> float:
         return np.inf
     worst = np.nanmax(np.where(mask, z, -np.inf).reshape(len(z), -1), axis=1)
     return float(np.quantile(worst, confidence))
+
+
+def _stepdown(z: np.ndarray, t: np.ndarray, se: np.ndarray, mask: np.ndarray, confidence: float,
+              stepdown: bool = True) -> np.ndarray:
+    """The hypotheses of ``mask`` rejected: t > c·se with c the ``confidence`` quantile of the
+    maximum of ``z`` over the hypotheses not yet rejected, repeated until none is (single step
+    without ``stepdown``); Romano & Wolf (2005), as Mogstad et al.'s Algorithm 3.1."""
+    live, rejected = mask.copy(), np.zeros_like(mask)
+    while live.any():
+        c = _critical(z, live, confidence)
+        with np.errstate(invalid="ignore"):
+            new = live & (t > c * se)
+        if not new.any():
+            break
+        rejected |= new
+        live &= ~new
+        if not stepdown:
+            break
+    return rejected
 
 
 def rank_sets(estimate, samples=None, cov=None, confidence: float = 0.95, stepdown: bool = True,
@@ -112,17 +138,12 @@ def rank_sets(estimate, samples=None, cov=None, confidence: float = 0.95, stepdo
             break
     lo, hi = 1 + better.sum(axis=0), p - better.sum(axis=1)
     marg_lo, marg_hi = np.empty(p, int), np.empty(p, int)
-    for j in range(p):
-        mask = np.zeros((p, p), dtype=bool)
-        mask[j] = off[j]
-        c_j = _critical(absz, mask, confidence)
-        with np.errstate(invalid="ignore"):
-            above = (-d_hat[j] > c_j * se[j]) & off[j]
-            below = (d_hat[j] > c_j * se[j]) & off[j]
-        marg_lo[j], marg_hi[j] = 1 + above.sum(), p - below.sum()
-    c1 = _critical(z, off, confidence)  # one-sided: Z*_jk = error of d_jk, max over ordered pairs
-    with np.errstate(invalid="ignore"):
-        surely_above = (d_hat > c1 * se) & off  # [k, j]: k surely better than j
+    for j in range(p):  # the pairs (j, k) only: row j of every array
+        declared = _stepdown(absz[:, j], np.abs(d_hat[j]), se[j], off[j], confidence, stepdown)
+        marg_lo[j], marg_hi[j] = 1 + (declared & (d_hat[j] < 0)).sum(), p - (declared & (d_hat[j] > 0)).sum()
+    # one-sided: z[:, k, j] is the error of d_kj; [k, j] declared when k is surely better than j
+    surely_above = _stepdown(z, d_hat, se, off, confidence, stepdown)
+    c1 = _critical(z, off, confidence)
     out = pd.DataFrame({"score": theta, "rank": 1 + (theta[None, :] > theta[:, None]).sum(axis=1),
                         "sim_lower": lo, "sim_upper": hi, "marg_lower": marg_lo, "marg_upper": marg_hi},
                        index=est.index)

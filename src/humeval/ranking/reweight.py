@@ -146,3 +146,34 @@ def sibling_flags(families: pd.Series, siblings: int) -> pd.Series:
         raise ValueError(f"siblings counts variants of one family, at least 2, not {siblings!r}")
     size = families.map(families.value_counts())
     return (size >= siblings).rename("siblings")
+
+
+def provisional_flags(comparisons: Comparisons, below: int | None = None, siblings: int | None = None,
+                      mapping: dict | None = None) -> pd.DataFrame | None:
+    """Per system why it is provisional (``provisional``: "few comparisons" below ``below``;
+    ``sibling_flags``: "siblings" in a family of ``siblings`` or more variants, from ``mapping`` or
+    guessed by ``family_of``) and, with ``siblings``, its family as "name (variants)"; None without
+    either rule. ``rank --provisional/--siblings`` and the report show these columns."""
+    if not below and not siblings:
+        return None
+    table = pd.DataFrame(index=pd.Index(comparisons.systems, name="system"))
+    reasons = [pd.Series("", index=table.index)]
+    if below:
+        reasons.append(provisional(comparisons, below).map({True: "few comparisons", False: ""}))
+    if siblings:
+        families = variant_families(comparisons.systems, mapping)
+        size = families.map(families.value_counts())
+        reasons.append(sibling_flags(families, siblings).map({True: "siblings", False: ""}))
+        table["family"] = families + " (" + size.astype(str) + ")"
+    text = pd.concat(reasons, axis=1).apply(lambda row: ", ".join(r for r in row if r), axis=1)
+    table.insert(0, "provisional", text)
+    return table
+
+
+def provisional_note(below: int | None = None, siblings: int | None = None, mapping: dict | None = None) -> str:
+    """What the provisional column means under these rules (``provisional_flags``)."""
+    parts = [f"fewer than {below:,} comparisons (few comparisons)"] if below else []
+    if siblings:
+        parts.append(f"a variant family with {siblings} or more variants on the board (siblings; family: name "
+                     f"(variants), {'from --families' if mapping is not None else 'guessed from the names'})")
+    return "provisional: " + "; ".join(parts)

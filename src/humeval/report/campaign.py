@@ -207,11 +207,14 @@ def _and(names) -> str:
 
 def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000, trials: int = 2,
                  random_state: int = 0, jobs: int = 1, metric_table: Table | None = None, progress=None,
-                 l2: float | None = None, read_args=(), tracks=()) -> Report:
+                 l2: float | None = None, read_args=(), tracks=(), sampling=None, joint=None) -> Report:
     """Compute every section for one judgments file. ``progress(step: str)`` reports each step.
     ``read_args`` and ``tracks`` are the reading options the file was read with: every table's
     command repeats them, so it prints the same numbers. ``l2`` is the prior precision of the models
-    that have one (``make_model``; None: their default)."""
+    that have one (``make_model``; None: their default). ``sampling`` (``report.sampling.
+    SamplingOptions``): the weighting policy and provisional flags of the rankings; ``joint``:
+    (ratings file, its ratings) of the same systems, fitted with the comparisons on one scale
+    (``report.joint``)."""
     from humeval.agreement import agreement_table, flagged, judge_quality
     from humeval.data.describe import describe
     from humeval.report.ratings import ratings_sections, without_controls
@@ -237,8 +240,13 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
 
     if judgments.comparisons is not None:
         ranked, chosen = _ranking_sections(judgments.comparisons, path, models, n_boot, trials, random_state, jobs, step,
-                                           summary, methods, l2, read_args, tracks)
+                                           summary, methods, l2, read_args, tracks, sampling)
         sections += ranked
+        if joint is not None:
+            from humeval.report.joint import joint_sections
+            step("the joint model: comparisons and ratings on one scale")
+            sections += joint_sections(judgments.comparisons, joint, path, summary, methods, l2, random_state,
+                                       read_args, tracks)
     if read_ratings is not None:
         sections += ratings_sections(read_ratings, path, n_boot, random_state, step, summary, methods, read_args, tracks)
     from humeval.report.judges import judges_sections  # humans and automatic judges (judge_kind): a module of its own
@@ -359,12 +367,16 @@ def quick_bootstrap(name: str) -> bool:
 
 
 def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, jobs, step, summary, methods,
-                      l2=None, read_args=(), tracks=()):
+                      l2=None, read_args=(), tracks=(), sampling=None):
     from humeval.experiments import bootstrap, mean_curve, track_curves, wmt_view
     from humeval.ranking import make_model
     from humeval.report.figures import plot_bootstrap, plot_learning_curve, plot_preference_heatmap
     from humeval.report.evidence import few_comparisons_warning
     from humeval.report.verdict import item_losses, paired_verdict
+    from humeval.report.sampling import SamplingOptions
+    sampling = sampling or SamplingOptions()
+    # --reweight gives fractional weights: only the models that fit weighted counts can rank with them
+    usable = (lambda name: tags(name).weighted) if sampling.policy else (lambda name: True)
     settings = report_settings(comparisons)
     sizes = settings["sizes"]
     model_list = ",".join(models)
@@ -379,7 +391,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         table = mean_curve(curve).sort_values(sizes[-1], kind="stable")  # best first, as compare-models prints it
         table.columns = [str(c) for c in table.columns]
         best = str(table.index[0])
-        quick = [m for m in table.index if quick_bootstrap(m)]
+        quick = [m for m in table.index if quick_bootstrap(m) and usable(m)]
         chosen = quick[0] if quick else FALLBACK_MODEL
         section.tables.append(Table(
             "Mean test perplexity by training size (lower is better; a uniform guess scores 3)", table,
@@ -412,7 +424,11 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         recommended = " are indistinguishable " not in reason
     if held_out >= MIN_TO_CHOOSE and chosen != best:
         how = command("rank", path, "--model", best, "--bootstrap", n_boot, *prior, read_args=read_args, tracks=tracks)
-        if chosen in table.index:
+        if chosen in table.index and not usable(best):
+            reason += (f"; {best} cannot fit the fractional weights of --reweight {sampling.policy}, so the ranking "
+                       f"below uses {chosen} ({number(table.loc[chosen].iloc[-1], 'decimal')}), the best model with "
+                       "weighted fits and a quick bootstrap")
+        elif chosen in table.index:
             reason += (f"; {best}'s bootstrap is slow, so the ranking below uses {chosen} "
                        f"({number(table.loc[chosen].iloc[-1], 'decimal')}), the best model with a quick bootstrap "
                        f"({how} gives {best}'s intervals)")
@@ -432,8 +448,18 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                    f"{number((1 - CONFIDENCE) / 2, 'percent')} of resampled ranks, systems whose rank ranges do not "
                    "overlap fall in different clusters (Koehn 2012; the WMT procedure).")
     ranks, units = {}, {}
+    fit = (*prior, *sampling.fit_args())  # the words of every rank command below: the prior and the weights
+    if sampling.policy:
+        methods.append(f"Uneven sampling: the rankings weigh each comparison by --reweight {sampling.policy} "
+                       "(arena-rank's 1/max(pair count, floor), rescaled to the number of comparisons); the "
+                       "held-out perplexities compare the models on the comparisons as sampled.")
     for track, part in comparisons.by_track().items():
         step(f"{track}: ranking with {n_boot:,} bootstrap resamples")
+        flags = sampling.flags(part)  # counted before any reweighting, as rank counts them
+        unweighted = part
+        if sampling.policy:
+            from humeval.ranking.reweight import reweight
+            part = reweight(part, sampling.policy)
         model = make_model(chosen, random_state, l2).fit(part)
         # quick-bootstrap models refit in milliseconds: a process pool per track costs more than
         # it saves, so ``jobs`` serves the learning curves only
@@ -446,7 +472,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                               f"= {result.confidence:.0%} percentile interval; rank = trimmed rank range; simultaneous = "
                               "valid for all systems at once; cluster = WMT-style groups of systems whose rank ranges "
                               "overlap.",
-                              command("rank", path, "--model", chosen, "--bootstrap", n_boot, *prior, "--random-state",
+                              command("rank", path, "--model", chosen, "--bootstrap", n_boot, *fit, "--random-state",
                                       random_state, read_args=read_args, tracks=[track]), "system"))
         few = few_comparisons_warning(part)
         if few:
@@ -456,26 +482,29 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         clusters = int(full["cluster"].max()) if len(full) else 0
         ranks[track] = f"{track}: {headline(full.index)}, {clusters} cluster{'s' if clusters != 1 else ''}"
         if tags(model).analytic:  # the Bradley–Terry family: analytic intervals beside the bootstrap
-            analytic, unit = _analytic_table(model, part, full, result.confidence, chosen, track, path, prior,
+            analytic, unit = _analytic_table(model, part, full, result.confidence, chosen, track, path, fit,
                                              random_state, read_args, s.notes)
             s.tables.append(analytic)
             if unit:  # judgments cluster: the comparison bootstrap is too narrow; rank by whole units too
                 units[track] = unit
                 step(f"{track}: ranking with {n_boot:,} resamples of whole {unit}s")
                 safer, ranks[track] = _unit_ranking(model, part, full, analytic.frame, unit, n_boot, chosen, track,
-                                                    path, prior, random_state, read_args, s.notes)
+                                                    path, fit, random_state, read_args, s.notes)
                 s.tables.append(safer)
         if few:
             ranks[track] += f" (warning: {few})"
-        s.tables.append(_trust(model, part, result, chosen, track, path, prior, random_state, n_boot, read_args, s.notes))
+        s.tables.append(_trust(model, part, result, chosen, track, path, fit, random_state, n_boot, read_args, s.notes,
+                               flags, sampling))
+        every = [name for name in (*models, *HEURISTIC_RANKERS) if usable(name)]
         others = pd.DataFrame({name: (model if name == chosen else make_model(name, random_state, l2).fit(part))
-                               .ranking()["rank"] for name in (*models, *HEURISTIC_RANKERS)})  # the same fit
+                               .ranking()["rank"] for name in every})  # the same fit
         others = others.reindex(view.index)
         others.index.name = "system"
         s.tables.append(Table(f"{track}: rank by every model", others,
                               "Each model fitted on all comparisons of the track (heuristics: expected wins, Bojar's "
-                              "share of non-tied wins); rows in the order of the table above.",
-                              command("rank", path, "--model", ",".join((*models, *HEURISTIC_RANKERS)), *prior,
+                              "share of non-tied wins); rows in the order of the table above."
+                              + _left_out([n for n in (*models, *HEURISTIC_RANKERS) if n not in every]),
+                              command("rank", path, "--model", ",".join(every), *fit,
                                       "--random-state", random_state, read_args=read_args, tracks=[track]), "system"))
         s.figures.append(Figure(f"{track}: scores with intervals",
                                 _png(plot_bootstrap(full, title=f"{track}: {chosen}", scale=result.scale)),
@@ -485,12 +514,17 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                                     f"{chosen}; the rest of each cell's probability is ties and losses",
                                     _png(plot_preference_heatmap(model, title=f"{track}: {chosen}")),
                                     "probability that the row system is preferred to the column system"))
+        # how evenly the pairs met (and with --reweight, the unweighted fit beside): after the other notes
+        from humeval.report.sampling import unevenness
+        s.notes.append(unevenness(unweighted, hint=not sampling.policy))
+        if sampling.policy:
+            _reweighted_beside(s, model, unweighted, chosen, random_state, l2, track, path, prior, read_args)
         sections.append(s)
     summary.extend(ranks.values())
     for unit in sorted(set(units.values())):  # the command once, not on every track's line
         where = [t for t, u in units.items() if u == unit]
         track = where[0] if len(where) == 1 else "TRACK"
-        how = command("rank", path, "--model", chosen, "--bootstrap", n_boot, "--resample", unit, *prior,
+        how = command("rank", path, "--model", chosen, "--bootstrap", n_boot, "--resample", unit, *fit,
                       "--random-state", random_state, read_args=read_args, tracks=[track])
         summary.append(f"Rankings by whole {unit}s ({', '.join(where)}): {how}"
                        + ("" if len(where) == 1 else " with TRACK one of them"))
@@ -563,15 +597,49 @@ def _analytic_table(model, part, full, confidence, chosen, track, path, prior, r
         correlated_unit(table, clusters)
 
 
-def _trust(model, part, result, chosen, track, path, prior, random_state, n_boot, read_args, notes) -> Table:
-    """Fragility and rank sets beside the ranking (``humeval.report.trust``); rank 1's fragility in ``notes``."""
+def _trust(model, part, result, chosen, track, path, prior, random_state, n_boot, read_args, notes, flags=None,
+           sampling=None) -> Table:
+    """Fragility and rank sets beside the ranking (``humeval.report.trust``), and the provisional
+    flags (``flags``, from ``sampling``) where asked; rank 1's fragility in ``notes``."""
     from humeval.report.trust import trust_table
     frame, caption, top = trust_table(model, part, result, result.confidence)
     if top:
         notes.append(top)
+    flag_args = ()
+    if flags is not None:
+        frame = frame.join(flags)
+        caption += "; " + sampling.note()
+        flag_args = sampling.flag_args()
+        flagged = frame.index[frame["provisional"] != ""]
+        if len(flagged):
+            notes.append(f"provisional: {', '.join(map(str, flagged[:10]))}{' …' if len(flagged) > 10 else ''} "
+                         f"({len(flagged)} of {len(frame)})")
     return Table(f"{track}: how sure is each rank ({chosen})", frame, caption,
                  command("rank", path, "--model", chosen, "--bootstrap", n_boot, "--robustness", "--rank-sets", *prior,
-                         "--random-state", random_state, read_args=read_args, tracks=[track]), "system")
+                         *flag_args, "--random-state", random_state, read_args=read_args, tracks=[track]), "system")
+
+
+def _left_out(names) -> str:
+    """The caption's words for the models --reweight leaves out of the 'every model' table."""
+    return (f" Not shown: {', '.join(names)}, which cannot fit the fractional weights of --reweight." if names
+            else "")
+
+
+def _reweighted_beside(section, model, unweighted, chosen, random_state, l2, track, path, prior, read_args) -> None:
+    """The unevenness of the pairs' counts, and the reweighted fit beside the unweighted one when
+    their orders differ (``humeval.report.sampling``), into ``section``."""
+    from humeval.ranking import make_model
+    from humeval.report.sampling import beside_unweighted
+    plain = make_model(chosen, random_state, l2).fit(unweighted)
+    table, sentence = beside_unweighted(model, plain)
+    section.notes.append(f"reweighted: {sentence}")
+    if table is not None:
+        section.tables.append(Table(
+            f"{track}: {chosen} reweighted beside unweighted", table,
+            "score, rank: the fit on the reweighted comparisons (the ranking above); unweighted score and rank: the "
+            "same model on the comparisons as sampled, where pairs met more often weigh more.",
+            command("rank", path, "--model", chosen, *prior, "--random-state", random_state,
+                    read_args=read_args, tracks=[track]), "system"))
 
 
 def _unit_ranking(model, part, full, analytic, unit, n_boot, chosen, track, path, prior, random_state, read_args,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from humeval.report.campaign import Figure, Section, Table, _png, command, headline
+from humeval.report.campaign import Figure, Section, Table, _png, command, headline, is_reference
 
 RANKING_TEST = "wilcoxon"
 
@@ -131,6 +131,7 @@ def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, s
                               source=path)
     except ValueError as error:  # InputError included: no track can be ranked
         return [Section("Ratings: ranking", notes=[f"no ranking: {error}"])]
+    parts = rank_tracks(system, ranker=lambda part: part)  # the same tracks and criteria, unranked
     for track, result in results.items():
         s = Section(f"{track}: ranking from ratings")
         n = int(result.table["ratings"].sum())
@@ -142,6 +143,8 @@ def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, s
             command("rank", path, "--model", result.model, "--bootstrap", n_boot, "--significance", result.test,
                     "--random-state", random_state, **_track(where, track.split(" / ")[0])), "system"))
         s.notes += [f"skipped {count:,} {reason}" for reason, count in result.skipped.items()]
+        if track in parts:
+            s.tables.append(fragility_table(parts[track], result.table.index, path, track, summary, where))
         title = f"{track}: {result.model}"
         s.figures.append(Figure(f"{track}: scores with intervals", _png(plot_scores(result.table, result.score,
                                                                                     title=title)),
@@ -160,6 +163,39 @@ def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, s
                    "one-sided Wilcoxon rank-sum test for every pair of systems; clusters where every system above "
                    "a line beats every system below it" + (f" ({'; '.join(sources)})." if sources else "."))
     return sections
+
+
+def fragility_table(part, order, path: str, track: str, summary: list, where=None) -> Table:
+    """The fewest ratings whose removal reverses each adjacent pair of mean scores
+    (``experiments.robustness.ratings_robustness``: exact, from prefix sums of the sorted scores,
+    as ``humeval rank FILE --robustness`` prints it); the caption says where the order of raw means
+    differs from the ranking ``order`` above (a z-normalised or segment-averaged model may order
+    systems otherwise), and ``summary`` gets rank 1's line."""
+    from humeval.experiments.robustness import RATINGS_NOTE, ratings_robustness
+    from humeval.report.render import number, share
+    table = ratings_robustness(part).set_index("conclusion")
+    table["dropped"] = table["dropped"].astype("Int64")
+    by_mean = [c.split(" > ")[0] for c in table.index] + ([table.index[-1].split(" > ")[1]] if len(table) else [])
+    same = [str(s) for s in order] == by_mean
+    caption = (RATINGS_NOTE + "; – where no drop reverses the order (every rating of one system beats every rating "
+               "of the other, and one of each must stay). "
+               + ("The order of raw means is the ranking's above." if same else
+                  "The order of raw means differs from the ranking above (" + " > ".join(map(str, order))
+                  + "): the fragility is that of the raw means' order, by the conclusion column."))
+    # rank 1 among the systems: a human reference (is_reference) is no contestant; the pair of the
+    # two best systems is adjacent whatever the reference's place, and its count does not depend on it
+    pairs = [c for c in table.index if not any(is_reference(s) for s in c.split(" > "))]
+    if pairs:
+        top, n = table.loc[pairs[0]], len(part)
+        leader = pairs[0].split(" > ")[0]
+        among = " among the systems" if len(pairs) < len(table) else ""
+        summary.append(f"{track}: rank 1 by mean rating{among}, {leader}, falls by dropping "
+                       f"{number(top['dropped'], 'count')} of {number(n, 'count')} ratings ({share(top['share'])})"
+                       if pd.notna(top["dropped"])
+                       else f"{track}: no drop of ratings puts the runner-up level with {leader}'s mean")
+    return Table(f"{track}: how many ratings reverse each order of mean scores", table, caption,
+                 command("rank", path, "--robustness", **_track(where, track.split(" / ")[0])), "conclusion",
+                 {"gap": "decimal", "share": "percent"})
 
 
 def _track(where, track: str) -> dict:

@@ -62,6 +62,14 @@ def number(value, kind: str = "score") -> str:
     return f"{value:.3g}"
 
 
+def share(value) -> str:
+    """A share as a percentage that a small share does not round to 0: 0.037 % not 0.0 %
+    (two significant digits below 0.1 %; ``number(value, "percent")`` above)."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and 0 < value < 0.001:
+        return f"{value * 100:.2g}%"
+    return number(value, "percent")
+
+
 def column_kind(name, values: pd.Series) -> str:
     """The kind of number a column holds, from its dtype and name (see ``number``)."""
     name = str(name)

@@ -17,7 +17,7 @@ from humeval.experiments.bootstrap import judgment_count
 from humeval.experiments.rank_sets import bootstrap_rank_sets, rank_set_columns, rank_set_note
 from humeval.experiments.robustness import FAMILIES, fragility, robustness_table
 from humeval.ranking.boards import ANCHOR
-from humeval.report.render import number
+from humeval.report.render import number, share
 
 
 def trust_table(model, comparisons, result, confidence: float):
@@ -42,7 +42,7 @@ def trust_table(model, comparisons, result, confidence: float):
             row = first.iloc[0]
             top = (f"rank 1, {first.index[0].removeprefix('top: ')}, falls by dropping "
                    f"{number(row['dropped'], 'count')} of {number(judgment_count(comparisons), 'count')} judgments "
-                   f"({number(row['share'], 'percent')}), verified by a refit")
+                   f"({share(row['share'])}), verified by a refit")
     else:
         caption.insert(0, f"no 'to flip' column: the fewest judgments that reverse an order come from the influence "
                           f"functions of the Bradley–Terry family (bt, davidson, rao-kupper), not of {type(model).__name__}")

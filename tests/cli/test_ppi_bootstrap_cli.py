@@ -16,6 +16,17 @@ from humeval.experiments.ppi import (bootstrap_battles, bootstrap_system_means, 
 from humeval.simulate.judged import battles_frame, judged_battles, judged_ratings
 
 
+def _figures():
+    """The FIGURES of tests/experiments/test_ppi_bootstrap.py (what the tutorial quotes)."""
+    import importlib.util
+    from pathlib import Path
+    spec = importlib.util.spec_from_file_location(
+        "test_ppi_bootstrap_figures", Path(__file__).parents[1] / "experiments/test_ppi_bootstrap.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.FIGURES
+
+
 def run(*args):
     return CliRunner().invoke(cli, [str(a) for a in args])
 
@@ -126,20 +137,35 @@ def test_differences_refusals(tmp_path):
 
 
 def test_wmt20_de_en_bootstrap_and_differences():
-    """A metric (chrF) as the judge of WMT20 de-en DA held out to a fifth: the bootstrap's combined
-    intervals within 25 % of the sandwich's widths (200 resamples), and the differences printed."""
+    """A metric (chrF) as the judge of WMT20 de-en DA held out to a fifth (the tutorial's command):
+    the bootstrap's combined intervals (1,000 resamples) against the sandwich's widths, the
+    significant differences and the clusters the tutorial quotes."""
     from conftest import shared_file
+    FIGURES = _figures()
+    from humeval.data.readers.wmt_metrics import read_da_scores, read_metric_scores
+    from humeval.experiments.ppi import hold_out
     root = shared_file("wmt20-metrics-de-en")
     args = ("ppi", "--da", root / "manual-evaluation/ad-seg-scores-de-en.csv", "--details",
             root / "input/de-en.details.txt", "--metric", root / "seg-level/chrF.seg.score.de-en.tsv",
-            "--hold-out", "0.2", "--bootstrap", 200)
+            "--hold-out", "0.2", "--bootstrap", 1000)
     result = run(*args, "--json")
     assert result.exit_code == 0, result.output
     rows = json.loads(result.output)
     assert len(rows) == 12
     ratio = np.array([(r["boot_ppi_hi"] - r["boot_ppi_lo"]) / (r["ppi_hi"] - r["ppi_lo"]) for r in rows])
-    assert ratio == pytest.approx(1, abs=0.25)
-    text = run(*args[:-2], "--differences").output
+    low, high = FIGURES["wmt20"]["ratio"]
+    assert low - 0.005 <= ratio.min() < low + 0.005 and high - 0.005 <= ratio.max() < high + 0.005
+    assert ratio.mean() == pytest.approx(1.005, abs=0.001)  # the tutorial: "1.005 on average"
+    _, da = read_da_scores(root / "manual-evaluation/ad-seg-scores-de-en.csv", root / "input/de-en.details.txt")
+    _, _, chrf = read_metric_scores(root / "seg-level/chrF.seg.score.de-en.tsv")
+    judge = chrf.loc[da.index.intersection(chrf.index)]
+    table = system_means(hold_out(da, judge, 0.2, 0), judge)
+    d = mean_differences(table)
+    assert (d.ppi_lo > 0).sum() == FIGURES["wmt20"]["significant"]
+    assert (d.human_lo > 0).sum() == FIGURES["wmt20"]["human_significant"]
+    sizes = difference_clusters(table, d).value_counts().sort_index().tolist()
+    assert " | ".join(map(str, sizes)) == FIGURES["wmt20"]["clusters"] and table.index[-1].startswith("yolo")
+    text = run(*args, "--differences").output
     assert "differences of system means" in " ".join(text.split()) and text.count("│") > 66 * 9
 
 

@@ -13,6 +13,11 @@ from humeval.experiments.ppi import (bootstrap_battles, bootstrap_system_means, 
                                      ppi_davidson, system_means)
 from humeval.simulate.judged import judged_battles, judged_ratings
 
+# The figures docs/tutorials/humans-and-judges.md quotes, as the tests below compute them
+# (tests/test_tutorial_humans_and_judges.py checks the page quotes these).
+FIGURES = {"bt": 0.935, "ratings": 0.94,
+           "wmt20": {"ratio": (0.93, 1.06), "significant": 35, "human_significant": 36, "clusters": "11 | 1"}}
+
 
 def test_resamples_pairs_and_judge_only_units_apart():
     """Each resample draws n labelled rows and N judge-only rows, each from its own part."""
@@ -54,6 +59,8 @@ def test_bt_bootstrap_covers_the_truth_with_a_biased_judge():
     assert len(cover["ppi"]) == 200
     assert np.mean(cover["ppi"]) >= 0.90
     assert np.mean(cover["human"]) >= 0.90
+    for kind in cover:  # the tutorial's figure (one interval flipped is 0.005)
+        assert np.mean(cover[kind]) == pytest.approx(FIGURES["bt"], abs=0.0055)
 
 
 @pytest.mark.parametrize("fit", [ppi_bradley_terry, ppi_davidson])
@@ -90,6 +97,7 @@ def test_means_bootstrap_agrees_with_the_sandwich_and_covers():
         b = bootstrap_system_means(h, j, 200, random_state=seed).loc[truth.index]
         cover += list((b.ppi_lo <= truth) & (truth <= b.ppi_hi))
     assert np.mean(cover) >= 0.90
+    assert np.mean(cover) == pytest.approx(FIGURES["ratings"], abs=0.007)  # the tutorial's (150 intervals)
 
 
 def test_bootstrap_is_seeded():

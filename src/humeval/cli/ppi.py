@@ -281,8 +281,9 @@ def _extras(means, boot, differences, title, confidence, n_boot, as_json):
                               "human p": d.human_p})
         out.print(render(shown.set_index("better"), f"{title}: differences of system means ({confidence:.0%} "
                          "intervals, two-sided p)", "better"))
-        out.print(render(pd.DataFrame({"combined": means.ppi, "cluster": cluster}), f"{title}: clusters (WMT's rule: "
-                         f"each system above a line beats each below it, p < {1 - confidence:.2g})", "system"))
+        out.print(render(pd.DataFrame({"combined": means.ppi, "cluster": cluster}), "clusters", "system"))
+        out.print(f"  clusters: WMT's rule on the combined differences (a line falls where every system above beats "
+                  f"every system below, p < {1 - confidence:.2g}).")
         out.print("  The systems' units are treated as independent samples: when they scored the same segments the "
                   "intervals and p-values are conservative.")
 

@@ -71,6 +71,15 @@ def test_battles_bootstrap_equals_the_library(tmp_path, model):
     assert run("ppi", path, "--bootstrap", 1).exit_code == 2
 
 
+def test_davidson_bootstrap_without_ties_is_refused(tmp_path):
+    _, h, j = judged_battles(n_human=100, n_judge=300, random_state=2)  # no ties: ν̂ = 0
+    path = tmp_path / "battles.csv"
+    battles_frame(h, j).to_csv(path, index=False)
+    result = run("ppi", path, "--model", "davidson", "--bootstrap", 100)
+    assert result.exit_code == 2 and "no battle is a tie" in result.output and "--model bt" in result.output
+    assert run("ppi", path, "--model", "davidson").exit_code == 0
+
+
 def test_ratings_bootstrap_equals_the_library(tmp_path):
     path = tmp_path / "ratings.csv"
     h, j = _ratings_file(path)

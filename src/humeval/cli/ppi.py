@@ -137,7 +137,7 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
             raise click.UsageError("--differences goes with ratings (system means); this file holds battles")
         fit = P.ppi_davidson if model == "davidson" else P.ppi_bradley_terry
         result = fit(table.take(human_rows), table.take(judge_rows), path=file)
-        boot = P.bootstrap_battles(result["ppi"], n_boot, confidence, random_state) if n_boot else None
+        boot = P.bootstrap_battles(result["ppi"], n_boot, confidence, random_state, file) if n_boot else None
         _battles(result, title, confidence, out_file, as_json, boot)
         _extras(None, boot, False, title, confidence, n_boot, as_json)
         if rank_sets:

@@ -505,7 +505,7 @@ def _distinct(arrays):
 
 
 def bootstrap_battles(estimate: BTEstimate, n_resamples: int = 1000, level: float = 0.95,
-                      random_state=None) -> pd.DataFrame:
+                      random_state=None, path=None) -> pd.DataFrame:
     """Percentile intervals of the human-only and the PPI++ abilities of a ``ppi_bradley_terry``
     or ``ppi_davidson`` estimate (its "ppi" entry) by ``ppi_bootstrap``: matched human and judge
     verdicts resampled as pairs, judge-only battles separately, the human-only fit, λ and the
@@ -513,11 +513,17 @@ def bootstrap_battles(estimate: BTEstimate, n_resamples: int = 1000, level: floa
 
     Each resample is the multiset of distinct battles (systems, labels, weight) with their
     resampled counts as frequency weights: the same fit as on the expanded rows, faster.
-    Returns per system: human, human_lo, human_hi, ppi, ppi_lo, ppi_hi (centred abilities)."""
+    Returns per system: human_lo, human_hi, ppi, ppi_lo, ppi_hi (centred abilities). Davidson's
+    model on battles without a tie is an ``InputError``: ν̂ = 0 lies on the boundary, where every
+    refit would run to its iteration limit."""
+    data = estimate.data
+    if estimate.model == "davidson" and not (data[1][:, 1].any() or data[2][:, 1].any() or data[5][:, 1].any()):
+        raise InputError(path, None, "no battle is a tie, so Davidson's tie parameter is 0 and its bootstrap "
+                         "refits cannot converge", "use --model bt (the same abilities without ties), or "
+                         "battles where a tie is a possible verdict")
     fit, sandwich = {"bradley_terry": (_fit, _sandwich), "davidson": (_fit_davidson, _sandwich_davidson)}[
         estimate.model]
-    data = estimate.data
-    lab, lab_code = _distinct(data[:3] + (data[3],))
+    lab, lab_code = _distinct(data[:4])
     unl, unl_code = _distinct(data[4:])
     free = len(estimate.scores) - 1
     start = fit(*data, estimate.lam)  # warm start of every fit: the estimate itself

@@ -158,3 +158,23 @@ def test_swapped_orders_none_twice_and_several_verdicts_per_order():
                     item=np.array([0, 0, 0]), systems=("A", "B"), items=("q",))
     table = swapped_orders(c)
     assert table.loc["consistent"].estimate == 1 and table.loc["consistent"].n == 1
+
+
+def test_swapped_orders_on_arena_hard_games(tmp_path):
+    """Arena-Hard-Auto judges each question twice (game 1: baseline first; game 2: model first),
+    read by the arena-hard reader: q1 the model both ways (consistent), q2 the first shown both
+    ways, q3 the second shown both ways, q4 a tie both ways, q5 one game missing (no twin)."""
+    import json
+
+    from humeval import read
+    games = {"q1": ["B>A", "A>>B"], "q2": ["A>B", "A>B"], "q3": ["B>A", "B>A"], "q4": ["A=B", "A=B"],
+             "q5": ["B>A", None]}
+    lines = [json.dumps({"uid": q, "judge": "gpt-4.1", "model": "m", "baseline": "base",
+                         "games": [{"score": v, "judgment": {}, "prompt": []} if v else None for v in verdicts]})
+             for q, verdicts in games.items()]
+    path = tmp_path / "judgments.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    table = swapped_orders(read(path).comparisons)
+    assert (table.n == 4).all()
+    assert table.estimate.tolist() == [0.5, 0.25, 0.25]
+    assert tuple(table.loc["consistent", ["lo", "hi"]]) == pytest.approx(wilson(0.5, 4))

@@ -63,8 +63,8 @@ from humeval.errors import InputError
 @read_options
 @common_options
 def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, hold_out, confidence, random_state,
-        n_boot, differences, model, audit, covariates, family, reliability_png, rank_sets, out_file, fmt, encoding, columns, outcomes, tracks,
-        delimiter, sql, keep, as_json, quiet):
+        n_boot, differences, model, audit, covariates, family, reliability_png, rank_sets, out_file, fmt, encoding,
+        columns, outcomes, tracks, delimiter, sql, keep, as_json, quiet):
     """Human and automatic judges together: human-only, judge-only and prediction-powered (PPI++)
     estimates side by side, with interval widths, the judge's weight λ and how many human
     judgments the judge is worth.

@@ -112,3 +112,19 @@ def test_the_simulation_and_wmt20_figures_are_those_the_tests_check():
     for phrase in phrases:
         assert phrase in PROSE, phrase
     assert "human-only alike" in PROSE and wmt["human"] == wmt["ppi"]
+
+
+def test_the_bootstrap_figures_are_those_the_tests_check():
+    spec = importlib.util.spec_from_file_location("test_ppi_bootstrap_figures",
+                                                  ROOT / "tests/experiments/test_ppi_bootstrap.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    f = module.FIGURES
+    low, high = f["wmt20"]["ratio"]
+    phrases = [f"combined intervals are {low:.2f}–{high:.2f} times the sandwich's widths",
+               f"{f['wmt20']['significant']} of the 66 differences are significant "
+               f"({f['wmt20']['human_significant']} by the humans alone)",
+               f"covered the true abilities {percent(f['bt'])} % of the time, combined and human-only alike",
+               f"30 simulated ratings campaigns (200 resamples) {percent(f['ratings'])} %"]
+    for phrase in phrases:
+        assert phrase in PROSE, phrase

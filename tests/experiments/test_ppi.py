@@ -5,7 +5,7 @@ the WMT20 de-en check (a metric as the judge, DA on a held-out fifth)."""
 import numpy as np
 import pytest
 
-from humeval.experiments.ppi import (bootstrap_bradley_terry, hold_out, ppi_bradley_terry, ppi_mean,
+from humeval.experiments.ppi import (bootstrap_battles, hold_out, ppi_bradley_terry, ppi_mean,
                                      system_means)
 from humeval.errors import InputError
 from humeval.simulate.judged import judged_battles, judged_ratings
@@ -117,9 +117,9 @@ def test_ratings_coverage_with_a_biased_judge_on_another_scale():
 def test_bootstrap_resamples_both_parts_and_agrees_with_the_sandwich():
     truth, h, j = judged_battles(random_state=1)
     est = ppi_bradley_terry(h, j)["ppi"]
-    boot = bootstrap_bradley_terry(est, 200, random_state=0)
+    boot = bootstrap_battles(est, 200, random_state=0)
     sandwich = est.intervals()
-    assert (boot.hi - boot.lo).to_numpy() == pytest.approx((sandwich.hi - sandwich.lo).to_numpy(), rel=0.25)
+    assert (boot.ppi_hi - boot.ppi_lo).to_numpy() == pytest.approx((sandwich.hi - sandwich.lo).to_numpy(), rel=0.25)
 
 
 def test_no_shared_units_is_an_input_error():

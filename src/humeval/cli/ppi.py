@@ -13,7 +13,7 @@ import click
 import numpy as np
 import pandas as pd
 
-from humeval.cli.common import (CONFIDENCE, SEED, SHARE, TABLE_OUT, common_options, jsonable, load, out,
+from humeval.cli.common import (CONFIDENCE, SEED, SHARE, TABLE_OUT, Resamples, common_options, jsonable, load, out,
                                 print_skips, read_options, render, split_judges)
 from humeval.errors import InputError
 
@@ -35,7 +35,14 @@ from humeval.errors import InputError
               help="With --da: keep the DA scores of only this share of the units (a pre-annotation campaign "
                    "replayed), and show the all-human means beside the estimates.")
 @click.option("--confidence", type=CONFIDENCE, default=0.95, show_default=True, help="Coverage of the intervals.")
-@click.option("--random-state", type=SEED, default=0, show_default=True, help="Seed of --hold-out.")
+@click.option("--random-state", type=SEED, default=0, show_default=True, help="Seed of --hold-out, --bootstrap and "
+              "the audit's bootstrap.")
+@click.option("--bootstrap", "n_boot", type=Resamples(), default=0, show_default=True,
+              help="Also percentile intervals of the human-only and combined estimates from N resamples of the "
+                   "prediction-powered bootstrap (human–judge pairs and judge-only units resampled apart, λ re-tuned "
+                   "in each; 0 = off: the sandwich intervals only).")
+@click.option("--differences", is_flag=True, help="Ratings: also the combined difference of every pair of system "
+              "means with its interval and p-value, and WMT-style clusters from them.")
 @click.option("--model", "-m", "model", type=click.Choice(["bt", "davidson"]), default="bt", show_default=True,
               help="Battles: Bradley–Terry with ties counted ½, or Davidson's ties model (ties an outcome of their own).")
 @click.option("--audit", is_flag=True, help="Battles: also audit the judge against the humans (agreement, kappa, "
@@ -56,8 +63,8 @@ from humeval.errors import InputError
 @read_options
 @common_options
 def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, hold_out, confidence, random_state,
-        model, audit, covariates, family, reliability_png, rank_sets, out_file, fmt, encoding, columns, outcomes, tracks,
-        delimiter, sql, keep, as_json, quiet):
+        n_boot, differences, model, audit, covariates, family, reliability_png, rank_sets, out_file, fmt, encoding,
+        columns, outcomes, tracks, delimiter, sql, keep, as_json, quiet):
     """Human and automatic judges together: human-only, judge-only and prediction-powered (PPI++)
     estimates side by side, with interval widths, the judge's weight λ and how many human
     judgments the judge is worth.
@@ -78,6 +85,8 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         raise click.UsageError("--audit goes with a battles FILE and the printed tables")
     if rank_sets and (da_file is not None or as_json):
         raise click.UsageError("--rank-sets goes with a battles FILE and the printed tables")
+    if differences and as_json:
+        raise click.UsageError("--differences goes with the printed tables")
     from humeval.experiments import ppi as P
     if da_file is not None:
         if metric_file is None or details is None:
@@ -94,8 +103,11 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
             full = human.groupby(level=[0, 1]).mean().reindex(shared).groupby(level=1).mean()
             judge = judge.loc[shared]  # the replayed campaign: the units humans rated, all scored by the judge
             human = P.hold_out(human, judge, hold_out, random_state)
-        _means(P.system_means(human, judge, confidence, path=da_file), f"{da_file} (DA) with {name} as the judge",
-               full, out_file, as_json)
+        table = P.system_means(human, judge, confidence, path=da_file)
+        title = f"{da_file} (DA) with {name} as the judge"
+        boot = _means_bootstrap(human, judge, n_boot, confidence, random_state, da_file)
+        _means(table, title, full, out_file, as_json, boot)
+        _extras(table, boot, differences, title, confidence, n_boot, as_json)
         return
     if hold_out is not None:
         raise click.UsageError("--hold-out goes with --da")
@@ -116,10 +128,18 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         if audit or rank_sets or model != "bt":
             raise click.UsageError("--audit, --rank-sets and --model go with battles; this file holds ratings")
         h, j = _series(table.take(human_rows)), _series(table.take(judge_rows))
-        _means(P.system_means(h, j, confidence, path=file), title, None, out_file, as_json)
+        means = P.system_means(h, j, confidence, path=file)
+        boot = _means_bootstrap(h, j, n_boot, confidence, random_state, file)
+        _means(means, title, None, out_file, as_json, boot)
+        _extras(means, boot, differences, title, confidence, n_boot, as_json)
     else:
+        if differences:
+            raise click.UsageError("--differences goes with ratings (system means); this file holds battles")
         fit = P.ppi_davidson if model == "davidson" else P.ppi_bradley_terry
-        _battles(fit(table.take(human_rows), table.take(judge_rows), path=file), title, confidence, out_file, as_json)
+        result = fit(table.take(human_rows), table.take(judge_rows), path=file)
+        boot = P.bootstrap_battles(result["ppi"], n_boot, confidence, random_state, file) if n_boot else None
+        _battles(result, title, confidence, out_file, as_json, boot)
+        _extras(None, boot, False, title, confidence, n_boot, as_json)
         if rank_sets:
             from humeval.experiments.ppi_ranks import ppi_rank_sets
             _rank_sets(ppi_rank_sets(table.take(human_rows), table.take(judge_rows), confidence, path=file), title,
@@ -129,6 +149,7 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
             humans, judged = table.take(human_rows), table.take(judge_rows)
             summary, per_system = audit_judge(humans, judged, random_state=random_state, path=file, family=family)
             out.print(render(summary, f"{judge_label} against the humans (95% intervals)", "measure"))
+            _twice_note(summary)
             out.print(render(per_system, f"{judge_label}: mean verdict for each system minus the humans' "
                              "(positive: the judge favours it)", "system"))
             diagram = reliability_of(humans, judged, path=file)
@@ -147,8 +168,9 @@ def _series(ratings) -> pd.Series:
     return pd.Series(ratings.score, index=index)
 
 
-def _means(table, title, full, out_file, as_json):
+def _means(table, title, full, out_file, as_json, boot=None):
     left_out = table.attrs.get("left_out", [])
+    table = _with_bootstrap(table, boot)
     shown = pd.DataFrame({"human": table.human, "±": table.width_human / 2, "judge": table.judge,
                           "± ": table.judge_hi - table.judge, "combined": table.ppi, "±  ": table.width_ppi / 2,
                           "λ": table.lam, "n": table.n, "N": table.N, "worth": table.effective_n})
@@ -171,12 +193,12 @@ def _means(table, title, full, out_file, as_json):
                   f"{', '.join(map(str, left_out))}")
 
 
-def _battles(result, title, confidence, out_file, as_json):
+def _battles(result, title, confidence, out_file, as_json, boot=None):
     frames = {k: v.intervals(confidence) for k, v in result.items()}
     ppi = result["ppi"]
     table = pd.concat({k: f for k, f in frames.items()}, axis=1)
     table.columns = [f"{k}_{c}" for k, c in table.columns]
-    table = table.sort_values("ppi_score", ascending=False)
+    table = _with_bootstrap(table.sort_values("ppi_score", ascending=False), boot)
     table.index.name = "system"
     shown = pd.DataFrame({"human": table.human_score, "±": (table.human_hi - table.human_lo) / 2,
                           "judge": table.judge_score, "± ": (table.judge_hi - table.judge_lo) / 2,
@@ -218,3 +240,57 @@ def _rank_sets(sets, title, confidence):
               f"clusters: WMT's rule on the combined rank sets ({ppi.cluster.max()} "
               f"cluster{'s' if ppi.cluster.max() > 1 else ''}).")
     out.print("  judge ranks: the judge alone, its bias ignored — for contrast, not for conclusions.")
+
+
+def _means_bootstrap(human, judge, n_boot, confidence, random_state, path):
+    """``bootstrap_system_means`` when --bootstrap asks for it, else None."""
+    if not n_boot:
+        return None
+    from humeval.experiments.ppi import bootstrap_system_means
+    return bootstrap_system_means(human, judge, n_boot, confidence, random_state, path=path)
+
+
+def _with_bootstrap(table, boot):
+    """The table with the bootstrap bounds as columns boot_human_lo, boot_human_hi, boot_ppi_lo,
+    boot_ppi_hi (for --json and --out)."""
+    if boot is None:
+        return table
+    bounds = boot[["human_lo", "human_hi", "ppi_lo", "ppi_hi"]].add_prefix("boot_")
+    return table.join(bounds)
+
+
+def _extras(means, boot, differences, title, confidence, n_boot, as_json):
+    """The printed --bootstrap and --differences tables."""
+    if as_json:
+        return
+    if boot is not None:
+        shown = pd.DataFrame({"human lo": boot.human_lo, "human hi": boot.human_hi, "combined": boot.ppi,
+                              "combined lo": boot.ppi_lo, "combined hi": boot.ppi_hi}, index=boot.index)
+        if means is not None:
+            shown = shown.reindex(means.index)
+        else:
+            shown = shown.sort_values("combined", ascending=False)
+        out.print(render(shown, f"{title}: {confidence:.0%} bootstrap percentile intervals ({n_boot:,} resamples: "
+                         "human–judge pairs and judge-only units resampled apart, λ re-tuned in each)", "system"))
+    if differences:
+        from humeval.experiments.ppi import difference_clusters, mean_differences
+        d = mean_differences(means, confidence)
+        cluster = difference_clusters(means, d, confidence)
+        shown = pd.DataFrame({"better": d.better, "worse": d.worse, "combined": d.ppi, "lo": d.ppi_lo, "hi": d.ppi_hi,
+                              "p": d.ppi_p, "human": d.human, "human lo": d.human_lo, "human hi": d.human_hi,
+                              "human p": d.human_p})
+        out.print(render(shown.set_index("better"), f"{title}: differences of system means ({confidence:.0%} "
+                         "intervals, two-sided p)", "better"))
+        out.print(render(pd.DataFrame({"combined": means.ppi, "cluster": cluster}), "clusters", "system"))
+        out.print(f"  clusters: WMT's rule on the combined differences (a line falls where every system above beats "
+                  f"every system below, p < {1 - confidence:.2g}).")
+        out.print("  The systems' units are treated as independent samples: when they scored the same segments the "
+                  "intervals and p-values are conservative.")
+
+
+def _twice_note(summary):
+    """Say so when the swapped-order check had nothing to check."""
+    if not summary.attrs.get("judged_twice"):
+        out.print("  swapped orders: the judge judged no battle in both orders (same item and pair, a and b "
+                  "swapped), so its position consistency is not measured; judge each battle twice, once each way "
+                  "(as Arena-Hard-Auto does), to measure it.")

@@ -30,6 +30,13 @@ Each line is an estimate with a 95 % interval (normal approximation unless said)
   another, the family side's mean verdict by the judge minus the humans' (positive: the judge
   favours its own family beyond what humans see).
 
+- swapped orders (``swapped_orders``): over the battles the judge judged in both orders (same
+  item and pair, a and b swapped; Arena-Hard-Auto's two games), the share whose verdicts agree
+  (the same system preferred, or a tie in both) and the shares where the first-shown output wins
+  in both orders or the second-shown in both (a verdict that follows the position, not the
+  outputs), each with a Wilson interval (the position-consistency check of Zheng et al. 2023, "Judging
+  LLM-as-a-judge with MT-Bench and Chatbot Arena", which swaps the two outputs).
+
 ``reliability`` bins the judge's P̂(a preferred) against the humans' frequency of preferring a
 (the reliability diagram; ties ½), with Wilson intervals per bin.
 """
@@ -138,6 +145,45 @@ def self_preference(y, yhat, a, b, systems, family: str) -> tuple[float, float, 
     return (*_share(diff)[:3], int(mixed.sum()), [s for s, o in zip(systems, own) if o])
 
 
+def wilson(share: float, n: int) -> tuple[float, float]:
+    """Wilson's 95 % score interval of a share observed over n units (Wilson 1927):
+    (f + z²/2n ± z √(f(1 − f)/n + z²/4n²)) / (1 + z²/n)."""
+    if not n:
+        return np.nan, np.nan
+    centre = (share + Z ** 2 / (2 * n)) / (1 + Z ** 2 / n)
+    half = Z * np.sqrt(share * (1 - share) / n + Z ** 2 / (4 * n * n)) / (1 + Z ** 2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def swapped_orders(judge) -> pd.DataFrame:
+    """Position consistency of a judge (``Comparisons``) on the battles it judged in both orders.
+
+    Battles are the same when they share the item and the two systems; one judged with a and b
+    swapped is its swapped twin. When a battle was judged several times in an order, the k-th
+    verdict in one order is paired with the k-th in the other (file order); verdicts without a
+    twin are not counted. Returns rows "consistent", "first shown wins in both orders", "second shown
+    wins in both orders" with share, Wilson lo and hi and n (the twin pairs); n = 0 when the judge
+    never judged a battle twice (the shares are then NaN)."""
+    c = judge.take(np.flatnonzero(np.asarray(judge.item) >= 0))  # a battle without an item has no twin
+    lo, hi = np.minimum(c.a, c.b), np.maximum(c.a, c.b)
+    forward = c.a < c.b
+    outcome = np.asarray(c.outcome)
+    winner = np.where(outcome == 0, 0, np.where((outcome == 1) == forward, 1, 2))  # 1: lo system, 2: hi system
+    frame = pd.DataFrame({"item": np.asarray(c.item), "lo": lo, "hi": hi, "forward": forward, "outcome": outcome,
+                          "winner": winner})
+    frame["nth"] = frame.groupby(["item", "lo", "hi", "forward"]).cumcount()
+    keys = ["item", "lo", "hi", "nth"]
+    twins = frame[frame.forward].merge(frame[~frame.forward], on=keys, suffixes=("", "_swapped"))
+    n = len(twins)
+    rows = []
+    for name, hit in (("consistent", twins.winner == twins.winner_swapped),
+                      ("first shown wins in both orders", (twins.outcome == 1) & (twins.outcome_swapped == 1)),
+                      ("second shown wins in both orders", (twins.outcome == 2) & (twins.outcome_swapped == 2))):
+        share = float(hit.mean()) if n else np.nan
+        rows.append((name, share, *wilson(share, n), n))
+    return pd.DataFrame(rows, columns=["measure", "estimate", "lo", "hi", "n"]).set_index("measure")
+
+
 def reliability(yhat, y, bins: int = 10) -> pd.DataFrame:
     """The reliability diagram's table: per equal-width bin of the judge's P̂(a preferred), the
     battles, the mean P̂, the humans' frequency of preferring a (ties ½) and its Wilson 95 % interval."""
@@ -147,10 +193,7 @@ def reliability(yhat, y, bins: int = 10) -> pd.DataFrame:
     for b in np.unique(which):
         mask = which == b
         n, f = int(mask.sum()), float(y[mask].mean())
-        centre = (f + Z ** 2 / (2 * n)) / (1 + Z ** 2 / n)
-        half = Z * np.sqrt(f * (1 - f) / n + Z ** 2 / (4 * n * n)) / (1 + Z ** 2 / n)
-        rows.append((f"{b / bins:.1f}–{(b + 1) / bins:.1f}", n, float(yhat[mask].mean()), f,
-                     max(0.0, centre - half), min(1.0, centre + half)))
+        rows.append((f"{b / bins:.1f}–{(b + 1) / bins:.1f}", n, float(yhat[mask].mean()), f, *wilson(f, n)))
     return pd.DataFrame(rows, columns=["bin", "battles", "judge P(a)", "humans prefer a", "lo", "hi"]).set_index("bin")
 
 
@@ -212,6 +255,11 @@ def audit(human, judge, n_resamples: int = 200, random_state=None, path=None,
             rows.append((f"self-preference: family '{family}' ({', '.join(map(str, own[:3]))}"
                          f"{', …' if len(own) > 3 else ''}): judge − humans", m, lo, hi, n))
     summary = pd.DataFrame(rows, columns=["measure", "estimate", "lo", "hi", "n"]).set_index("measure")
+    swapped = swapped_orders(judge)
+    twins = int(swapped.n.iloc[0])
+    if twins:
+        summary = pd.concat([summary, swapped.rename(index=lambda m: f"swapped orders: {m} (Wilson)")])
+    summary.attrs["judged_twice"] = twins
     per = []
     for code, system in enumerate(systems):
         lift = np.concatenate([(yh - y)[a == code], (y - yh)[b == code]])

@@ -53,7 +53,8 @@ from humeval.ranking.links import LINKS
 from humeval.ranking.newton import newton_ascent, solve_or_least_squares
 
 
-def power_tuning(grads, grads_hat, grads_hat_unlabeled, inv_hessian=None, clip: bool = True) -> float:
+def power_tuning(grads, grads_hat, grads_hat_unlabeled, inv_hessian=None, clip: bool = True, w=None,
+                 w_unlabeled=None) -> float:
     """PPI++'s λ̂ (Angelopoulos, Duchi & Zrnic 2023, §6; ``ppi_py``'s ``_calc_lam_glm``, mode
     "overall"), clipped to [0, 1].
 
@@ -64,15 +65,21 @@ def power_tuning(grads, grads_hat, grads_hat_unlabeled, inv_hessian=None, clip: 
     inv_hessian : (d, d), default identity (means).
     clip : clip to [0, 1] as ``ppi_py`` does; False clips only below 0 (a judge on another scale
         needs λ > 1 to be rescaled; any consistent λ̂ keeps the asymptotic coverage, PPI++ §6).
+    w, w_unlabeled : frequency weights of the rows (default 1): a row of weight m counts as m
+        units, n and N are the weight sums, so unit weights give ``ppi_py``'s formula exactly.
     """
     g = np.asarray(grads, float).reshape(len(grads), -1)
     gh = np.asarray(grads_hat, float).reshape(len(grads_hat), -1)
     gu = np.asarray(grads_hat_unlabeled, float).reshape(len(grads_hat_unlabeled), -1)
-    n, N, d = len(g), len(gu), g.shape[1]
+    w = np.ones(len(g)) if w is None else np.asarray(w, float)
+    wu = np.ones(len(gu)) if w_unlabeled is None else np.asarray(w_unlabeled, float)
+    n, N, d = w.sum(), wu.sum(), g.shape[1]
     vinv = np.eye(d) if inv_hessian is None else np.asarray(inv_hessian, float)
-    gc, ghc = g - g.mean(0), gh - gh.mean(0)
-    cov = (gc.T @ ghc + ghc.T @ gc) / n
-    var = np.cov(np.concatenate([gh, gu]).T).reshape(d, d)
+    gc, ghc = g - w @ g / n, gh - w @ gh / n
+    cov = ((gc * w[:, None]).T @ ghc + (ghc * w[:, None]).T @ gc) / n
+    both, wb = np.concatenate([gh, gu]), np.concatenate([w, wu])
+    centred = both - wb @ both / wb.sum()
+    var = (centred * wb[:, None]).T @ centred / (wb.sum() - 1)  # ddof 1, as np.cov
     denom = 2 * (1 + n / N) * np.trace(vinv @ var @ vinv)
     if not denom > 0:
         return 0.0
@@ -186,9 +193,10 @@ def system_means(human: pd.Series, judge: pd.Series, level: float = 0.95, lam: f
 
 def mean_differences(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     """PPI++ differences of system means (row system − column system for every ordered pair with
-    the first better), from ``system_means``' table. The systems' units are disjoint samples, so
-    the variance of a difference is the sum of the two; when both systems translated the same
-    segments the scores are positively correlated and this interval is conservative."""
+    the first better), from ``system_means``' table, with two-sided z-test p-values
+    p = 2 Φ(−|d| / se). The systems' units are disjoint samples, so the variance of a difference
+    is the sum of the two (se = √(se_s² + se_t²)); when both systems translated the same segments
+    the scores are positively correlated and this interval (and p) is conservative."""
     z = norm.ppf(0.5 + level / 2)
     systems = list(table.index)
     rows = []
@@ -199,8 +207,26 @@ def mean_differences(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
             dh = table.at[s, "human"] - table.at[t, "human"]
             seh = float(np.hypot(table.at[s, "se_human"], table.at[t, "se_human"]))
             rows.append({"better": s, "worse": t, "ppi": d, "ppi_lo": d - z * se, "ppi_hi": d + z * se,
-                         "human": dh, "human_lo": dh - z * seh, "human_hi": dh + z * seh})
-    return pd.DataFrame(rows)
+                         "ppi_p": float(2 * norm.sf(abs(d) / se)) if se > 0 else float(d == 0),
+                         "human": dh, "human_lo": dh - z * seh, "human_hi": dh + z * seh,
+                         "human_p": float(2 * norm.sf(abs(dh) / seh)) if seh > 0 else float(dh == 0)})
+    return pd.DataFrame(rows, columns=["better", "worse", "ppi", "ppi_lo", "ppi_hi", "ppi_p", "human", "human_lo",
+                                       "human_hi", "human_p"])
+
+
+def difference_clusters(table: pd.DataFrame, differences: pd.DataFrame, level: float = 0.95) -> pd.Series:
+    """WMT-style clusters (``humeval.ratings.clusters``, rule "all-below": a boundary after a
+    system when every system above is significantly better than every system below) of the
+    systems of ``system_means``' table, best first, from ``mean_differences``: s significantly
+    better than t when the PPI++ difference's interval at ``level`` lies above 0 (p < 1 − level)."""
+    from humeval.ratings.clusters import clusters
+    systems = list(table.index)
+    code = {s: i for i, s in enumerate(systems)}
+    significant = np.zeros((len(systems), len(systems)), bool)
+    for row in differences.itertuples():
+        if row.ppi_lo > 0:
+            significant[code[row.better], code[row.worse]] = True
+    return pd.Series(clusters(significant), index=table.index, name="cluster")
 
 
 # -- Bradley–Terry from battles -------------------------------------------------------------
@@ -324,6 +350,7 @@ class BTEstimate:
     N: float
     extra: dict = field(default_factory=dict)
     data: tuple | None = field(default=None, repr=False)  # the battles, for the bootstrap
+    model: str = "bradley_terry"  # or "davidson": which fit ``bootstrap_battles`` repeats
 
     @property
     def se(self) -> pd.Series:
@@ -404,11 +431,7 @@ def ppi_bradley_terry(human, judge, lam: float | None = None, path=None) -> dict
     th = _fit(jx, jy, jy, jw, ux[:0], yu[:0], wu[:0], 0.0)
     cov = _sandwich(jx, jy, jy, jw, ux[:0], yu[:0], wu[:0], 0.0, th)[0]
     out["judge"] = BTEstimate(*_centred(th, cov, systems), 1.0, 0.0, float(jw.sum()))
-    if lam is None:
-        th1 = _fit(lx, y, yh, w, ux, yu, wu, 1.0)
-        _, inv, g, gh, gu = _sandwich(lx, y, yh, w, ux, yu, wu, 1.0, th1)
-        lam = power_tuning(g, gh, gu, inv) if len(gu) else 0.0
-    th = _fit(lx, y, yh, w, ux, yu, wu, lam)
+    th, lam = _tuned(_fit, _sandwich, (lx, y, yh, w, ux, yu, wu), lam)
     cov = _sandwich(lx, y, yh, w, ux, yu, wu, lam, th)[0]
     ppi = BTEstimate(*_centred(th, cov, systems), float(lam), float(w.sum()), float(wu.sum()))
     tr_h, tr_p = np.trace(out["human"].cov), np.trace(ppi.cov)
@@ -417,6 +440,17 @@ def ppi_bradley_terry(human, judge, lam: float | None = None, path=None) -> dict
     ppi.data = (lx, y, yh, w, ux, yu, wu)
     out["ppi"] = ppi
     return out
+
+
+def _tuned(fit, sandwich, data, lam=None, start=None):
+    """(θ̂_λ, λ): the PPI++ fit of ``data`` = (labelled design, y, ŷ, ω, judge-only design, ŷ, ω),
+    with λ tuned by ``power_tuning`` at the λ = 1 fit (PPI++ §6) unless given. ``fit`` and
+    ``sandwich`` are a model's pair (``_fit``/``_sandwich`` or the Davidson ones)."""
+    if lam is None:
+        th1 = fit(*data, 1.0, start=start)
+        _, inv, g, gh, gu = sandwich(*data, 1.0, th1)
+        lam = power_tuning(g, gh, gu, inv, w=data[3], w_unlabeled=data[6]) if len(gu) else 0.0
+    return fit(*data, lam, start=start), float(lam)
 
 
 def _check_connected(lab, k, systems, path):
@@ -437,24 +471,101 @@ def _check_connected(lab, k, systems, path):
                          "collect human judgments that link every system, or leave the unlinked systems out")
 
 
-def bootstrap_bradley_terry(estimate: BTEstimate, n_resamples: int = 200, level: float = 0.95,
-                            random_state=None) -> pd.DataFrame:
-    """Percentile intervals of PPI++ abilities by a bootstrap that resamples the labelled battles
-    and the judge-only battles separately (each with its own size, as the two samples were drawn),
-    refitting with the estimate's λ. Returns score, lo, hi per system."""
-    lx, y, yh, w, ux, yu, wu = estimate.data
+def ppi_bootstrap(statistic, n: int, N: int, n_resamples: int = 1000, level: float = 0.95,
+                  random_state=None) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile intervals by the prediction-powered bootstrap: each resample draws n labelled
+    units (a human label with the judge's label on the same unit, kept together) and,
+    independently, N judge-only units, both with replacement, as the two samples were drawn
+    (Zrnic & Candès 2024, "Cross-prediction-powered inference"; PPI++'s bootstrap, Angelopoulos,
+    Duchi & Zrnic 2023). ``statistic(i, j)`` re-estimates everything from the labelled rows ``i``
+    and the judge-only rows ``j`` — λ included, so its sampling error is in the interval — and
+    returns a 1-d array. Returns (lo, hi): its (1 − level)/2 and (1 + level)/2 quantiles over the
+    resamples (``random_state``: a seed or a ``numpy.random.Generator``)."""
     rng = np.random.default_rng(random_state)
-    systems = list(estimate.scores.index)
-    draws = np.empty((n_resamples, len(systems)))
-    start = None
-    for r in range(n_resamples):
-        i = rng.integers(0, len(y), len(y))
-        j = rng.integers(0, len(yu), len(yu)) if len(yu) else np.zeros(0, int)
-        th = _fit(lx[i], y[i], yh[i], w[i], ux[j], yu[j], wu[j], estimate.lam, start=start)
-        draws[r] = _centred(th, np.zeros((len(th), len(th))), systems)[0].to_numpy()
+    def draw(m):
+        return rng.integers(0, m, m) if m else np.zeros(0, int)
+
+    draws = np.array([statistic(draw(n), draw(N)) for _ in range(n_resamples)])
     q = (1 - level) / 2
-    return pd.DataFrame({"score": estimate.scores, "lo": np.quantile(draws, q, axis=0),
-                         "hi": np.quantile(draws, 1 - q, axis=0)}, index=systems)
+    lo, hi = np.nanquantile(draws, [q, 1 - q], axis=0)
+    return lo, hi
+
+
+def _distinct(arrays):
+    """Distinct rows of aligned arrays (any shapes after the first axis): (the distinct rows as a
+    list of arrays like ``arrays``, each input row's code)."""
+    flat = np.column_stack([np.asarray(v, float).reshape(len(v), -1) for v in arrays])
+    rows, code = np.unique(flat, axis=0, return_inverse=True)
+    out, at = [], 0
+    for v in arrays:
+        width = int(np.prod(np.shape(v)[1:], dtype=int))
+        out.append(rows[:, at:at + width].reshape((len(rows),) + np.shape(v)[1:]))
+        at += width
+    return out, code.ravel()
+
+
+def bootstrap_battles(estimate: BTEstimate, n_resamples: int = 1000, level: float = 0.95,
+                      random_state=None, path=None) -> pd.DataFrame:
+    """Percentile intervals of the human-only and the PPI++ abilities of a ``ppi_bradley_terry``
+    or ``ppi_davidson`` estimate (its "ppi" entry) by ``ppi_bootstrap``: matched human and judge
+    verdicts resampled as pairs, judge-only battles separately, the human-only fit, λ and the
+    PPI++ fit redone in each resample (a fixed λ would leave its sampling error out).
+
+    Each resample is the multiset of distinct battles (systems, labels, weight) with their
+    resampled counts as frequency weights: the same fit as on the expanded rows, faster.
+    Returns per system: human_lo, human_hi, ppi, ppi_lo, ppi_hi (centred abilities). Davidson's
+    model on battles without a tie is an ``InputError``: ν̂ = 0 lies on the boundary, where every
+    refit would run to its iteration limit."""
+    data = estimate.data
+    if estimate.model == "davidson" and not (data[1][:, 1].any() or data[2][:, 1].any() or data[5][:, 1].any()):
+        raise InputError(path, None, "no battle is a tie, so Davidson's tie parameter is 0 and its bootstrap "
+                         "refits cannot converge", "use --model bt (the same abilities without ties), or "
+                         "battles where a tie is a possible verdict")
+    fit, sandwich = {"bradley_terry": (_fit, _sandwich), "davidson": (_fit_davidson, _sandwich_davidson)}[
+        estimate.model]
+    lab, lab_code = _distinct(data[:4])
+    unl, unl_code = _distinct(data[4:])
+    free = len(estimate.scores) - 1
+    start = fit(*data, estimate.lam)  # warm start of every fit: the estimate itself
+
+    def centred(phi):
+        full = np.concatenate([[0.0], phi[:free]])
+        return full - full.mean()
+
+    def statistic(i, j):
+        cl, cu = np.bincount(lab_code[i], minlength=len(lab[0])), np.bincount(unl_code[j], minlength=len(unl[0]))
+        li, ui = cl > 0, cu > 0
+        part = (lab[0][li], lab[1][li], lab[2][li], lab[3][li] * cl[li], unl[0][ui], unl[1][ui], unl[2][ui] * cu[ui])
+        human = fit(*part[:4], *(v[:0] for v in part[4:]), 0.0, start=start)
+        return np.concatenate([centred(human), centred(_tuned(fit, sandwich, part, None, start)[0])])
+
+    lo, hi = ppi_bootstrap(statistic, len(lab_code), len(unl_code), n_resamples, level, random_state)
+    k = free + 1
+    systems = estimate.scores.index
+    return pd.DataFrame({"human_lo": lo[:k], "human_hi": hi[:k], "ppi": estimate.scores.to_numpy(),
+                         "ppi_lo": lo[k:], "ppi_hi": hi[k:]}, index=systems)
+
+
+def bootstrap_system_means(human: pd.Series, judge: pd.Series, n_resamples: int = 1000, level: float = 0.95,
+                           random_state=None, path=None) -> pd.DataFrame:
+    """Percentile intervals of the human-only and PPI++ system means (``system_means``' systems)
+    by ``ppi_bootstrap``, per system: its units with human and judge scores resampled as pairs,
+    its judge-only units separately, λ re-tuned in each resample (``clip=False``, as
+    ``system_means``). Returns per system: human_lo, human_hi, ppi, ppi_lo, ppi_hi."""
+    table = system_means(human, judge, level, path=path)
+    lab, unl = units(human, judge, path)
+    rng = np.random.default_rng(random_state)
+    rows = {}
+    for system in table.index:
+        y, yh = (lab.xs(system, level=1)[c].to_numpy(float) for c in ("human", "judge"))
+        yu = unl.xs(system, level=1)["judge"].to_numpy(float)
+        lo, hi = ppi_bootstrap(lambda i, j: (y[i].mean(), ppi_mean(y[i], yh[i], yu[j], clip=False).estimate),
+                               len(y), len(yu), n_resamples, level, rng)
+        rows[system] = {"human_lo": lo[0], "human_hi": hi[0], "ppi": table.at[system, "ppi"], "ppi_lo": lo[1],
+                        "ppi_hi": hi[1]}
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "system"
+    return out
 
 
 def hold_out(human: pd.Series, judge: pd.Series, fraction: float, random_state=None) -> pd.Series:
@@ -499,7 +610,7 @@ def _moments(t, phi):
     return mean, second - np.einsum("md,me->mde", mean, mean)
 
 
-def _fit_davidson(t, q, qh, w, tu, qu, wu, lam, tol=1e-10, max_iter=100):
+def _fit_davidson(t, q, qh, w, tu, qu, wu, lam, start=None, tol=1e-10, max_iter=100):
     """φ = (θ_1 … θ_{k−1}, log ν) minimising the PPI++ loss of Davidson's model (convex for
     λ ∈ [0, 1]: its Hessian (1 − λ)/n Σ Cov(T) + λ/N Σ Cov(T) does not depend on the labels, an
     exponential family): as ``_fit``, the family's likelihood (``LINKS["davidson"]``, linear in the
@@ -511,7 +622,7 @@ def _fit_davidson(t, q, qh, w, tu, qu, wu, lam, tol=1e-10, max_iter=100):
     if len(wu) and lam:
         counts = np.vstack([counts, (lam * wu[:, None] * qu / N)[:, order]])
         a, b = np.concatenate([a, _systems(tu[:, 0, :-1] > 0)]), np.concatenate([b, _systems(tu[:, 2, :-1] > 0)])
-    theta, log_nu = _family_fit(LINKS["davidson"], a, b, counts, t.shape[2], None, tol, max_iter)
+    theta, log_nu = _family_fit(LINKS["davidson"], a, b, counts, t.shape[2], start, tol, max_iter)
     return np.concatenate([theta, [log_nu]])
 
 
@@ -556,11 +667,10 @@ def ppi_davidson(human, judge, lam: float | None = None, path=None) -> dict[str,
     out = {"human": estimate(t, q, qh, w, tu[:0], qu[:0], wu[:0], 0.0, float(w.sum()), 0.0)}
     tj, qj, wj = np.concatenate([t, tu]), np.concatenate([qh, qu]), np.concatenate([w, wu])
     out["judge"] = estimate(tj, qj, qj, wj, tu[:0], qu[:0], wu[:0], 0.0, 0.0, float(wj.sum()))
-    if lam is None:
-        phi1 = _fit_davidson(t, q, qh, w, tu, qu, wu, 1.0)
-        _, inv, g, gh, gu = _sandwich_davidson(t, q, qh, w, tu, qu, wu, 1.0, phi1)
-        lam = power_tuning(g, gh, gu, inv) if len(gu) else 0.0
-    ppi = estimate(t, q, qh, w, tu, qu, wu, lam, float(w.sum()), float(wu.sum()))
+    data = (t, q, qh, w, tu, qu, wu)
+    lam = _tuned(_fit_davidson, _sandwich_davidson, data, lam)[1]
+    ppi = estimate(*data, lam, float(w.sum()), float(wu.sum()))
+    ppi.data, ppi.model = data, "davidson"
     tr_h, tr_p = np.trace(out["human"].cov), np.trace(ppi.cov)
     ppi.extra.update(effective_n=float(w.sum() * tr_h / tr_p) if tr_p > 0 else np.inf, unmatched_human=unmatched)
     out["ppi"] = ppi

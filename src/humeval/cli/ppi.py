@@ -15,6 +15,7 @@ import pandas as pd
 
 from humeval.cli.common import (CONFIDENCE, SEED, SHARE, TABLE_OUT, common_options, jsonable, load, out,
                                 print_skips, read_options, render, split_judges)
+from humeval.data.tables import Ratings
 from humeval.errors import InputError
 
 
@@ -52,11 +53,15 @@ from humeval.errors import InputError
 @click.option("--rank-sets", "rank_sets", is_flag=True,
               help="Battles: also the rank sets with simultaneous coverage (Chatzi et al. 2024) from the win "
                    "probabilities by the humans, the judge and PPI++, and the WMT-style clusters of the combined sets.")
+@click.option("--judge-file", "judge_file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="The automatic judge's labels in a file of their own (any format humeval reads, read with the "
+                   "same options): FILE's judgments are then all human, matched to these by item and system pair; "
+                   "--judge names the judge (default: the file's name).")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write the table (with interval bounds).")
 @read_options
 @common_options
 def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, hold_out, confidence, random_state,
-        model, audit, covariates, family, reliability_png, rank_sets, out_file, fmt, encoding, columns, outcomes, tracks,
+        model, audit, covariates, family, reliability_png, rank_sets, judge_file, out_file, fmt, encoding, columns, outcomes, tracks,
         delimiter, sql, keep, as_json, quiet):
     """Human and automatic judges together: human-only, judge-only and prediction-powered (PPI++)
     estimates side by side, with interval widths, the judge's weight λ and how many human
@@ -110,9 +115,12 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         judgments.comparisons
     if table is None:
         raise InputError(file, None, "holds neither battles nor ratings", "ppi takes a pairwise or ratings file")
+    if judge_file is not None:
+        table, judge_name = with_judge_file(table, file, judge_file, judge_name, human_label,
+                                            (fmt, encoding, columns, outcomes, tracks, quiet), delimiter, sql, keep)
     human_rows, judge_rows, judge_label = split_judges(table, file, human_label, judge_name, quiet)
     title = f"{file}: humans and {judge_label}"
-    if table is judgments.ratings:
+    if isinstance(table, Ratings):
         if audit or rank_sets or model != "bt":
             raise click.UsageError("--audit, --rank-sets and --model go with battles; this file holds ratings")
         h, j = _series(table.take(human_rows)), _series(table.take(judge_rows))
@@ -138,6 +146,24 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
                 from humeval.report.judges import plot_reliability
                 plot_reliability(diagram, reliability_png, f"{judge_label}: reliability")
                 out.print(f"  wrote {reliability_png}")
+
+
+def with_judge_file(table, file, judge_file, judge_name, human_label, options, delimiter, sql, keep):
+    """FILE's table (all human) and the judge file's table of the same kind, marked and stacked
+    (``data.judge_files.combine``); returns (table, the judge's name). The judge file is read with
+    FILE's reading options."""
+    from pathlib import Path
+    from humeval.data.judge_files import combine
+    fmt, encoding, columns, outcomes, tracks, quiet = options
+    judged = load(judge_file, fmt, encoding, columns, outcomes, tracks, quiet, delimiter=delimiter, sql=sql,
+                  keep=keep)
+    print_skips(judged.report, quiet)
+    other = judged.ratings if isinstance(table, Ratings) else judged.comparisons
+    if other is None:
+        raise InputError(judge_file, None, f"holds no {'ratings' if isinstance(table, Ratings) else 'battles'}"
+                         f" as {file} does", "give the judge's labels in the same kind of file as the humans'")
+    name = judge_name or Path(judge_file).stem
+    return combine(table, other, name, human_label, file, judge_file), name
 
 
 def _series(ratings) -> pd.Series:

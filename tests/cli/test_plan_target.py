@@ -90,3 +90,12 @@ def test_plan_with_wmt10_crowd_as_the_judge():
     assert 0.7 < got["agreement"] < 0.8  # on the 2,500-odd battles both decided
     rows = {r["human"]: r for r in got["simulated"]}
     assert rows[got["answer"]]["width"] <= 0.5 < min(r["width"] for n, r in rows.items() if n < got["answer"] / 1.2)
+    assert 1.0 < got["calibration"] < 1.25  # the uniform-tie simulator is a little optimistic on WMT10 (1.12)
+    # the pilot's own PPI++ width (3,005 expert battles the crowd also ranked; mean 95 % width 0.377)
+    # as the target: the plan gives back about the pilot's size
+    pilot = json.loads(run("ppi", experts, "--judge-file", crowd, "--track", "Spanish-English", "--json").stdout)
+    width = np.mean([r["ppi_hi"] - r["ppi_lo"] for r in pilot["systems"]])
+    assert width == pytest.approx(0.377, abs=0.001)
+    again = json.loads(run("plan", experts, "--judge-file", crowd, "--track", "Spanish-English", "--target-width",
+                           f"{width:.4f}", "--simulations", "20", "--json").stdout)
+    assert again["answer"] == pytest.approx(3005, rel=0.1)

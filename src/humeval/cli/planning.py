@@ -213,7 +213,8 @@ def _target_plan(file, options, delimiter, sql, keep, judge_file, judge_ratio, a
     answer, unit = result.attrs["answer"], "rated units" if ratings else "battles"
     if as_json:
         click.echo(json.dumps({"answer": answer, "agreement": pilot.agreement, "judge_per_human": pilot.ratio,
-                               "kind": pilot.kind, "simulated": jsonable(result.reset_index())}, indent=2))
+                               "kind": pilot.kind, "calibration": result.attrs["calibration"],
+                               "simulated": jsonable(result.reset_index())}, indent=2))
         return
     if quiet:
         return
@@ -231,7 +232,8 @@ def _target_plan(file, options, delimiter, sql, keep, judge_file, judge_ratio, a
                   f"{row['human-only width']:.3g}).")
     out.print("  width: PPI++ (" + ("Bradley–Terry abilities" if not ratings else "system means") +
               "), mean over systems of the 95% interval's width as humeval ppi computes it; median "
-              "over the simulated campaigns.")
+              f"over the simulated campaigns, × {result.attrs['calibration']:.2f}: the pilot's own width over the "
+              "simulated one at the pilot's size.")
 
 
 def check_active_options(ctx, file, design, budget, batch, checkpoint):

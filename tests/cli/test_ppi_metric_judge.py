@@ -3,19 +3,17 @@ part and a segment-level metric as the judge, the metric in WMT's seg-score layo
 system/segment/score table; on a small fixture and on the real MQM TED en-de file with chrF (humeval's
 own metric code) against the human reference."""
 
-import csv
 import json
-import re
 
-import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from humeval.cli import cli
-from humeval.experiments.ppi import hold_out, system_means
+from humeval.experiments.ppi import system_means
 from humeval.simulate.judged import judged_ratings
 from conftest import shared_file
+from test_examples import ted_chrf
 
 
 def run(*args):
@@ -77,19 +75,6 @@ def test_metric_judge_errors(tmp_path):
     (tmp_path / "battles.csv").write_text("model_a,model_b,winner,question_id\nS0,S1,model_a,i1\n")
     result = run("ppi", tmp_path / "battles.csv", "--metric", tmp_path / "judge.tsv")
     assert result.exit_code == 2 and "holds no ratings" in result.output
-
-
-def ted_chrf(mqm, out):
-    """Segment-level chrF of every TED system against ``ref`` (its target texts, <v></v> stripped)."""
-    from humeval.metrics.baselines import chrf
-    table = pd.read_csv(mqm, sep="\t", quoting=csv.QUOTE_NONE, dtype=str, keep_default_na=False)
-    texts = table.groupby(["system", "seg_id"], sort=False)["target"].first().map(lambda s: re.sub(r"</?v>", "", s))
-    ref = texts.xs("ref", level="system")
-    rows = []
-    for system, part in texts.drop("ref", level="system").groupby(level="system"):
-        segments = part.index.get_level_values("seg_id")
-        rows += zip([system] * len(part), segments, chrf(list(part), [list(ref.reindex(segments))]).segment)
-    pd.DataFrame(rows, columns=["system", "segment", "score"]).to_csv(out, sep="\t", index=False)
 
 
 def test_mqm_ted_with_chrf_as_the_judge(tmp_path):

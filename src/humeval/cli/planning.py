@@ -176,7 +176,7 @@ def _target_plan(file, options, delimiter, sql, keep, judge_file, judge_ratio, a
     """``plan --target-width/--target-top``: the fewest human judgments that, with the judge, reach
     the targets in simulated campaigns (``experiments.ppi_plan.human_budget``)."""
     from humeval.cli.common import split_judges
-    from humeval.cli.ppi import _series, with_judge_file
+    from humeval.cli.judged import ratings_series as _series, with_judge_file
     from humeval.data.tables import Ratings
     from humeval.experiments import ppi_plan as PP
     fmt, encoding, columns, outcomes, tracks, quiet_read = options

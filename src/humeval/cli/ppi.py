@@ -15,6 +15,7 @@ import pandas as pd
 
 from humeval.cli.common import (CONFIDENCE, SEED, SHARE, TABLE_OUT, common_options, jsonable, load, out,
                                 print_skips, read_options, render, split_judges)
+from humeval.cli.judged import ratings_series as _series, with_judge_file
 from humeval.data.tables import Ratings
 from humeval.errors import InputError
 
@@ -196,31 +197,6 @@ def _metric_judge(P, human, human_name, human_path, metric_file, refset, hold_ou
            "the judge", full, out_file, as_json)
     if unscored and not as_json:
         out.print(f"  left out (the judge scored none of their units): {', '.join(map(str, unscored))}")
-
-
-def with_judge_file(table, file, judge_file, judge_name, human_label, options, delimiter, sql, keep):
-    """FILE's table (all human) and the judge file's table of the same kind, marked and stacked
-    (``data.judge_files.combine``); returns (table, the judge's name). The judge file is read with
-    FILE's reading options."""
-    from pathlib import Path
-    from humeval.data.judge_files import combine
-    fmt, encoding, columns, outcomes, tracks, quiet = options
-    judged = load(judge_file, fmt, encoding, columns, outcomes, tracks, quiet, delimiter=delimiter, sql=sql,
-                  keep=keep)
-    print_skips(judged.report, quiet)
-    other = judged.ratings if isinstance(table, Ratings) else judged.comparisons
-    if other is None:
-        raise InputError(judge_file, None, f"holds no {'ratings' if isinstance(table, Ratings) else 'battles'}"
-                         f" as {file} does", "give the judge's labels in the same kind of file as the humans'")
-    name = judge_name or Path(judge_file).stem
-    return combine(table, other, name, human_label, file, judge_file), name
-
-
-def _series(ratings) -> pd.Series:
-    """Scores indexed by (item, system) labels."""
-    items, systems = np.asarray(ratings.items, dtype=object), np.asarray(ratings.systems, dtype=object)
-    index = pd.MultiIndex.from_arrays([items[ratings.item], systems[ratings.system]], names=["item", "system"])
-    return pd.Series(ratings.score, index=index)
 
 
 def _means(table, title, full, out_file, as_json):

@@ -6,6 +6,7 @@ model) at the planned budget, for battles and for ratings means."""
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 from scipy.stats import norm
@@ -99,3 +100,17 @@ def test_plan_with_wmt10_crowd_as_the_judge():
     again = json.loads(run("plan", experts, "--judge-file", crowd, "--track", "Spanish-English", "--target-width",
                            f"{width:.4f}", "--simulations", "20", "--json").stdout)
     assert again["answer"] == pytest.approx(3005, rel=0.1)
+
+
+def test_plan_cli_on_a_ratings_file_with_judge_kind(tmp_path):
+    _, hr, jr = judged_ratings(random_state=0)
+    frame = pd.concat([hr.rename("score").reset_index().assign(judge_kind="human"),
+                       jr.rename("score").reset_index().assign(judge_kind="metric")])
+    frame.to_csv(tmp_path / "ratings.csv", index=False)
+    result = run("plan", tmp_path / "ratings.csv", "--target-width", "3", "--simulations", "20", "--json")
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    assert got["kind"] == "ratings"
+    assert got["answer"] == human_budget(ratings_pilot(hr, jr), 3.0, simulations=20, random_state=0).attrs["answer"]
+    text = " ".join(run("plan", tmp_path / "ratings.csv", "--target-width", "3", "--simulations", "20").output.split())
+    assert "human rated units with metric" in text and "system means" in text

@@ -114,3 +114,12 @@ def test_plan_cli_on_a_ratings_file_with_judge_kind(tmp_path):
     assert got["answer"] == human_budget(ratings_pilot(hr, jr), 3.0, simulations=20, random_state=0).attrs["answer"]
     text = " ".join(run("plan", tmp_path / "ratings.csv", "--target-width", "3", "--simulations", "20").output.split())
     assert "human rated units with metric" in text and "system means" in text
+
+
+def test_plan_options_a_target_search_would_ignore_are_refused(tmp_path):
+    _, h, j = judged_battles(n_human=100, n_judge=300, random_state=0)
+    path = tmp_path / "pilot.csv"
+    battles_frame(h, j).to_csv(path, index=False)
+    for option in (["--budget", "500"], ["--plot", tmp_path / "p.png"], ["--model", "davidson"]):
+        result = run("plan", path, "--target-width", "0.5", *option)
+        assert result.exit_code == 2 and "nothing with --target-width/--target-top" in result.output

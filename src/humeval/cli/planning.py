@@ -90,7 +90,12 @@ def plan_command(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql,
       humeval plan pilot.csv --budget 1000,4000 --simulations 50 --plot plan.png
     """
 
-    if target_width is not None or target_top is not None:
+    targeted = target_width is not None or target_top is not None
+    needs(click.get_current_context(), {"budgets": "--budget", "model_name": "--model", "design": "--design",
+                                        "clusters": "--clusters", "plot": "--plot", "out_file": "--out",
+                                        "jobs": "--jobs", "l2": "--l2", "drop_file": "--drop-judges"},
+          not targeted, "with --target-width/--target-top (they search the human budget by PPI++ campaigns)")
+    if targeted:
         return _target_plan(file, (fmt, encoding, columns, outcomes, tracks, quiet or as_json), delimiter, sql, keep,
                             judge_file, judge_ratio, agreement, target_width, target_top, simulations, random_state,
                             as_json, quiet)

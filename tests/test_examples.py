@@ -175,7 +175,31 @@ def _judged_battles(directory: Path):
         exec(compile(block, "docs/tutorials/humans-and-judges.md", "exec"), {})
 
 
-GENERATED = {"judged.csv": _judged_battles, "demo/campaign.toml": _serve_demo, "pearmut_campaign.json": _pearmut_campaign, "sys.de-en": _graham_da, "battles/": _battles, "battles.json": _arena_battles, "votes.csv": _arena_votes, "ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
+def ted_chrf(mqm, out):
+    """Segment-level chrF (humeval's metric code) of every system of Google's MQM TED file against
+    its ``ref`` system's target texts (<v></v> error spans stripped): an automatic judge of the
+    MQM-rated segments, as a system/segment/score table."""
+    import csv
+
+    import pandas as pd
+
+    from humeval.metrics.baselines import chrf
+    table = pd.read_csv(mqm, sep="\t", quoting=csv.QUOTE_NONE, dtype=str, keep_default_na=False)
+    texts = table.groupby(["system", "seg_id"], sort=False)["target"].first().map(lambda s: re.sub(r"</?v>", "", s))
+    ref = texts.xs("ref", level="system")
+    rows = []
+    for system, part in texts.drop("ref", level="system").groupby(level="system"):
+        segments = part.index.get_level_values("seg_id")
+        rows += zip([system] * len(part), segments, chrf(list(part), [list(ref.reindex(segments))]).segment)
+    pd.DataFrame(rows, columns=["system", "segment", "score"]).to_csv(out, sep="\t", index=False)
+
+
+def _ted_chrf(directory: Path):
+    """chrf-ted.tsv: chrF of the MQM TED en-de systems against ref (``ted_chrf``)."""
+    ted_chrf(shared(SHARED_NAMES["mqm_ted_ende.tsv"]), directory / "chrf-ted.tsv")
+
+
+GENERATED = {"chrf-ted.tsv": _ted_chrf, "judged.csv": _judged_battles, "demo/campaign.toml": _serve_demo, "pearmut_campaign.json": _pearmut_campaign, "sys.de-en": _graham_da, "battles/": _battles, "battles.json": _arena_battles, "votes.csv": _arena_votes, "ad-latest.csv": _da_campaign, "failed.txt": _da_campaign, "campaign.parquet": _simulated_campaign, "drop.txt": _simulated_campaign, "pilot.csv": _simulated_pilot, "annotations.json": _hmeant_files, "adequacy.csv": _hmeant_files}
 
 # Examples that cannot run here, with the reason. Keep this list short.
 NO_OUTPUTS = ("WMT10's system outputs and reference (outputs/cz-en/, newstest2010.ref.en) are not in the shared data; "

@@ -39,6 +39,7 @@ from humeval.cli.common import (
     render,
 )
 from humeval.data.export import write
+from humeval.errors import InputError
 
 
 @click.command("plan")
@@ -62,11 +63,22 @@ from humeval.data.export import write
 @click.option("--judge-ratio", type=Real(0, 1e6, min_open=True), default=None,
               help="When FILE has human and automatic judges (judge_kind): battles the automatic judge will judge per "
                    "human battle (default: as in FILE).")
+@click.option("--target-width", type=Real(0, 1e6, min_open=True), default=None,
+              help="With a judge: the 95% interval width (mean over systems, twice ppi's ±) to reach; plan then "
+                   "finds how many human judgments (battles, or rated units for a ratings FILE) reach it.")
+@click.option("--target-top", type=Real(0, 1, min_open=True, max_open=True), default=None,
+              help="With a judge: the P(top identified) to reach (with or instead of --target-width).")
+@click.option("--agreement", type=Real(0, 1), default=None,
+              help="With --target-*: the judge's agreement instead of the pilot's: the share of battles both decide "
+                   "on which it sides with the humans, or for ratings the correlation of its scores with theirs.")
+@click.option("--judge-file", "judge_file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="With --target-*: the automatic judge's labels in a file of their own (as ppi --judge-file).")
 @l2_option
 @drop_option
 @common_options
 def plan_command(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, budgets, model_name, design,
-                 simulations, clusters, plot, out_file, jobs, random_state, judge_ratio, l2, drop_file, quiet, as_json):
+                 simulations, clusters, plot, out_file, jobs, random_state, judge_ratio, target_width, target_top,
+                 agreement, judge_file, l2, drop_file, quiet, as_json):
     """Plan a campaign from a pilot: fit the model to FILE's judgments, simulate campaigns of each
     budget from what the pilot says (parametric bootstrap, pilot uncertainty included), and report
     per budget the expected number of rank clusters, the probability that the top system is
@@ -78,6 +90,17 @@ def plan_command(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql,
       humeval plan pilot.csv --budget 1000,4000 --simulations 50 --plot plan.png
     """
 
+    targeted = target_width is not None or target_top is not None
+    needs(click.get_current_context(), {"budgets": "--budget", "model_name": "--model", "design": "--design",
+                                        "clusters": "--clusters", "plot": "--plot", "out_file": "--out",
+                                        "jobs": "--jobs", "l2": "--l2", "drop_file": "--drop-judges"},
+          not targeted, "with --target-width/--target-top (they search the human budget by PPI++ campaigns)")
+    if targeted:
+        return _target_plan(file, (fmt, encoding, columns, outcomes, tracks, quiet or as_json), delimiter, sql, keep,
+                            judge_file, judge_ratio, agreement, target_width, target_top, simulations, random_state,
+                            as_json, quiet)
+    if agreement is not None or judge_file is not None:
+        raise click.UsageError("--agreement and --judge-file go with --target-width or --target-top")
     from humeval.experiments.planning import plan
     from humeval.report import plot_plan
     budget_list = budgets
@@ -151,6 +174,71 @@ def _judge_plan(comparisons, file, budgets, judge_ratio, quiet):
     if others:
         notes.append("worth of a human battle at other judge battles per human battle: " + ", ".join(others))
     return human, frame, title, notes
+
+
+def _target_plan(file, options, delimiter, sql, keep, judge_file, judge_ratio, agreement, target_width, target_top,
+                 simulations, random_state, as_json, quiet):
+    """``plan --target-width/--target-top``: the fewest human judgments that, with the judge, reach
+    the targets in simulated campaigns (``experiments.ppi_plan.human_budget``)."""
+    from humeval.cli.common import split_judges
+    from humeval.cli.judged import ratings_series as _series, with_judge_file
+    from humeval.data.tables import Ratings
+    from humeval.experiments import ppi_plan as PP
+    fmt, encoding, columns, outcomes, tracks, quiet_read = options
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet_read, delimiter=delimiter, sql=sql,
+                     keep=tuple(sorted(set(keep or ()) | {"item"})))
+    table = judgments.ratings if judgments.ratings is not None and judgments.comparisons is None else \
+        judgments.comparisons
+    if table is None:
+        raise InputError(file, None, "holds neither battles nor ratings", "plan takes a pairwise or ratings file")
+    if len({table.tracks[t] for t in np.unique(table.track) if t >= 0}) > 1:
+        raise click.BadParameter(f"{file} has several tracks; plan one at a time", param_hint="--track")
+    name = None
+    if judge_file is not None:
+        table, name = with_judge_file(table, file, judge_file, None, "human", options, delimiter, sql, keep)
+    kinds = [str(k).strip().lower() for k in table.judge_kinds]
+    ratings = isinstance(table, Ratings)
+    if "human" in kinds and len(kinds) > 1 and not (table.judge_kind < 0).all():
+        human_rows, judge_rows, name = split_judges(table, file, "human", name, quiet_read)
+        human, judge = table.take(human_rows), table.take(judge_rows)
+    elif agreement is None or judge_ratio is None:
+        raise click.UsageError("without the judge's labels (a judge_kind column or --judge-file), give its "
+                               "--agreement and --judge-ratio")
+    else:
+        human, judge, name = table, None, "the judge"
+    try:
+        if ratings:
+            pilot = PP.ratings_pilot(_series(human), None if judge is None else _series(judge), file, agreement,
+                                     judge_ratio)
+        else:
+            pilot = PP.battles_pilot(human, judge, file, agreement, judge_ratio)
+        result = PP.human_budget(pilot, target_width, target_top, simulations, random_state)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--agreement") from None
+    answer, unit = result.attrs["answer"], "rated units" if ratings else "battles"
+    if as_json:
+        click.echo(json.dumps({"answer": answer, "agreement": pilot.agreement, "judge_per_human": pilot.ratio,
+                               "kind": pilot.kind, "calibration": result.attrs["calibration"],
+                               "simulated": jsonable(result.reset_index())}, indent=2))
+        return
+    if quiet:
+        return
+    measure = "correlation with the humans" if ratings else "agreement on battles both decide"
+    out.print(render(result, f"{file}: simulated campaigns with {name} ({measure} {pilot.agreement:.2f}, "
+                     f"{pilot.ratio:g} judge {unit} per human one; {simulations} per budget)", "human"))
+    goal = " and ".join(([f"a mean 95% interval width of {target_width:g}"] if target_width is not None else []) +
+                        ([f"P(top identified) {target_top:g}"] if target_top is not None else []))
+    if answer is None:
+        out.print(f"  {goal} is not reached with up to 10,000,000 human {unit}.")
+    else:
+        row = result.loc[answer]
+        out.print(f"  {goal}: {answer:,} human {unit} with {name} on {int(row['judge']):,} more (median width "
+                  f"{row['width']:.3g} ± {row['width_se']:.2g} Monte-Carlo se; the humans alone at the same number: "
+                  f"{row['human-only width']:.3g}).")
+    out.print("  width: PPI++ (" + ("Bradley–Terry abilities" if not ratings else "system means") +
+              "), mean over systems of the 95% interval's width as humeval ppi computes it; median "
+              f"over the simulated campaigns, × {result.attrs['calibration']:.2f}: the pilot's own width over the "
+              "simulated one at the pilot's size.")
 
 
 def check_active_options(ctx, file, design, budget, batch, checkpoint):

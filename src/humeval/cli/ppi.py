@@ -15,6 +15,8 @@ import pandas as pd
 
 from humeval.cli.common import (CONFIDENCE, SEED, SHARE, TABLE_OUT, Resamples, common_options, jsonable, load, out,
                                 print_skips, read_options, render, split_judges)
+from humeval.cli.judged import ratings_series as _series, with_judge_file
+from humeval.data.tables import Ratings
 from humeval.errors import InputError
 
 
@@ -29,11 +31,13 @@ from humeval.errors import InputError
 @click.option("--details", type=click.Path(dir_okay=False, exists=True),
               help="WMT details file: DA segment ids → document and segment.")
 @click.option("--metric", "metric_file", type=click.Path(dir_okay=False, exists=True),
-              help="A WMT segment-level metric-score file: the automatic judge.")
+              help="Segment-level metric scores, the automatic judge of a ratings FILE (MQM, ESA, DA) or of --da: a "
+                   "WMT <METRIC>.seg.score file, or a table with the columns system, segment (or item, seg_id) and "
+                   "score.")
 @click.option("--refset", help="Reference set of --metric when it has several (default: the file's first).")
 @click.option("--hold-out", "hold_out", type=SHARE, default=None,
-              help="With --da: keep the DA scores of only this share of the units (a pre-annotation campaign "
-                   "replayed), and show the all-human means beside the estimates.")
+              help="With --metric: keep the human scores of only this share of the units (a pre-annotation "
+                   "campaign replayed), and show the all-human means beside the estimates.")
 @click.option("--confidence", type=CONFIDENCE, default=0.95, show_default=True, help="Coverage of the intervals.")
 @click.option("--random-state", type=SEED, default=0, show_default=True, help="Seed of --hold-out, --bootstrap and "
               "the audit's bootstrap.")
@@ -59,19 +63,25 @@ from humeval.errors import InputError
 @click.option("--rank-sets", "rank_sets", is_flag=True,
               help="Battles: also the rank sets with simultaneous coverage (Chatzi et al. 2024) from the win "
                    "probabilities by the humans, the judge and PPI++, and the WMT-style clusters of the combined sets.")
+@click.option("--judge-file", "judge_file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="The automatic judge's labels in a file of their own (any format humeval reads, read with the "
+                   "same options): FILE's judgments are then all human, matched to these by item and system pair; "
+                   "--judge names the judge (default: the file's name).")
 @click.option("--out", "out_file", type=TABLE_OUT, help="Write the table (with interval bounds).")
 @read_options
 @common_options
 def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, hold_out, confidence, random_state,
-        n_boot, differences, model, audit, covariates, family, reliability_png, rank_sets, out_file, fmt, encoding,
-        columns, outcomes, tracks, delimiter, sql, keep, as_json, quiet):
+        n_boot, differences, model, audit, covariates, family, reliability_png, rank_sets, judge_file, out_file, fmt,
+        encoding, columns, outcomes, tracks, delimiter, sql, keep, as_json, quiet):
     """Human and automatic judges together: human-only, judge-only and prediction-powered (PPI++)
     estimates side by side, with interval widths, the judge's weight λ and how many human
     judgments the judge is worth.
 
     FILE holds pairwise battles (Bradley–Terry abilities) or ratings (system means) with a
-    judge_kind column: "human" or an automatic judge's name. With --da/--details/--metric, WMT DA
-    is the human part and a metric the automatic judge. The combined intervals stay valid
+    judge_kind column: "human" or an automatic judge's name (or, with --judge-file, FILE is the
+    humans' and the judge's labels are in a file of their own). With --metric, a ratings FILE
+    (MQM, ESA, DA; or WMT DA by --da/--details) is the human part and a metric's segment scores
+    the automatic judge. The combined intervals stay valid
     whatever the judge's bias (Angelopoulos et al. 2023; PPI++: Angelopoulos, Duchi & Zrnic 2023;
     battles: Boyeau et al. 2024); judge-only intervals ignore that bias and are shown for contrast.
 
@@ -80,37 +90,26 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
       humeval ppi --da ad-seg-scores-de-en.csv --details input/de-en.details.txt --metric seg-level/chrF.seg.score.de-en.tsv --hold-out 0.2
     """
     if (file is None) == (da_file is None):
-        raise click.UsageError("give FILE (with a judge_kind column) or --da with --details and --metric")
-    if audit and (da_file is not None or as_json):
+        raise click.UsageError("give FILE (with a judge_kind column, or ratings with --metric) or --da with "
+                               "--details and --metric")
+    if audit and (metric_file is not None or as_json):
         raise click.UsageError("--audit goes with a battles FILE and the printed tables")
-    if rank_sets and (da_file is not None or as_json):
+    if rank_sets and (metric_file is not None or as_json):
         raise click.UsageError("--rank-sets goes with a battles FILE and the printed tables")
     if differences and as_json:
         raise click.UsageError("--differences goes with the printed tables")
     from humeval.experiments import ppi as P
-    if da_file is not None:
-        if metric_file is None or details is None:
-            raise click.UsageError("--da needs --details and --metric")
-        from humeval.data.readers.wmt_metrics import read_da_scores, read_metric_scores
-        _, human = read_da_scores(da_file, details)
-        name, level, judge = read_metric_scores(metric_file, refset=refset)
-        if level != "seg":
-            raise InputError(metric_file, None, "system-level scores cannot judge segments",
-                             "pass a segment-level file (<METRIC>.seg.score…)")
-        full = None
-        if hold_out is not None:
-            shared = human.index.intersection(judge.index)
-            full = human.groupby(level=[0, 1]).mean().reindex(shared).groupby(level=1).mean()
-            judge = judge.loc[shared]  # the replayed campaign: the units humans rated, all scored by the judge
-            human = P.hold_out(human, judge, hold_out, random_state)
-        table = P.system_means(human, judge, confidence, path=da_file)
-        title = f"{da_file} (DA) with {name} as the judge"
-        boot = _means_bootstrap(human, judge, n_boot, confidence, random_state, da_file)
-        _means(table, title, full, out_file, as_json, boot)
-        _extras(table, boot, differences, title, confidence, n_boot, as_json)
+    if da_file is not None or metric_file is not None:
+        if judge_file is not None:
+            raise click.UsageError("--metric is the judge: give it or --judge-file, not both")
+        human, human_name = _human_scores(file, da_file, details, metric_file,
+                                          (fmt, encoding, columns, outcomes, tracks, quiet or as_json),
+                                          delimiter, sql, keep)
+        _metric_judge(P, human, human_name, da_file or file, metric_file, refset, hold_out, confidence,
+                      random_state, out_file, as_json, n_boot, differences)
         return
     if hold_out is not None:
-        raise click.UsageError("--hold-out goes with --da")
+        raise click.UsageError("--hold-out goes with --metric")
     for name, value in (("--covariates", covariates), ("--family", family), ("--reliability", reliability_png)):
         if value is not None and not audit:
             raise click.UsageError(f"{name} goes with --audit")
@@ -122,9 +121,12 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         judgments.comparisons
     if table is None:
         raise InputError(file, None, "holds neither battles nor ratings", "ppi takes a pairwise or ratings file")
+    if judge_file is not None:
+        table, judge_name = with_judge_file(table, file, judge_file, judge_name, human_label,
+                                            (fmt, encoding, columns, outcomes, tracks, quiet), delimiter, sql, keep)
     human_rows, judge_rows, judge_label = split_judges(table, file, human_label, judge_name, quiet)
     title = f"{file}: humans and {judge_label}"
-    if table is judgments.ratings:
+    if isinstance(table, Ratings):
         if audit or rank_sets or model != "bt":
             raise click.UsageError("--audit, --rank-sets and --model go with battles; this file holds ratings")
         h, j = _series(table.take(human_rows)), _series(table.take(judge_rows))
@@ -161,11 +163,61 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
                 out.print(f"  wrote {reliability_png}")
 
 
-def _series(ratings) -> pd.Series:
-    """Scores indexed by (item, system) labels."""
-    items, systems = np.asarray(ratings.items, dtype=object), np.asarray(ratings.systems, dtype=object)
-    index = pd.MultiIndex.from_arrays([items[ratings.item], systems[ratings.system]], names=["item", "system"])
-    return pd.Series(ratings.score, index=index)
+def _human_scores(file, da_file, details, metric_file, options, delimiter, sql, keep):
+    """The human part of a ratings-and-metric campaign, scores indexed by (item, system), and what
+    to call it: WMT DA (--da with --details), or any ratings FILE a reader gives (MQM, ESA, DA
+    tables; its human rows when it has a judge_kind column)."""
+    if metric_file is None:
+        raise click.UsageError("--da needs --details and --metric" if da_file else "FILE with --metric")
+    if da_file is not None:
+        if details is None:
+            raise click.UsageError("--da needs --details and --metric")
+        from humeval.data.readers.wmt_metrics import read_da_scores
+        return read_da_scores(da_file, details)[1], "DA"
+    fmt, encoding, columns, outcomes, tracks, quiet = options
+    judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet, delimiter=delimiter, sql=sql, keep=keep)
+    print_skips(judgments.report, quiet)
+    ratings = judgments.ratings
+    if ratings is None:
+        raise InputError(file, None, "holds no ratings: a metric judges rated segments",
+                         "give a ratings file (MQM, ESA, DA) as FILE, or battles with a judge_kind column without --metric")
+    if len({ratings.tracks[t] for t in np.unique(ratings.track) if t >= 0}) > 1:
+        raise InputError(file, None, "holds several tracks, whose segment ids repeat", "choose one with --track")
+    if len(ratings.judge_kinds) and (ratings.judge_kind >= 0).any():
+        human = [i for i, k in enumerate(ratings.judge_kinds) if k.strip().lower() == "human"]
+        ratings = ratings.take(np.isin(ratings.judge_kind, human))
+    criteria = sorted({ratings.criteria[c] for c in np.unique(ratings.criterion) if c >= 0})
+    if len(criteria) > 1:
+        raise InputError(file, None, f"holds several criteria ({', '.join(criteria)}) whose scores cannot be averaged",
+                         "keep one criterion's rows")
+    return _series(ratings), (criteria[0] if criteria else "ratings")
+
+
+def _metric_judge(P, human, human_name, human_path, metric_file, refset, hold_out, confidence, random_state,
+                  out_file, as_json, n_boot=0, differences=False):
+    """System means by the humans, a segment-level metric and PPI++ (``--metric``)."""
+    from humeval.data.readers.wmt_metrics import read_segment_scores
+    name, judge = read_segment_scores(metric_file, refset=refset)
+    unscored = sorted(set(human.index.get_level_values(1)) - set(judge.index.get_level_values(1)))
+    if hold_out is None and not len(judge.index.difference(human.groupby(level=[0, 1]).mean().index)):
+        raise InputError(metric_file, None, "scores no unit (segment, system) the humans did not score: nothing "
+                         "for the judge to add", "pass --hold-out SHARE to replay a campaign in which humans score "
+                         "only that share of the units, or score more units with the metric")
+    full = None
+    if hold_out is not None:
+        shared = human.groupby(level=[0, 1]).mean().index.intersection(judge.index)
+        if not len(shared):
+            P.units(human, judge, human_path)  # the error naming both parts
+        full = human.groupby(level=[0, 1]).mean().reindex(shared).groupby(level=1).mean()
+        judge = judge.loc[shared]  # the replayed campaign: the units humans rated, all scored by the judge
+        human = P.hold_out(human, judge, hold_out, random_state)
+    table = P.system_means(human, judge, confidence, path=human_path)
+    title = f"{human_path} ({human_name}) with {name} as the judge"
+    boot = _means_bootstrap(human, judge, n_boot, confidence, random_state, human_path)
+    _means(table, title, full, out_file, as_json, boot)
+    _extras(table, boot, differences, title, confidence, n_boot, as_json)
+    if unscored and not as_json:
+        out.print(f"  left out (the judge scored none of their units): {', '.join(map(str, unscored))}")
 
 
 def _means(table, title, full, out_file, as_json, boot=None):

@@ -111,3 +111,51 @@ def _details(path) -> dict[str, str]:
             raise InputError(path, number, f"segment id {cells[0]} appears twice", "ids must be unique")
         out[cells[0]] = f"{cells[3]}:{cells[4]}"
     return out
+
+
+SEGMENT_NAMES = ("item", "segment", "seg", "seg_id", "segment_id", "segid", "sid")
+
+
+def read_segment_scores(path, refset: str | None = None) -> tuple[str, pd.Series]:
+    """(metric name, scores indexed by (item, system)) from a segment-level score file: WMT's
+    ``<METRIC>.seg.score`` layout (8 tab-separated fields, no header; items "DOCID:SEG"), or a plain
+    table with a header naming ``system``, the segment (one of ``SEGMENT_NAMES``; items as written)
+    and ``score`` — comma- or tab-separated, the metric named by its file's stem. A missing or
+    non-finite score and a second score for the same (segment, system) are errors naming the line."""
+    data = read_bytes(path)
+    first = first_line(data)
+    if first.count("\t") in (5, 7) and not {c.strip().lower() for c in first.split("\t")} & {"system", "score"}:
+        name, level, scores = read_metric_scores(path, refset=refset)
+        if level != "seg":
+            raise InputError(path, None, "system-level scores cannot judge segments",
+                             "pass a segment-level file (<METRIC>.seg.score…)")
+        return name, scores
+    delimiter = "\t" if "\t" in first else ","
+    header = [c.strip().strip('"').lower() for c in first.split(delimiter)]
+    segment = next((n for n in SEGMENT_NAMES if n in header), None)
+    missing = [n for n, found in (("system", "system" in header), ("segment", segment),
+                                  ("score", "score" in header)) if not found]
+    if missing:
+        raise InputError(path, 1, f"missing column{'s' if len(missing) > 1 else ''}: {', '.join(missing)} "
+                         f"(found {', '.join(header)})",
+                         "give a WMT .seg.score file, or a table with the columns system, segment (or item, seg_id) "
+                         "and score")
+    where = [header.index(n) for n in ("system", segment, "score")]
+    keys, lines, values = [], [], []
+    for number, line in enumerate(one_line_end(read_text(path)).splitlines()[1:], 2):
+        if not line.strip():
+            continue
+        cells = line.split(delimiter)
+        if len(cells) != len(header):
+            raise InputError(path, number, f"{len(cells)} fields, the header has {len(header)}",
+                             "check the separators of this line")
+        system, item, text = (cells[i].strip().strip('"') for i in where)
+        value = _score(text, path, number, "the score")
+        if value is None:
+            raise InputError(path, number, "the score is missing", "write a number, or leave the line out")
+        keys.append((item, system))
+        lines.append(number)
+        values.append(value)
+    if not keys:
+        raise InputError(path, None, "no scores", "check the file")
+    return Path(path).stem, _series(path, keys, lines, values, ["item", "system"])

@@ -155,3 +155,27 @@ def test_davidson_model_on_a_file_with_ties(tmp_path):
     want = ppi_davidson(h, j)["ppi"]
     assert got["nu"] == pytest.approx(want.extra["nu"], rel=1e-9)
     assert "tie parameter" in run("ppi", path, "--model", "davidson").output
+
+
+def test_humans_alone_on_all_their_battles_beside_the_combined_estimate(tmp_path):
+    """PPI++ sets aside the human battles the judge did not judge: with 2,000 human battles of
+    which the judge judged 150, the combined intervals are wider than the humans' alone on all
+    2,000 (widths scale as 1/sqrt(n): about sqrt(2000/150) = 3.7 times, less what 1,500 judge-only
+    battles add), and the command says so instead of presenting the combined estimate as the best."""
+    _, h, j = judged_battles(n_human=2000, n_judge=1500, random_state=1)
+    frame = battles_frame(h, j)
+    human_items = set(frame.loc[frame.judge_kind == "human", "question_id"])
+    kept = sorted(human_items, key=lambda q: int(q[1:]))[:150]
+    drop = (frame.judge_kind != "human") & frame.question_id.isin(human_items - set(kept))
+    path = tmp_path / "battles.csv"
+    frame[~drop].to_csv(path, index=False)
+    got = json.loads(run("ppi", path, "--json").output)
+    assert got["n"] == 150 and got["all_human_n"] == 2000
+    assert got["all_human_mean_width"] < got["combined_mean_width"] / 2
+    text = run("ppi", path).output
+    assert "1,850 human battles the judge did not judge are left out" in text
+    assert "warning: the humans alone are the better estimate here" in text
+    # when the judge judged every human battle there is nothing to compare
+    frame.to_csv(path, index=False)
+    got = json.loads(run("ppi", path, "--json").output)
+    assert "all_human_n" not in got and "better estimate" not in run("ppi", path).output

@@ -139,6 +139,11 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
             raise click.UsageError("--differences goes with ratings (system means); this file holds battles")
         fit = P.ppi_davidson if model == "davidson" else P.ppi_bradley_terry
         result = fit(table.take(human_rows), table.take(judge_rows), path=file)
+        if result["ppi"].extra["unmatched_human"]:
+            # the humans alone on all their battles, the judge's unmatched ones included: PPI++ sets
+            # those aside, so when the judge judged few of them the combined intervals can be wider
+            humans = table.take(human_rows)
+            result["ppi"].extra["all_human"] = fit(humans, humans, lam=0.0, path=file)["human"]
         boot = P.bootstrap_battles(result["ppi"], n_boot, confidence, random_state, file) if n_boot else None
         _battles(result, title, confidence, out_file, as_json, boot)
         _extras(None, boot, False, title, confidence, n_boot, as_json)
@@ -259,8 +264,11 @@ def _battles(result, title, confidence, out_file, as_json, boot=None):
         from humeval.data.export import write
         write(table.reset_index(), out_file)
     if as_json:
+        all_human = ppi.extra.get("all_human")
         click.echo(json.dumps({"systems": jsonable(table.reset_index()), "lambda": ppi.lam, "n": ppi.n, "N": ppi.N,
                                "effective_n": ppi.extra["effective_n"],
+                               **({"all_human_n": all_human.n, "all_human_mean_width": _mean_width(all_human, confidence),
+                                   "combined_mean_width": _mean_width(ppi, confidence)} if all_human else {}),
                                **({"nu": ppi.extra["nu"]} if "nu" in ppi.extra else {})}, indent=2))
         return
     name = "Davidson" if "nu" in ppi.extra else "Bradley–Terry"
@@ -274,7 +282,32 @@ def _battles(result, title, confidence, out_file, as_json, boot=None):
                   f"combined {ppi.extra['nu']:.3f}")
     if ppi.extra["unmatched_human"]:
         out.print(f"  {ppi.extra['unmatched_human']:,} human battles the judge did not judge are left out.")
+        note = _all_human_note(ppi, confidence)
+        if note:
+            out.print(note)
     out.print("  judge: the judge alone, its bias ignored — for contrast, not for conclusions.")
+
+
+def _mean_width(estimate, confidence) -> float:
+    """Mean width of an estimate's intervals over the systems."""
+    frame = estimate.intervals(confidence)
+    return float((frame["hi"] - frame["lo"]).mean())
+
+
+def _all_human_note(ppi, confidence) -> str | None:
+    """The humans alone on all their battles beside the combined estimate, which sets aside the
+    human battles the judge did not judge; a warning when the humans alone are narrower."""
+    all_human = ppi.extra.get("all_human")
+    if all_human is None:
+        return None
+    alone, combined = _mean_width(all_human, confidence), _mean_width(ppi, confidence)
+    text = (f"  The humans alone on all their {all_human.n:,.0f} battles: mean interval width {alone:.3f}; combined "
+            f"{combined:.3f}.")
+    if alone < combined:
+        text += ("\n  warning: the humans alone are the better estimate here — the judge judged too few of the human "
+                 "battles for PPI++ to gain from it; rank the human battles alone (humeval rank), or have the judge "
+                 "judge the battles humans judged.")
+    return text
 
 
 def _rank_sets(sets, title, confidence):

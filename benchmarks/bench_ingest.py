@@ -1,22 +1,27 @@
-"""Ingest speed and memory: humeval against arenakit and arena-rank on the same files.
+"""Ingest speed and memory: humeval against the plain reads, arenakit and arena-rank on the same files.
 
-    python benchmarks/bench_ingest.py [--rows 1000000] [--repeat 3]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_ingest.py [--rows 1000000] [--repeat 5]
 
-Writes a synthetic arena-style battle file (model_a, model_b, winner, question_id, judge) as CSV
-and Parquet in a temporary folder, then times, best of --repeat:
-- humeval.read(...) -> Comparisons (CSV and Parquet)
-- arenakit: load_battles(csv) + Arena(...)  (pydantic validation per battle)
-- arena-rank: pandas.read_csv/read_parquet + PairDataset.from_pandas
+Writes a synthetic arena-style battle file (question_id, model_a, model_b, winner, judge) as CSV
+and Parquet in a temporary folder, then times
+- humeval.read(...) -> Comparisons (CSV and Parquet), against
 - the plain reads, no validation or coding: ``pandas.read_csv`` of the CSV and
   ``pyarrow.parquet.read_table`` of the Parquet file (the issue-33 baselines: humeval's CSV at
-  least as fast as the first, its Parquet within 1.5x of the second)
-and prints each time with the peer/humeval ratio. Also times the real WMT10 file when
-../shared/data is present, and reports the bytes of 10 million comparisons.
+  least as fast as the first, its Parquet within 1.5x of the second). Each pair is run
+  interleaved, humeval then baseline, --repeat times, so the machine's load hits both alike;
+  the wall time (median and best) and the CPU time of the process (``time.process_time``, all
+  its threads: steadier on a shared machine) are printed with the ratio baseline / humeval
+  (above 1: humeval is faster);
+- arenakit: load_battles(csv) + Arena(...)  (pydantic validation per battle), once;
+- arena-rank: pandas.read_csv/read_parquet + PairDataset.from_pandas, best of --repeat.
+Also times the real WMT10 file when ../shared/data is present, and reports the bytes of 10
+million comparisons. The thread pools in use and the load average are printed first.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import warnings
 import tempfile
 import time
@@ -55,10 +60,32 @@ def best_of(repeat: int, call) -> float:
     return min(times)
 
 
+def interleaved(repeat: int, ours, theirs) -> dict[str, np.ndarray]:
+    """Wall and CPU seconds of ``ours`` and ``theirs``, run alternately ``repeat`` times (after
+    one untimed run of each: file cache, lazy imports)."""
+    ours(), theirs()
+    times = {k: [] for k in ("ours", "ours cpu", "theirs", "theirs cpu")}
+    for _ in range(repeat):
+        for name, call in (("ours", ours), ("theirs", theirs)):
+            wall, cpu = time.perf_counter(), time.process_time()
+            call()
+            times[name].append(time.perf_counter() - wall)
+            times[name + " cpu"].append(time.process_time() - cpu)
+    return {k: np.array(v) for k, v in times.items()}
+
+
+def against(label: str, baseline: str, times: dict[str, np.ndarray]) -> None:
+    """Print humeval's and the baseline's times and the ratio baseline / humeval."""
+    for who, name in (("ours", f"humeval ({label})"), ("theirs", baseline)):
+        print(f"{name:38s} wall median {np.median(times[who]):6.3f} s, best {times[who].min():6.3f} s; "
+              f"CPU median {np.median(times[who + ' cpu']):6.3f} s")
+    print(f"{'  ratio ' + baseline + ' / humeval':38s} wall median {np.median(times['theirs']) / np.median(times['ours']):5.2f}x, "
+          f"best {times['theirs'].min() / times['ours'].min():5.2f}x; "
+          f"CPU {np.median(times['theirs cpu']) / np.median(times['ours cpu']):5.2f}x\n")
+
+
 def peers(csv: Path, parquet: Path):
-    import pyarrow.parquet as pq
-    out = {"pandas.read_csv (csv)": lambda: pd.read_csv(csv),
-           "pyarrow.parquet.read_table (parquet)": lambda: pq.read_table(parquet)}
+    out = {}
     try:
         import arenakit
         out["arenakit (csv)"] = lambda: arenakit.Arena(arenakit.load_battles(csv))
@@ -77,19 +104,26 @@ def main():
     warnings.filterwarnings("ignore")  # arena-rank's JAX warns about float64 on every call
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
+    import pyarrow.parquet as pq
+    from humeval.threads import threads_in_use
+    print(f"threads: {threads_in_use()}; OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}; "
+          f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as tmp:
         csv, parquet = Path(tmp) / "battles.csv", Path(tmp) / "battles.parquet"
         df = battles(args.rows)
         df.to_csv(csv, index=False)
         df.to_parquet(parquet, index=False)
         print(f"{args.rows:,} arena battles: CSV {csv.stat().st_size / 1e6:.0f} MB, "
-              f"Parquet {parquet.stat().st_size / 1e6:.0f} MB; best of {args.repeat}\n")
+              f"Parquet {parquet.stat().st_size / 1e6:.0f} MB; {args.repeat} interleaved runs\n")
+        against("csv", "pandas.read_csv", interleaved(args.repeat, lambda: humeval.read(csv), lambda: pd.read_csv(csv)))
+        against("parquet", "pyarrow.parquet.read_table",
+                interleaved(args.repeat, lambda: humeval.read(parquet), lambda: pq.read_table(parquet)))
         ours = {"csv": best_of(args.repeat, lambda: humeval.read(csv)),
                 "parquet": best_of(args.repeat, lambda: humeval.read(parquet))}
-        print(f"{'humeval (csv)':38s} {ours['csv']:7.2f} s")
-        print(f"{'humeval (parquet)':38s} {ours['parquet']:7.2f} s")
+        print(f"peers, best of {args.repeat} (arenakit: once) against humeval's best: CSV {ours['csv']:.2f} s, "
+              f"Parquet {ours['parquet']:.2f} s")
         for name, call in peers(csv, parquet).items():
             seconds = best_of(1 if "arenakit" in name else args.repeat, call)
             base = ours["parquet" if "parquet" in name else "csv"]

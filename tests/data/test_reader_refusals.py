@@ -72,6 +72,17 @@ def test_a_quote_left_open_in_the_last_column_is_an_error_not_fewer_rows(tmp_pat
     assert humeval.read(write(tmp_path, "ok.csv", closed)).ratings.score.tolist() == [70, 55]
 
 
+def test_a_long_cell_without_quotes_is_text_with_or_without_blank_lines(tmp_path):
+    """The unbalanced-quote check runs only when the file holds a quote character: before, a
+    blank line (fewer rows than lines) sent a quote-free file through Python's csv module, whose
+    131,072-character field limit refused a long cell that the same file without the blank line read."""
+    rows = [f"q{i},m{i % 5},n{i % 7},model_a,u{i % 3}" for i in range(20)]
+    rows[3] = "q" + "x" * 200_000 + ",m1,n2,model_b,u0"
+    for name, text in (("plain.csv", "\n".join(rows)), ("blank.csv", "\n".join(rows[:10] + [""] + rows[10:]))):
+        c = humeval.read(write(tmp_path, name, "question_id,model_a,model_b,winner,judge\n" + text + "\n")).comparisons
+        assert len(c) == 20 and max(map(len, c.items)) == 200_001 and c.outcome.tolist().count(2) == 1
+
+
 @pytest.mark.parametrize("spec", [r for r in READERS if r[2].count(",") > 1 or r[0] == "mqm.tsv"],
                          ids=lambda r: r[0])
 def test_an_unbalanced_quote_names_its_line(spec, tmp_path):

@@ -181,15 +181,16 @@ def _read_csv(data: bytes, path, delimiter: str, encoding: str, text: str | None
     header = next(csv.reader([head.rstrip("\r")], delimiter=delimiter))
     check_names(header, path)
     try:
-        table = pacsv.read_csv(
-            io.BytesIO(data), parse_options=pacsv.ParseOptions(delimiter=delimiter),
+        table = pacsv.read_csv(  # a BufferReader hands arrow the bytes without the copy a BytesIO makes
+            pa.BufferReader(pa.py_buffer(data)), parse_options=pacsv.ParseOptions(delimiter=delimiter),
             convert_options=pacsv.ConvertOptions(column_types={h: pa.string() for h in header},
                                                  strings_can_be_null=True))
     except pa.ArrowInvalid as error:
         _raise_csv_error(path, text if text is not None else decode(data, path, encoding), delimiter, len(header),
                          error)
-    if table.num_rows + 1 < data.count(b"\n"):  # fewer rows than lines: blank lines, quoted line breaks,
-        # or a quote left open that swallowed the rest of the file
+    if b'"' in data and table.num_rows + 1 < data.count(b"\n"):  # fewer rows than lines: blank lines, quoted
+        # line breaks, or a quote left open that swallowed the rest of the file (without a quote
+        # character only blank lines: one memchr instead of counting the lines)
         _check_quotes(path, text if text is not None else decode(data, path, encoding), delimiter)
     return table
 
@@ -307,7 +308,9 @@ def encode_arrow(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], tuple[str
             dictionary, indices = encoded.dictionary, encoded.indices
         dictionary = dictionary.cast(pa.string())
         blank = pc.fill_null(pc.equal(pc.utf8_trim(dictionary, characters=_WHITE_SPACE), ""), True)
-        per_column.append((dictionary, blank, indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)))
+        if indices.null_count:
+            indices = indices.fill_null(-1)  # -1 picks the -1 appended to the mapping below
+        per_column.append((dictionary, blank, indices.to_numpy(zero_copy_only=False)))  # int32: gathered as is
     kept = [pc.filter(dictionary, pc.invert(blank)) for dictionary, blank, _ in per_column]
     names = pc.unique(pa.chunked_array(kept, type=pa.string()).combine_chunks()) if kept else pa.array([], pa.string())
     names = names.take(pc.sort_indices(names))

@@ -211,6 +211,10 @@ NO_MTME = ("mt-metrics-eval's data (mt-metrics-eval-v2/) is not in the shared da
 NOT_RUNNABLE: dict[str, str] = {
     "humeval serve demo/campaign.toml": "starts a server that runs until stopped; tests/serve/test_serve_load.py and "
                                         "test_serve_browser.py run it in a subprocess",
+    "humeval rank mqm.tsv": "an export of a running campaign; tests/serve/test_serve_exports.py runs humeval rank on "
+                            "the MQM export of a campaign with every task type and compares it with the board",
+    "humeval rank documents.csv -m z-mean": "an export of a running campaign; tests/serve/test_serve_document_scores.py "
+                                            "reads the documents export back and ranks a hand-made one",
     "humeval metric compare --baseline base.txt --system new.txt --ref ref.txt --test ar": NO_SECOND_SYSTEM,
     "humeval metric correlate --mtme mt-metrics-eval-v2/wmt22 --lp en-de --human-name mqm --average-by item": NO_MTME,
     "humeval metric tune --objective consistency --conflicts tie-across-judges "

@@ -65,7 +65,7 @@ def test_controls_asked_for_on_a_file_without_them_says_so(tmp_path):
     result = run("judges", path, "--controls")
     assert result.exit_code == 0, result.output
     assert "marks no degraded-reference (BAD_REF) or repeat items" in result.stderr
-    assert "least reliable first" in result.stdout
+    assert "least reliable first" in " ".join(result.stdout.split())  # the title wraps with a long path
 
 
 def test_alpha_is_checked():

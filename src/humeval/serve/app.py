@@ -408,11 +408,15 @@ class Server:
         self.organiser(request)
         board = self.board.latest if self.run_board else await run_in_threadpool(self.board.refresh)
         if board is None:
-            return JSONResponse({"judgments": 0, "pairwise": [], "da": [], "esa": [], "mqm": []})
+            return JSONResponse({"judgments": 0, "pairwise": [], "da": [], "esa": [], "mqm": [], "agreement": []})
         out = {"judgments": board["judgments"], "computed_at": board["computed_at"],
                "comparisons": board["comparisons"], "ratings": board["ratings"]}
         for key in ("pairwise", "da", "esa", "mqm"):
             out[key] = json.loads(board[key].reset_index().to_json(orient="records")) if key in board else []
+        # the organiser page's agreement table, same numbers; a rate or value the measure lacks is null
+        agreement = board["agreement"].reset_index()
+        agreement.columns = [c.replace(" ", "_") for c in agreement.columns]
+        out["agreement"] = json.loads(agreement.to_json(orient="records"))
         return JSONResponse(out)
 
     async def status(self, request: Request):

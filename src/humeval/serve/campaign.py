@@ -62,7 +62,7 @@ outputs = ["Please give this translation a score of 0."]
 answer = [0, 10]
 loud = true                       # loud (default): the annotator is told it was a check and the result;
                                   # false: silent, only recorded (as WMT's degraded outputs are)
-feedback = "This was an attention check: the text asked for a score of 0."
+feedback = "The text asked for a score of 0."  # shown after "That was an attention check: passed." (or failed)
 
 [completion]                      # optional, with quota: the code shown once the quota is done (Prolific, MTurk)
 code = "C1A2B3"

@@ -208,7 +208,7 @@ type = "da"
 source = "Bitte geben Sie dieser Übersetzung eine Punktzahl unter 10."
 outputs = ["Please give this translation a score below 10."]
 answer = [0, 9]
-feedback = "This was an attention check: the text asked for a score below 10."
+feedback = "The text asked for a score below 10."
 
 [[checks]]
 type = "pairwise"

@@ -103,6 +103,8 @@ def test_the_document_page_form_refuses_an_untouched_score_and_takes_a_typed_one
         raise AssertionError("no document page in 20 tasks")
     document = re.search(r'id="document-score">The whole document (\S+)', page).group(1)
     assert page.count('class="text output document-segment"') == len(SPANS[document])
+    # each segment's reference under its source, as the segment pages show it
+    assert re.findall(r'class="document-reference">([^<]+)<', page) == [f"reference {j}" for j in SPANS[document]]
     assert "data-marking" not in page and 'name="w0"' not in page
     token = re.search(r'data-task="([^"]+)"', page).group(1)
     refused = client.post("/task", data={"csrf": form_csrf(page), "task": token, "score": "50", "touched": "0"})

@@ -5,8 +5,9 @@ Pages: ``/login``, ``/task`` (one task at a time; the answer is a form post), ``
 (progress, leaderboard, quality, agreement, exports; charts at ``/organiser/chart/{key}.png``). API: ``POST /api/login`` → ``{"csrf"}``;
 ``GET /api/task``; ``POST /api/task/{task}`` with the answer; ``POST /api/task/{task}/skip``;
 ``GET /api/task/{task}`` (own tasks only); ``GET /api/judgments`` (own answers only);
-``GET /api/leaderboard``, ``GET /admin/status.json`` (the stopping rule's verdict) and
-``GET /organiser/export/{what}.{ext}`` (organisers only).
+``GET /api/leaderboard`` (the rankings and the agreement rows of the organiser's page),
+``GET /admin/status.json`` (the stopping rule's verdict) and ``GET /organiser/export/{what}.{ext}``
+(organisers only).
 
 Every state-changing request needs the session's CSRF token (form field ``csrf`` or header
 ``X-CSRF-Token``); API posts must be JSON. Templates are autoescaped (a system output containing

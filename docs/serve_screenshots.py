@@ -2,10 +2,10 @@
 default docs/img/serve): the demo campaign (``humeval serve --demo``) served on a free port, the
 login page, an annotator in headless Chromium (Debian's chromium and chromedriver, through Selenium) going through
 the tutorial, one task of each type (pairwise, ranking, DA, contrastive ESA with pre-filled ESA^AI
-spans, MQM-lite) and the completion code, then the organiser's page (rankings, agreement,
-progress over time). Answers are posted through the
-JSON API with the browser's session (a judge who knows the demo systems' order), so every page is
-what a real annotator sees next. tests/serve/test_serve_docs.py reruns it."""
+spans, MQM-lite), a whole-document score, a loud attention check's verdict and the completion
+code, then the organiser's page (rankings, agreement, progress over time). Answers are posted
+through the JSON API with the browser's session (a judge who knows the demo systems' order), so
+every page is what a real annotator sees next. tests/serve/test_serve_docs.py reruns it."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "img" / "serve"
-SHOTS = ("login", "tutorial", "tutorial-feedback", "pairwise", "ranking", "da", "esa", "mqm", "completion", "organiser")
+SHOTS = ("login", "tutorial", "tutorial-feedback", "pairwise", "ranking", "da", "esa", "mqm", "document",
+         "check-feedback", "completion", "organiser")
 
 
 def _port() -> int:
@@ -127,13 +128,19 @@ def take(out: Path = OUT) -> list[Path]:
                 if response.status_code != 200:
                     break
                 task = response.json()
-                # the first of each type (ESA: one with pre-filled spans), a segment's task, not a control's
-                if "tutorial" not in task and task["type"] not in seen and int(task["item"]) <= 16 and \
-                        (task["type"] != "esa" or any(task.get("prefill") or [])):
-                    seen.add(task["type"])
+                # the first of each type (ESA: one with pre-filled spans), a segment's task, not a control's;
+                # the first whole-document score (its item is "document <id>")
+                shot = "document" if task.get("document_score") else task["type"]
+                if "tutorial" not in task and shot not in seen and (shot == "document" or int(task["item"]) <= 16) \
+                        and (task["type"] != "esa" or any(task.get("prefill") or [])):
+                    seen.add(shot)
                     driver.get(url + "/task")
-                    save(task["type"])
-                client.post(f"/api/task/{task['task']}", json=_answer(task, order))
+                    save(shot)
+                told = client.post(f"/api/task/{task['task']}", json=_answer(task, order)).json()
+                if "check" in told and "check-feedback" not in seen:  # a loud attention check, told after
+                    seen.add("check-feedback")
+                    driver.get(f"{url}/task?receipt={told['receipt']}")
+                    save("check-feedback")
         driver.get(url + "/task")
         save("completion")
         for name in ("ann2", "ann3"):  # more judgments for the organiser's page

@@ -1,7 +1,7 @@
 """More of ``humeval serve`` in headless Chromium (the helpers are test_serve_browser.py's):
 right-to-left outputs (Hebrew, Arabic) marked by mouse, an ESA task and a ranking task completed
-with the keyboard alone, the ranking and MQM-lite tasks by mouse with their exports read back, and
-every task page at phone width (390 × 844). Skipped where Chromium or its driver is missing,
+with the keyboard alone, the ranking and MQM-lite tasks by mouse with their exports read back,
+every task page at phone width (390 × 844), and a document scored as a whole by keyboard. Skipped where Chromium or its driver is missing,
 unless HUMEVAL_REQUIRE_BROWSER is set (CI)."""
 
 from __future__ import annotations
@@ -270,3 +270,38 @@ def test_every_task_page_fits_a_phone(tmp_path):
     assert set(pages) == {"pairwise", "ranking", "da", "esa", "mqm"}
     # (a page wider than the phone also widens a mobile viewport: innerWidth > 390)
     assert all(p == {"width": 390, "scroll": 0, "outside": []} for p in pages.values()), pages
+
+
+def test_a_document_scored_as_a_whole_with_the_keyboard(tmp_path):
+    """``document_scores``: a two-segment document's segments scored by typing (80, 60; Tab to the
+    score box, Enter), then the whole-document page shows both outputs in order, has no span
+    marking, and takes a typed 35; the stored answers are those three scores."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    driver = browser()
+    path = write_campaign(tmp_path, tasks=("da",), n_systems=2, n_items=2, extra="document_scores = true\n")
+    (tmp_path / "documents.txt").write_text("story\nstory\n")
+    path.write_text(path.read_text().replace('reference = "reference.txt"',
+                                             'reference = "reference.txt"\ndocuments = "documents.txt"'))
+    server = Server(path)
+    try:
+        log_in(driver, server.url, "alice")
+        for n, score in enumerate(("80", "60")):
+            assert f"segment {n + 1} of 2" in driver.find_element(By.ID, "document").text
+            tab_to(driver, "score-number")
+            keys(driver, score)
+            press_and_wait(driver, Keys.ENTER)
+        heading = driver.find_element(By.ID, "document-score").text
+        assert heading.startswith("The whole document story") and "2 segments" in heading
+        shown = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".document-segment")]
+        assert len(shown) == 2 and [t.split()[1] for t in shown] == ["says0", "says1"]
+        assert len({t.split()[0] for t in shown}) == 1  # one system's outputs
+        assert not driver.find_elements(By.CSS_SELECTOR, "[data-marking]")
+        tab_to(driver, "score-number")
+        keys(driver, "35")
+        press_and_wait(driver, Keys.ENTER)
+        assert "Saved (receipt" in driver.find_element(By.ID, "receipt").text
+    finally:
+        driver.quit()
+        server.stop()
+    assert stored_answers(tmp_path / "campaign.sqlite") == [{"score": 80.0}, {"score": 60.0}, {"score": 35.0}]

@@ -111,11 +111,12 @@ def test_the_demo_has_every_task_type_and_a_good_judge_ranks_its_systems_in_thei
     from humeval.serve.demo import PASSWORD, SYSTEMS, write_demo
     campaign = load_campaign(write_demo(tmp_path / "demo", bootstrap=20))
     assert campaign.tasks == ("pairwise", "ranking", "da", "esa", "mqm") and campaign.contrastive == 2
+    assert campaign.document_scores  # DA by document; contrastive ESA stays side by side
     assert len(campaign.tutorial) == 2 and len(campaign.checks) == 2 and campaign.completion.code == "DEMO-7Q2K"
     assert len(set(campaign.documents)) == 4 and len(campaign.ai_spans) == 19  # Tern 8, Kestrel 5, Babble 5, Lumen 1
     app = create_app(campaign, leaderboard=False)
     quality = {s: q for q, s in enumerate(SYSTEMS)}  # 0 best
-    kinds, codes = set(), []
+    kinds, codes, documents = set(), [], {}
     for name in ("ann1", "ann2", "ann3"):
         client = TestClient(app)
         response = client.post("/api/login", json={"name": name, "password": PASSWORD})
@@ -131,11 +132,16 @@ def test_the_demo_has_every_task_type_and_a_good_judge_ranks_its_systems_in_thei
                 answer = {"ranks": [sorted(q).index(x) + 1 for x in q]}
             elif task["type"] == "mqm":
                 answer = {"errors": []}
+            elif task.get("document_score"):  # the whole document, one system's segments
+                assert task["type"] == "da" and len(set(system)) == 1 and len(q) == 4
+                answer = {"score": 80 - 20 * q[0]}
+                documents[(task["document"], system[0])] = answer["score"]
             elif len(q) > 1:  # contrastive ESA
                 answer = {"outputs": [{"score": 90 - 25 * x, "spans": []} for x in q]}
             else:
                 answer = {"score": 90 - 25 * q[0], "spans": []}
-            assert client.post(f"/api/task/{task['task']}", json=answer, headers=headers).status_code == 200
+            posted = client.post(f"/api/task/{task['task']}", json=answer, headers=headers)
+            assert posted.status_code == 200, (task, posted.text)
         codes.append(task.json()["completion_code"])
     assert kinds == {"pairwise", "ranking", "da", "esa", "mqm"}
     board = app.state.server.board.refresh()
@@ -143,5 +149,7 @@ def test_the_demo_has_every_task_type_and_a_good_judge_ranks_its_systems_in_thei
         table = board[key]
         order = list(table.index if table.index.name == "system" else table["system"])
         assert order == list(SYSTEMS), (key, order)
-    assert len(export.export_frame(app.state.server.db, campaign, "judgments")) == 3 * 32  # 30 + 2 tutorial each
+    assert len(export.export_frame(app.state.server.db, campaign, "judgments")) == 3 * 102  # 100 + 2 tutorial each
+    scored = export.export_frame(app.state.server.db, campaign, "documents")
+    assert documents and {(i, s): v for i, s, v in zip(scored["item"], scored["system"], scored["score"])} == documents
     assert set(codes) <= {"DEMO-7Q2K", "DEMO-CHECK"}

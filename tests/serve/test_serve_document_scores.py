@@ -103,6 +103,8 @@ def test_the_document_page_form_refuses_an_untouched_score_and_takes_a_typed_one
         raise AssertionError("no document page in 20 tasks")
     document = re.search(r'id="document-score">The whole document (\S+)', page).group(1)
     assert page.count('class="text output document-segment"') == len(SPANS[document])
+    # each segment's reference under its source, as the segment pages show it
+    assert re.findall(r'class="document-reference">([^<]+)<', page) == [f"reference {j}" for j in SPANS[document]]
     assert "data-marking" not in page and 'name="w0"' not in page
     token = re.search(r'data-task="([^"]+)"', page).group(1)
     refused = client.post("/task", data={"csrf": form_csrf(page), "task": token, "score": "50", "touched": "0"})
@@ -125,3 +127,56 @@ def test_document_scores_without_documents_or_scores_are_refused(tmp_path, chang
     path.write_text(change(path.read_text()).replace('seed = 3', 'seed = 3\ndocument_scores = true'))
     with pytest.raises(InputError, match=problem):
         load_campaign(path)
+
+
+def test_with_contrastive_esa_only_da_goes_by_document_and_each_annotator_gets_other_systems(tmp_path):
+    """With ``contrastive = 2`` ESA stays side by side and MQM-lite segment by segment: only DA goes
+    by document (the demo's set-up). Each annotator's next document comes with the system that
+    annotator has scored least: bob first scores three documents, then alice's three documents
+    (12 DA tasks and 3 document scores each) still have three different systems, and so do bob's."""
+    path = document_campaign(tmp_path, tasks=("da", "esa", "mqm"))
+    path.write_text(path.read_text().replace('strategy = "uniform"', 'strategy = "uniform"\ndocument_scores = true\n'
+                                                                     'contrastive = 2'))
+    app = create_app(load_campaign(path), leaderboard=False)
+    runs = {}
+    for name in ("bob", "alice"):
+        client = TestClient(app)
+        headers = api_login(client, name)
+        for _ in range(45):
+            task = client.get("/api/task").json()
+            if task["type"] == "esa":
+                assert len(task["outputs"]) == 2 and not task.get("document_score")
+                answer = {"outputs": [{"score": 50, "spans": []}] * 2}
+            elif task["type"] == "mqm":
+                assert len(task["outputs"]) == 1 and not task.get("document_score")
+                answer = {"errors": []}
+            else:
+                answer = {"score": 50}
+                if task.get("document_score"):
+                    runs.setdefault(name, []).append(system_of(task["outputs"][0]))
+            assert client.post(f"/api/task/{task['task']}", json=answer, headers=headers).status_code == 200
+    assert {name: len(set(systems)) for name, systems in runs.items()} == {"bob": 3, "alice": 3}
+    documents = export.export_frame(app.state.server.db, app.state.server.campaign, "documents")
+    assert len(documents) == 6 and set(documents["criterion"]) == {"DA"}
+
+
+def test_a_new_document_takes_the_system_the_annotator_scored_least_before_the_fewest_overall(tmp_path):
+    """bob has 10 DA segments of sys0 and 5 each of sys2 and sys3, alice one of sys1 (and her
+    document scored): the fewest overall is sys1 (1 rating), but alice has scored it, so her next
+    document takes sys2 or sys3 (the fewest overall among the systems she has not scored)."""
+    app = scored_campaign(tmp_path)
+    client = TestClient(app)
+    api_login(client, "alice")
+    api_login(TestClient(app), "bob")
+    db = app.state.server.db
+    ids = {name: db.one("SELECT id FROM accounts WHERE name = ?", (name,))[0] for name in ("alice", "bob")}
+    rows = [("bob", 0, "SYSTEM")] * 10 + [("bob", 2, "SYSTEM")] * 5 + [("bob", 3, "SYSTEM")] * 5 + [
+        ("alice", 1, "SYSTEM"), ("alice", 1, "DOCUMENT")]
+    with db.write() as conn:
+        for n, (name, system, kind) in enumerate(rows):
+            conn.execute("INSERT INTO tasks (token, annotator_id, type, kind, item_id, systems, shown, issued_at, "
+                         "status) VALUES (?, ?, 'da', ?, 11, ?, '[\"x\"]', 0, 'done')",
+                         (f"t{n}", ids[name], kind, f"[{system}]"))
+    task = client.get("/api/task").json()
+    assert int(task["item"]) - 1 in {r.start for r in SPANS.values()}  # a new document's first segment
+    assert system_of(task["outputs"][0]) in (2, 3)

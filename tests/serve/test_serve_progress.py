@@ -137,6 +137,17 @@ def test_score_agreement_is_krippendorffs_interval_alpha_by_hand():
     assert "<td>ESA</td><td>0</td><td>0</td>" in html and "not enough overlap" in html
 
 
+def one_annotator(tmp_path):
+    """The organiser's client of a DA campaign where alice alone scored 5 outputs (no overlap)."""
+    alone, olga = campaign_app(tmp_path, 0, tasks=("da",))
+    worker = TestClient(alone)
+    headers = api_login(worker, "alice")
+    for _ in range(5):
+        task = worker.get("/api/task").json()
+        worker.post(f"/api/task/{task['task']}", json={"score": 40}, headers=headers)
+    return olga
+
+
 def test_the_page_shows_agreement_per_protocol_and_says_when_there_is_no_overlap(tmp_path):
     app, olga = campaign_app(tmp_path, 30, tasks=("pairwise", "ranking", "da"), extra="k = 3\n", n_items=4)
     page = olga.get("/organiser").text
@@ -151,11 +162,32 @@ def test_the_page_shows_agreement_per_protocol_and_says_when_there_is_no_overlap
     board = app.state.server.board.latest["agreement"]
     assert board.loc["DA", "value"] == pytest.approx(1.0)  # the judge scores each system the same: alpha 1
 
-    alone, olga = campaign_app(tmp_path / "alone", 0, tasks=("da",))
-    worker = TestClient(alone)
-    headers = api_login(worker, "alice")
-    for _ in range(5):
-        task = worker.get("/api/task").json()
-        worker.post(f"/api/task/{task['task']}", json={"score": 40}, headers=headers)
+    olga = one_annotator(tmp_path / "alone")
     table = re.search(r'<table id="agreement">.*?</table>', olga.get("/organiser").text, flags=re.S).group(0)
     assert "<td>DA</td><td>0</td><td>0</td>" in table and "not enough overlap" in table
+
+
+def test_the_leaderboard_api_gives_the_pages_agreement_numbers(tmp_path):
+    """``/api/leaderboard``'s ``agreement`` holds the organiser page's rows: the same protocols,
+    shared items and annotators, and the values the page rounds (3 decimals; the rate in percent);
+    the DA alpha is 1 (the judge scores each system the same); with one annotator the value is null
+    where the page says "not enough overlap"."""
+    app, olga = campaign_app(tmp_path, 30, tasks=("pairwise", "ranking", "da"), extra="k = 3\n", n_items=4)
+    table = re.search(r'<table id="agreement">.*?</table>', olga.get("/organiser").text, flags=re.S).group(0)
+    page = {m[0]: m[1:] for m in re.findall(r"<tr>" + r"<td>([^<]*)</td>" * 6 + "</tr>", table)}
+    api = {row["protocol"]: row for row in olga.get("/api/leaderboard").json()["agreement"]}
+    assert set(api) == set(page) == {"pairwise", "rankings (k-way)", "DA"}
+    for protocol, (shared, annotators, measure, rate, value) in page.items():
+        row = api[protocol]
+        assert (str(row["shared_items"]), str(row["annotators"]), row["measure"].replace("'", "&#39;")) == (
+            shared, annotators, measure)
+        assert rate == ("–" if row["agreement_rate"] is None else f"{100 * row['agreement_rate']:.1f}%")
+        if row["value"] is not None:
+            assert float(value) == pytest.approx(row["value"], abs=5e-4)
+    assert api["DA"]["value"] == pytest.approx(1.0) and api["DA"]["agreement_rate"] is None
+    assert api["DA"]["shared_items"] > 0 and api["DA"]["annotators"] == 2
+
+    olga = one_annotator(tmp_path / "alone")
+    assert olga.get("/api/leaderboard").json()["agreement"] == [
+        {"protocol": "DA", "shared_items": 0, "annotators": 0, "measure": "Krippendorff's alpha (interval)",
+         "agreement_rate": None, "value": None}]

@@ -5,8 +5,9 @@ Pages: ``/login``, ``/task`` (one task at a time; the answer is a form post), ``
 (progress, leaderboard, quality, agreement, exports; charts at ``/organiser/chart/{key}.png``). API: ``POST /api/login`` → ``{"csrf"}``;
 ``GET /api/task``; ``POST /api/task/{task}`` with the answer; ``POST /api/task/{task}/skip``;
 ``GET /api/task/{task}`` (own tasks only); ``GET /api/judgments`` (own answers only);
-``GET /api/leaderboard``, ``GET /admin/status.json`` (the stopping rule's verdict) and
-``GET /organiser/export/{what}.{ext}`` (organisers only).
+``GET /api/leaderboard`` (the rankings and the agreement rows of the organiser's page),
+``GET /admin/status.json`` (the stopping rule's verdict) and ``GET /organiser/export/{what}.{ext}``
+(organisers only).
 
 Every state-changing request needs the session's CSRF token (form field ``csrf`` or header
 ``X-CSRF-Token``); API posts must be JSON. Templates are autoescaped (a system output containing
@@ -408,11 +409,15 @@ class Server:
         self.organiser(request)
         board = self.board.latest if self.run_board else await run_in_threadpool(self.board.refresh)
         if board is None:
-            return JSONResponse({"judgments": 0, "pairwise": [], "da": [], "esa": [], "mqm": []})
+            return JSONResponse({"judgments": 0, "pairwise": [], "da": [], "esa": [], "mqm": [], "agreement": []})
         out = {"judgments": board["judgments"], "computed_at": board["computed_at"],
                "comparisons": board["comparisons"], "ratings": board["ratings"]}
         for key in ("pairwise", "da", "esa", "mqm"):
             out[key] = json.loads(board[key].reset_index().to_json(orient="records")) if key in board else []
+        # the organiser page's agreement table, same numbers; a rate or value the measure lacks is null
+        agreement = board["agreement"].reset_index()
+        agreement.columns = [c.replace(" ", "_") for c in agreement.columns]
+        out["agreement"] = json.loads(agreement.to_json(orient="records"))
         return JSONResponse(out)
 
     async def status(self, request: Request):

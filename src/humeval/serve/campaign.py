@@ -17,7 +17,8 @@ database = "demo.sqlite"          # relative to this file, or a postgresql:// UR
 # context = 2                     # with data.documents: segments shown before and after (read-only)
 # document_scores = true          # with data.documents: DA/ESA segments in document order, one system's
                                   # document at a time, then a score of the whole document (as WMT's
-                                  # document-level DA in Appraise); exported as documents.csv
+                                  # document-level DA in Appraise); exported as documents.csv (with
+                                  # contrastive, DA only: contrastive ESA stays side by side)
 # quota = 100                     # tasks per annotator: the page shows "12 of 100", then no more tasks
 # header_timeout = 10             # seconds a connection may take to send a request's head, then closed
 # body_timeout = 30               # seconds a request body may take between chunks, then 408
@@ -61,7 +62,7 @@ outputs = ["Please give this translation a score of 0."]
 answer = [0, 10]
 loud = true                       # loud (default): the annotator is told it was a check and the result;
                                   # false: silent, only recorded (as WMT's degraded outputs are)
-feedback = "This was an attention check: the text asked for a score of 0."
+feedback = "The text asked for a score of 0."  # shown after "That was an attention check: passed." (or failed)
 
 [completion]                      # optional, with quota: the code shown once the quota is done (Prolific, MTurk)
 code = "C1A2B3"
@@ -203,7 +204,8 @@ class Campaign:
     context: int = 2  # segments of its document shown before and after a segment
     contrastive: int = 1  # outputs an ESA task shows side by side (1: plain ESA)
     ai_spans: dict | None = None  # (system index, item index) → pre-filled error spans (ESA^AI)
-    document_scores: bool = False  # DA/ESA in document order, then a document-level score (needs documents)
+    document_scores: bool = False  # DA/ESA in document order, then a document-level score (needs documents;
+    #                                DA only with contrastive ESA)
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -300,8 +302,11 @@ def load_campaign(path, database=None) -> Campaign:
         _fail(path, f"contrastive = {contrastive} (with tasks {tasks} and {len(outputs)} systems)",
               f"give 2 ≤ contrastive ≤ {len(outputs)} and \"esa\" in tasks, or leave contrastive out")
     document_scores = _get(raw, "document_scores", bool, False, path)
-    if document_scores and (documents is None or not {"da", "esa"} & set(tasks) or contrastive > 1):
-        _fail(path, "document_scores = true needs data.documents, \"da\" or \"esa\" in tasks, and no contrastive",
+    # contrastive ESA stays side by side: document scores then apply to DA alone (so DA must be there)
+    scored = {"da", "esa"} if contrastive == 1 else {"da"}
+    if document_scores and (documents is None or not scored & set(tasks)):
+        _fail(path, "document_scores = true needs data.documents and \"da\" or \"esa\" in tasks (\"da\" with "
+              "contrastive ESA, which stays side by side)",
               "give each segment's document id in data.documents and a DA or plain ESA task, or leave "
               "document_scores out")
     ai_spans = None

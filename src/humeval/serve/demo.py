@@ -10,8 +10,12 @@ them in that order.
 The campaign shows everything at once: pairwise, 4-way ranking, DA, ESA (contrastive: two outputs
 side by side, with ESA^AI spans pre-filled from a made-up "automatic judge" that is right about
 most errors and flags one correct phrase), MQM-lite; document context (two segments either side);
+DA by document (``document_scores``: one system's document segment by segment, then a score of the
+whole document, exported as ``documents``; contrastive ESA stays side by side);
 a two-item tutorial; a loud and a silent attention check; degraded outputs and repeats; a quota
-of 30 tasks with completion codes; and a stopping rule. Accounts: annotators ``ann1`` … ``ann3``
+of 100 tasks with completion codes; and a stopping rule. (The quota is 100 so that each annotator
+scores the documents of two or more systems: DA z-scores are per annotator, and an annotator who
+scored one system's document alone has no z-scores to give.) Accounts: annotators ``ann1`` … ``ann3``
 and ``organiser``, with the password written in the campaign file (a demo: a real campaign gives
 ``password_hash``).
 """
@@ -155,9 +159,10 @@ strategy = "trueskill"
 k = 4
 contrastive = 2
 context = 2
+document_scores = true
 seed = 1
 database = "demo.sqlite"
-quota = 30
+quota = 100
 leaderboard_interval = {leaderboard_interval}
 bootstrap = {bootstrap}
 
@@ -203,7 +208,7 @@ type = "da"
 source = "Bitte geben Sie dieser Übersetzung eine Punktzahl unter 10."
 outputs = ["Please give this translation a score below 10."]
 answer = [0, 9]
-feedback = "This was an attention check: the text asked for a score below 10."
+feedback = "The text asked for a score below 10."
 
 [[checks]]
 type = "pairwise"

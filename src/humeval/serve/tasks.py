@@ -25,8 +25,11 @@ WMT's document-level DA as WMT20–22 ran it in Appraise (Barrault et al. 2020; 
 system's output of a document segment by segment, in order, and after the document's last segment
 scores the whole document (kind ``DOCUMENT``: the answer ``{"score"}``, shown the document's
 segments, ``item_id`` its last segment); then a document the annotator has not scored yet, from its
-first segment, with the system that has the fewest ratings. Controls and other task types may come
-in between; the document goes on where it stopped.
+first segment, with the system the annotator has scored least (ties: the fewest ratings overall),
+so that each annotator's scores span systems, as WMT's document HITs mix systems (z-scores are
+per annotator). Controls and other task types may come
+in between; the document goes on where it stopped. With contrastive ESA, ESA tasks stay side by
+side and only DA goes by document.
 
 Each answered task is degraded or repeated at most once (WMT pairs each original with one
 control); when none is left, a system task is issued instead.
@@ -346,7 +349,9 @@ class Issuer:
             task = self._repeat(conn, annotator_id, task_type)
         elif u < c.bad_reference + c.repeat + c.checks_share:
             task = self._check(conn, annotator_id, task_type)
-        if task is None and c.document_scores and task_type in RATED:
+        # DA and plain ESA only: MQM-lite marks errors segment by segment (no document score of it)
+        by_document = c.document_scores and (task_type == "da" or (task_type == "esa" and c.contrastive == 1))
+        if task is None and by_document:
             task = self._document_task(conn, annotator_id, task_type)
         if task is None:
             task = self._system_task(conn, annotator_id, task_type)
@@ -394,12 +399,19 @@ class Issuer:
             systems = [self._fewest(conn, task_type)]
         return {"kind": "SYSTEM", "item_id": item, "systems": systems, "shown": self._texts(conn, item, systems)}
 
-    def _fewest(self, conn, task_type) -> int:
-        """A system (at random among ties) with the fewest ``task_type`` system tasks issued so far."""
+    def _fewest(self, conn, task_type, annotator_id=None) -> int:
+        """A system (at random among ties) with the fewest ``task_type`` system tasks issued so far;
+        with ``annotator_id``, the fewest issued to that annotator first, then the fewest overall."""
         counts = np.zeros(self.n)
         for s, count in conn.execute("SELECT systems, COUNT(*) FROM tasks WHERE type = ? AND kind = 'SYSTEM' "
                                      "GROUP BY systems", (task_type,)):
             counts[json.loads(s)[0]] = count
+        if annotator_id is not None:
+            own = np.zeros(self.n)
+            for s, count in conn.execute("SELECT systems, COUNT(*) FROM tasks WHERE type = ? AND kind = 'SYSTEM' AND "
+                                         "annotator_id = ? GROUP BY systems", (task_type, annotator_id)):
+                own[json.loads(s)[0]] = count
+            counts = np.where(own == own.min(), counts, np.inf)
         return int(self.rng.choice(np.flatnonzero(counts == counts.min())))
 
     def _document_task(self, conn, annotator_id, task_type) -> dict:
@@ -421,7 +433,8 @@ class Issuer:
         firsts = [j for j in range(len(documents)) if j == 0 or documents[j - 1] != documents[j]]
         fresh = [j for j in firsts if documents[j] not in done] or firsts
         item = fresh[int(self.rng.integers(len(fresh)))]
-        systems = [self._fewest(conn, task_type)]
+        # the system this annotator has scored least: per-annotator z-scores need several systems each
+        systems = [self._fewest(conn, task_type, annotator_id)]
         return {"kind": "SYSTEM", "item_id": item, "systems": systems, "shown": self._texts(conn, item, systems)}
 
     def _donor(self, conn, item_id) -> str:

@@ -69,10 +69,15 @@ def test_wmt10_experts_with_the_mturk_crowd_as_the_judge():
         assert row["ppi_hi"] - row["ppi_lo"] <= row["human_hi"] - row["human_lo"] + 1e-9
     # the figures docs/tutorials/humans-and-judges.md quotes
     assert got["lambda"] == pytest.approx(0.05, abs=0.005) and round(got["effective_n"]) == 3082
+    # the experts alone on all 11,307 battles: half the combined width (0.100 against 0.189 half-widths)
+    assert got["all_human_n"] == 11307
+    assert got["all_human_mean_width"] / 2 == pytest.approx(0.100, abs=0.0015)
+    assert got["combined_mean_width"] / 2 == pytest.approx(0.189, abs=0.0015)
     text = " ".join(run("ppi", experts, "--judge-file", crowd, "--judge", "mturk", "--track", "Spanish-English",
                         "--audit", "--rank-sets").stdout.split())
     for shown in ("agreement (share of matched battles) │ 0.592", "Cohen's kappa (bootstrap interval) │ 0.331",
-                  "position bias: judge − humans │ 0.0351", "_ref │ -0.169", "λ = 0.22;"):
+                  "position bias: judge − humans │ 0.0351", "_ref │ -0.169", "λ = 0.22;",
+                  "warning: the humans alone are the better estimate here"):
         assert shown in text, shown
     several = run("ppi", experts, "--judge-file", crowd)
     assert several.exit_code == 2 and "choose one with --track" in several.output

@@ -87,3 +87,26 @@ def test_threads_after_numba_started_do_not_break_later_compilation():
             "f(np.ones(10))\nfrom humeval.threads import use_threads\nuse_threads(1)\n"
             "@numba.njit\ndef g(x):\n    return x + 1\nprint(g(1), numba.get_num_threads())")
     assert _python(code).split() == ["2", "1"]
+
+
+@pytest.mark.parametrize("threads", [-1, 2.5, "2", True])
+def test_set_threads_refuses_what_the_cli_refuses(monkeypatch, threads):
+    # humeval.set_threads(-1) used to write OPENBLAS_NUM_THREADS=-1 and return -1
+    import os
+
+    import humeval
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
+    with pytest.raises(ValueError, match="whole number >= 0"):
+        humeval.set_threads(threads)
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "3"  # nothing was changed
+
+
+def test_set_threads_takes_a_numpy_integer(monkeypatch):
+    import os
+
+    import numpy as np
+
+    import humeval
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
+    assert humeval.set_threads(np.int64(1)) == 1
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"

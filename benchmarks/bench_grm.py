@@ -69,9 +69,10 @@ def one_size(n_comparisons: int):
     start = time.process_time()
     fitted = girth.grm_mml(matrix)
     theirs = time.process_time() - start
-    # the estimates compared: both fit one discrimination per judge (girth's on the scale of its
-    # (system, segment) persons' latent, humeval's on θ's), so on the simulated judges' true
-    # sensitivities the scale-free Pearson r is the common measure; humeval's RMSE is on the truth's scale
+    # the estimates compared: both fit one discrimination per judge, each on its own latent scale
+    # (girth's persons are (system, segment) pairs; humeval's θ scale is set by its N(0, σ²) prior
+    # over the few simulated systems, whose realised spread is not σ: at 100,000 judgments
+    # θ̂ ≈ 1.45 θ + 0.36 with r 0.9998, so â ≈ a / 1.45), so the scale-free Pearson r is the measure
     true_a = truth.sensitivity.reindex(judges).to_numpy()
     ours_a, girth_a = model.judge_sensitivity_.reindex(judges).to_numpy(), np.asarray(fitted["Discrimination"])
 
@@ -85,9 +86,9 @@ def one_size(n_comparisons: int):
     print(f"same objective, finite-difference gradients (scaled)   {generic:9.1f} s   {generic / ours:7.0f}x humeval")
     print(f"girth grm_mml, {matrix.shape[0]} x {matrix.shape[1]:,} judge x (system, segment) matrix"
           f"   {theirs:7.2f} s   ratio girth / humeval {theirs / ours:5.2f}x")
-    print(f"judge discrimination against the simulated truth: humeval r {np.corrcoef(ours_a, true_a)[0, 1]:.3f} "
-          f"(RMSE {np.sqrt(np.mean((ours_a - true_a) ** 2)):.3f}), girth r {np.corrcoef(girth_a, true_a)[0, 1]:.3f}; "
-          f"humeval against girth r {np.corrcoef(ours_a, girth_a)[0, 1]:.3f}")
+    print(f"judge discrimination, Pearson r with the simulated truth: humeval {np.corrcoef(ours_a, true_a)[0, 1]:.3f}, "
+          f"girth {np.corrcoef(girth_a, true_a)[0, 1]:.3f}; humeval with girth {np.corrcoef(ours_a, girth_a)[0, 1]:.3f} "
+          f"(each on its own latent scale)")
 
 
 def main():

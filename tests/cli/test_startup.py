@@ -110,3 +110,19 @@ def test_set_threads_takes_a_numpy_integer(monkeypatch):
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
     assert humeval.set_threads(np.int64(1)) == 1
     assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+
+
+# benchmarks that do not print their threads, and why: the command's start-up only; a process pool
+# per backend; one core by taskset; matplotlib's drawing; interval widths, not time
+_NO_THREAD_LINE = {"bench_startup.py", "bench_execution.py", "bench_report.py", "bench_report_figures.py",
+                   "bench_ppi.py"}
+
+
+def test_every_timing_benchmark_prints_its_threads():
+    """Issue 33: the benchmarks say which BLAS and numba threads their figures were measured with."""
+    from pathlib import Path
+    scripts = sorted((Path(__file__).resolve().parents[2] / "benchmarks").glob("bench_*.py"))
+    assert len(scripts) > 10
+    silent = [s.name for s in scripts if s.name not in _NO_THREAD_LINE
+              and "threads_in_use()" not in s.read_text() and "default_threads()" not in s.read_text()]
+    assert silent == []

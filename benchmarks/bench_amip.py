@@ -30,6 +30,8 @@ def main():
     parser.add_argument("--style", action="store_true", help="fit the length covariate as well")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    from humeval.threads import threads_in_use
+    print(f"threads: {threads_in_use()}")
     sim = simulate_battles(n_systems=args.systems, n_battles=args.battles, eta=0.3, random_state=args.seed)
     battles = sim.comparisons
     model = BradleyTerry(covariates=args.style)

@@ -1,6 +1,7 @@
 """Bradley–Terry with 1,000 bootstrap resamples and rank intervals at arena scale.
 
     python benchmarks/bench_bt.py [--rows 1000000] [--systems 80] [--resamples 1000] [--arenakit]
+    python benchmarks/bench_bt.py --rows 10000,100000,1000000,10000000 --only humeval   # the scaling
 
 On one simulated arena file (Parquet for humeval and the FastChat recipe, the same battles as
 CSV for arenakit, which reads CSV/JSONL), each contender runs in its own process, ingest
@@ -141,46 +142,70 @@ def child(name: str, folder: str, resamples: int):
     RUNNERS[name](Path(folder), resamples)
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB -> MiB on Linux
-    print(json.dumps({"seconds": seconds, "peak_mib": peak}))
+    from humeval.threads import threads_in_use
+    print(json.dumps({"seconds": seconds, "peak_mib": peak, "threads": threads_in_use()}))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--rows", default="1000000", help="battles; comma-separated sizes run one after another")
     parser.add_argument("--systems", type=int, default=80)
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--arenakit", action="store_true", help="also run arenakit above 2M rows")
+    parser.add_argument("--only", help="comma-separated contenders to run (humeval always runs): "
+                        + ", ".join(RUNNERS))
     parser.add_argument("--child", nargs=2, metavar=("NAME", "FOLDER"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    with_arenakit = args.arenakit or args.rows <= 2_000_000
     if args.child and args.child[0] == "make":
-        return make(args.rows, args.systems, Path(args.child[1]), csv=with_arenakit)
+        rows = int(args.rows)
+        return make(rows, args.systems, Path(args.child[1]), csv=args.arenakit or rows <= 2_000_000)
     if args.child:
         return child(args.child[0], args.child[1], args.resamples)
+    only = None if args.only is None else set(args.only.split(",")) | {"humeval"}
+    if only and only - set(RUNNERS):
+        parser.error(f"--only: unknown contender(s) {sorted(only - set(RUNNERS))}; known: {', '.join(RUNNERS)}")
+    per_million = []
+    for rows in [int(size) for size in args.rows.split(",")]:
+        seconds, peak = one_size(args, rows, only)
+        per_million.append((rows, seconds, peak))
+    if len(per_million) > 1:
+        print("\nhumeval's scaling (wall seconds, peak RSS; ingest included):")
+        previous = None
+        for rows, seconds, peak in per_million:
+            growth = "" if previous is None else \
+                f"   {seconds / previous[1]:5.2f}x the time for {rows / previous[0]:,.0f}x the battles"
+            print(f"{rows:>12,} battles {seconds:7.2f} s   peak {peak:6.0f} MiB{growth}")
+            previous = (rows, seconds)
+
+
+def one_size(args, rows: int, only: set | None):
+    with_arenakit = args.arenakit or rows <= 2_000_000
+    names = ["humeval", "counts-baseline", "fastchat-recipe"] + (["arenakit"] if with_arenakit else [])
+    names = [name for name in names if only is None or name in only]
     with tempfile.TemporaryDirectory() as tmp:
         # the data are written by a child process too: Linux carries a parent's peak RSS into the
         # children it starts, so the parent must stay small for each contender's peak to be its own
-        subprocess.run([sys.executable, __file__, "--rows", str(args.rows), "--systems", str(args.systems)]
+        subprocess.run([sys.executable, __file__, "--rows", str(rows), "--systems", str(args.systems)]
                        + (["--arenakit"] if args.arenakit else []) + ["--child", "make", tmp], check=True)
         subprocess.run([sys.executable, __file__, "--rows", "1000", "--resamples", "2", "--child", "humeval", tmp],
                        check=True, capture_output=True)  # warm numba's cache
         results = {}
-        for name in ["humeval", "counts-baseline", "fastchat-recipe"] + (["arenakit"] if with_arenakit else []):
+        for name in names:
             out = subprocess.run([sys.executable, __file__, "--resamples", str(args.resamples), "--child", name, tmp],
                                  capture_output=True, text=True)
             if out.returncode:
                 print(f"{name} failed: {out.stderr.strip().splitlines()[-1] if out.stderr.strip() else out.returncode}")
                 continue
             results[name] = json.loads(out.stdout.strip().splitlines()[-1])
-    print(f"Bradley-Terry + {args.resamples:,} bootstrap resamples with rank intervals, {args.rows:,} battles, "
+    print(f"\nBradley-Terry + {args.resamples:,} bootstrap resamples with rank intervals, {rows:,} battles, "
           f"{args.systems} systems (ingest included)")
     ours = results["humeval"]["seconds"]
     for name, r in results.items():
         ratio = "" if name == "humeval" else f"   {r['seconds'] / ours:6.1f}x humeval's time"
-        print(f"{name:18s} {r['seconds']:8.1f} s   peak {r['peak_mib']:7.0f} MiB{ratio}")
-    if not with_arenakit:
+        print(f"{name:18s} {r['seconds']:8.1f} s   peak {r['peak_mib']:7.0f} MiB{ratio}   threads {r['threads']}")
+    if not with_arenakit and (only is None or "arenakit" in only):
         print("arenakit not run at this size (pass --arenakit): it builds a pydantic object per battle")
-
+    return ours, results["humeval"]["peak_mib"]
 
 if __name__ == "__main__":
     main()

@@ -26,6 +26,8 @@ def main():
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--observed", type=float, default=0.01)
     args = parser.parse_args()
+    from humeval.threads import threads_in_use
+    print(f"threads: {threads_in_use()}")
     rng = np.random.default_rng(0)
     a, b = rng.normal(size=(args.judges, 5)), rng.normal(size=(5, args.items))
     n = int(args.judges * args.items * args.observed)

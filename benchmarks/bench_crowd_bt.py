@@ -41,6 +41,8 @@ def main():
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--peer-rows", type=int, default=50_000)
     args = parser.parse_args()
+    from humeval.threads import threads_in_use
+    print(f"threads: {threads_in_use()}")
     warnings.filterwarnings("ignore")
     from crowdkit.aggregation import NoisyBradleyTerry
     theta, a, b, j, says_a = simulate(args.rows)

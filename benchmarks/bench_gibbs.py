@@ -91,6 +91,8 @@ def main():
     parser.add_argument("--iterations", type=int, default=200)
     parser.add_argument("--reference-sweeps", type=int, default=20)
     args = parser.parse_args()
+    from humeval.threads import threads_in_use
+    print(f"threads: {threads_in_use()}")
     sim = simulate_competition(n_systems=12, n_items=2000, n_judgments=args.comparisons, design="pairs", random_state=0)
     c = sim.comparisons
     IRTGaussian(iterations=2, burn_in=0).fit(c.take(np.arange(100)))  # warm-up imports

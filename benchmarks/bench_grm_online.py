@@ -26,6 +26,8 @@ def main():
     parser.add_argument("--judgments", type=int, default=6_000)
     parser.add_argument("--batch", type=int, default=500)
     args = parser.parse_args()
+    from humeval.threads import threads_in_use
+    print(f"threads: {threads_in_use()}")
     comparisons, truth = simulate_grm(n_comparisons=args.judgments, random_state=0)
     batches = [comparisons.take(np.arange(s, min(s + args.batch, len(comparisons))))
                for s in range(0, len(comparisons), args.batch)]

@@ -103,6 +103,8 @@ def main():
         else:
             child_fit(args.child[0], int(args.child[1]), int(args.child[2]), args.child[3], int(args.child[4]))
         return
+    from humeval.threads import default_threads
+    print(f"threads: {default_threads()} (what `humeval rank` in the child picks at this load: the idle cores)")
     kept = 200 - 50  # IRTGaussian's default iterations minus burn-in
     with tempfile.TemporaryDirectory() as folder:
         path = str(Path(folder, "campaign.csv"))

@@ -117,6 +117,8 @@ def main():
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--baseline-resamples", type=int, default=3)
     args = parser.parse_args()
+    from humeval.threads import threads_in_use
+    print(f"threads: {threads_in_use()}")
     part1(args)
     print(f"2. significance clusters of {args.metrics} metrics, {args.resamples:,} resamples, item-averaged Pearson, "
           f"{args.sig_items:,} items × {args.systems} systems")

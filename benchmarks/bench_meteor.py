@@ -47,6 +47,8 @@ def main():
     parser.add_argument("--segments", type=int, default=10_000)
     parser.add_argument("--points", type=int, default=100_000)
     args = parser.parse_args()
+    from humeval.threads import threads_in_use
+    print(f"threads: {threads_in_use()}")
     hyps, refs, human, source = load(args.segments)
     try:
         find_wordnet()

@@ -54,6 +54,8 @@ def main():
     ap.add_argument("--small", type=int, default=3000)
     ap.add_argument("--skip-large", action="store_true")
     args = ap.parse_args()
+    from humeval.threads import threads_in_use
+    print(f"threads: {threads_in_use()} (the large fit runs in a forked child with the same pools)")
 
     if not args.skip_large:
         queue = mp.get_context("fork").Queue()

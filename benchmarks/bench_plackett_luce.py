@@ -34,6 +34,8 @@ def main():
     parser.add_argument("--trials", type=int, default=3)
     parser.add_argument("--resamples", type=int, default=100)
     args = parser.parse_args()
+    from humeval.threads import threads_in_use
+    print(f"threads: {threads_in_use()}")
     root = os.environ.get("HUMEVAL_SHARED_DATA", "../shared/data")
     models = {"bt": BradleyTerry, "davidson": Davidson, "plackett-luce": PlackettLuce}
     rows, seconds = [], {name: 0.0 for name in models}

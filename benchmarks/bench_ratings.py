@@ -74,6 +74,8 @@ def main():
     parser.add_argument("--baseline-boot", type=int, default=30,
                         help="resamples the baseline really runs (then extrapolated to --boot)")
     args = parser.parse_args()
+    from humeval.threads import threads_in_use
+    print(f"threads: {threads_in_use()}")
 
     system, item, judge, score = simulate(args.ratings, args.systems, args.judges, args.segments)
     systems = tuple(f"sys{i:02d}" for i in range(args.systems))

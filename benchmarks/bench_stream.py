@@ -104,6 +104,8 @@ def main():
                         help="rows pandas reads (its memory is extrapolated to --rows when fewer)")
     parser.add_argument("--keep-files", action="store_true")
     args = parser.parse_args()
+    from humeval.threads import threads_in_use
+    print(f"threads: {threads_in_use()} (each measurement runs in a fresh process with the same settings)")
     directory = Path(args.dir)
     if not directory.exists():
         start = time.perf_counter()

@@ -101,6 +101,8 @@ def main():
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--peer-resamples", type=int, default=3, help="0: humeval only")
     args = parser.parse_args()
+    from humeval.threads import threads_in_use
+    print(f"threads: {threads_in_use()}")
     peer_per_row = None
     for rows in [args.rows] + ([10 * args.rows] if args.big else []):
         c = battles(rows, args.systems)

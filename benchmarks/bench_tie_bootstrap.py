@@ -66,6 +66,8 @@ def main():
     parser.add_argument("--python-resamples", type=int, default=200)
     parser.add_argument("--simulated", action="store_true")
     args = parser.parse_args()
+    from humeval.threads import threads_in_use
+    print(f"threads: {threads_in_use()}")
     tracks = None if args.simulated else wmt10_tracks()
     source = "WMT10 data_RNK.csv" if tracks else "simulated tracks of WMT10's sizes"
     tracks = tracks or simulated_tracks()

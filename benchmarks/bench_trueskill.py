@@ -45,6 +45,8 @@ def main():
     parser.add_argument("--active-comparisons", type=int, default=10_000)
     parser.add_argument("--active-runs", type=int, default=1000)
     args = parser.parse_args()
+    from humeval.threads import threads_in_use
+    print(f"threads: {threads_in_use()} (the compiled runs: as each line says, jobs= sets them)")
     if args.runs:
         default_order(args)
     if args.active_runs:

@@ -18,6 +18,7 @@ unless ``--threads`` is given.
 
 from __future__ import annotations
 
+import numbers
 import os
 import sys
 
@@ -49,9 +50,13 @@ def use_threads(threads: int | None = None) -> int:
     the cores). Before numpy or numba are imported this sets the environment variables they read
     at start-up (so worker processes inherit them too); after, it limits the running pools with
     threadpoolctl and ``numba.set_num_threads``. Returns the number used."""
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 0):
+        # the CLI's --threads is an IntRange(min=0); Python callers get the same rule, not an
+        # environment variable set to "-1" or a float silently truncated
+        raise ValueError(f"threads must be a whole number >= 0 (0 = every core) or None, not {threads!r}")
     explicit = threads is not None
     cores = available_cores()
-    n = default_threads(cores) if threads is None else (cores if threads == 0 else min(threads, cores))
+    n = default_threads(cores) if threads is None else (cores if threads == 0 else min(int(threads), cores))
     # numba re-reads NUMBA_NUM_THREADS at every compilation and refuses a change once its pool
     # has started, so the variable is only set before numba is imported
     names = BLAS_VARIABLES + (() if "numba" in sys.modules else ("NUMBA_NUM_THREADS",))

@@ -87,3 +87,42 @@ def test_threads_after_numba_started_do_not_break_later_compilation():
             "f(np.ones(10))\nfrom humeval.threads import use_threads\nuse_threads(1)\n"
             "@numba.njit\ndef g(x):\n    return x + 1\nprint(g(1), numba.get_num_threads())")
     assert _python(code).split() == ["2", "1"]
+
+
+@pytest.mark.parametrize("threads", [-1, 2.5, "2", True])
+def test_set_threads_refuses_what_the_cli_refuses(monkeypatch, threads):
+    # humeval.set_threads(-1) used to write OPENBLAS_NUM_THREADS=-1 and return -1
+    import os
+
+    import humeval
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
+    with pytest.raises(ValueError, match="whole number >= 0"):
+        humeval.set_threads(threads)
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "3"  # nothing was changed
+
+
+def test_set_threads_takes_a_numpy_integer(monkeypatch):
+    import os
+
+    import numpy as np
+
+    import humeval
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
+    assert humeval.set_threads(np.int64(1)) == 1
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+
+
+# benchmarks that do not print their threads, and why: the command's start-up only; a process pool
+# per backend; one core by taskset; matplotlib's drawing; interval widths, not time
+_NO_THREAD_LINE = {"bench_startup.py", "bench_execution.py", "bench_report.py", "bench_report_figures.py",
+                   "bench_ppi.py"}
+
+
+def test_every_timing_benchmark_prints_its_threads():
+    """Issue 33: the benchmarks say which BLAS and numba threads their figures were measured with."""
+    from pathlib import Path
+    scripts = sorted((Path(__file__).resolve().parents[2] / "benchmarks").glob("bench_*.py"))
+    assert len(scripts) > 10
+    silent = [s.name for s in scripts if s.name not in _NO_THREAD_LINE
+              and "threads_in_use()" not in s.read_text() and "default_threads()" not in s.read_text()]
+    assert silent == []

@@ -12,6 +12,7 @@ from humeval import read
 from humeval.cli import cli
 from humeval.experiments.ppi import ppi_bradley_terry
 from humeval.simulate.judged import battles_frame, judged_battles, judged_ratings
+from conftest import partly_judged_battles
 
 
 def run(*args):
@@ -162,13 +163,9 @@ def test_humans_alone_on_all_their_battles_beside_the_combined_estimate(tmp_path
     which the judge judged 150, the combined intervals are wider than the humans' alone on all
     2,000 (widths scale as 1/sqrt(n): about sqrt(2000/150) = 3.7 times, less what 1,500 judge-only
     battles add), and the command says so instead of presenting the combined estimate as the best."""
-    _, h, j = judged_battles(n_human=2000, n_judge=1500, random_state=1)
-    frame = battles_frame(h, j)
-    human_items = set(frame.loc[frame.judge_kind == "human", "question_id"])
-    kept = sorted(human_items, key=lambda q: int(q[1:]))[:150]
-    drop = (frame.judge_kind != "human") & frame.question_id.isin(human_items - set(kept))
+    partly, frame = partly_judged_battles()
     path = tmp_path / "battles.csv"
-    frame[~drop].to_csv(path, index=False)
+    partly.to_csv(path, index=False)
     got = json.loads(run("ppi", path, "--json").output)
     assert got["n"] == 150 and got["all_human_n"] == 2000
     assert got["all_human_mean_width"] < got["combined_mean_width"] / 2
@@ -179,3 +176,48 @@ def test_humans_alone_on_all_their_battles_beside_the_combined_estimate(tmp_path
     frame.to_csv(path, index=False)
     got = json.loads(run("ppi", path, "--json").output)
     assert "all_human_n" not in got and "better estimate" not in run("ppi", path).output
+
+
+def _ratings_with_human_only_units(path, judged=100, seed=0):
+    """3 systems, 300 human-scored segments each, of which the judge (a noisy copy) also scored the
+    first ``judged``; and 1,000 judge-only segments per system."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for system, mu in (("A", 60), ("B", 50), ("C", 40)):
+        for i in range(300):
+            quality = mu + rng.normal(0, 15)
+            rows.append((f"s{i}", system, quality + rng.normal(0, 5), "human"))
+            if i < judged:
+                rows.append((f"s{i}", system, quality + rng.normal(0, 5), "metric"))
+        rows += [(f"s{i}", system, mu + rng.normal(0, 15), "metric") for i in range(300, 1300)]
+    frame = pd.DataFrame(rows, columns=["item", "system", "score", "judge_kind"])
+    frame.to_csv(path, index=False)
+    return frame
+
+
+def test_ratings_humans_alone_on_all_their_units_beside_the_combined_means(tmp_path):
+    """PPI++ uses only the human-scored units the judge also scored: the other 200 per system were
+    silently left out. Now they are counted, and each system's classical mean on all 300 of its
+    human-scored units is given (hand: mean and 1.96 · sd / √300, ddof 0) with a warning when those
+    intervals are narrower than the combined ones."""
+    path = tmp_path / "ratings.csv"
+    frame = _ratings_with_human_only_units(path, judged=20)
+    got = {r["system"]: r for r in json.loads(run("ppi", path, "--json").output)}
+    humans = frame[frame.judge_kind == "human"].groupby("system").score
+    for system, scores in humans:
+        row = got[system]
+        assert row["n"] == 20 and row["all_human_n"] == 300
+        assert row["all_human"] == pytest.approx(scores.mean(), abs=1e-9)
+        assert row["width_all_human"] == pytest.approx(2 * 1.959964 * scores.std(ddof=0) / np.sqrt(300), rel=1e-5)
+    text = " ".join(run("ppi", path).output.split())
+    assert "840 human-scored units the judge did not score are left out." in text
+    alone = np.mean([got[s]["width_all_human"] for s in got])
+    combined = np.mean([got[s]["width_ppi"] for s in got])
+    assert alone < combined
+    assert f"The humans alone on all their 900 units: mean interval width {alone:.3f}; combined {combined:.3f}." in text
+    assert "warning: the humans alone are the better estimate here" in text
+    # the judge scored every human-scored unit: nothing left out, nothing to compare
+    _ratings_with_human_only_units(path, judged=300)
+    got = json.loads(run("ppi", path, "--json").output)
+    assert "all_human_n" not in got[0]
+    assert "did not score" not in run("ppi", path).output

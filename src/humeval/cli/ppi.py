@@ -149,8 +149,11 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         _extras(None, boot, False, title, confidence, n_boot, as_json)
         if rank_sets:
             from humeval.experiments.ppi_ranks import ppi_rank_sets
-            _rank_sets(ppi_rank_sets(table.take(human_rows), table.take(judge_rows), confidence, path=file), title,
-                       confidence)
+            humans = table.take(human_rows)
+            sets = ppi_rank_sets(humans, table.take(judge_rows), confidence, path=file)
+            if result["ppi"].extra["unmatched_human"]:  # as above: the humans alone on all their battles
+                sets["all_human"] = ppi_rank_sets(humans, humans, confidence, path=file)["human"]
+            _rank_sets(sets, title, confidence)
         if audit:
             from humeval.experiments.judge_audit import audit as audit_judge, reliability_of
             humans, judged = table.take(human_rows), table.take(judge_rows)
@@ -226,7 +229,7 @@ def _metric_judge(P, human, human_name, human_path, metric_file, refset, hold_ou
 
 
 def _means(table, title, full, out_file, as_json, boot=None):
-    left_out = table.attrs.get("left_out", [])
+    left_out, dropped = table.attrs.get("left_out", []), table.attrs.get("human_only_units", 0)
     table = _with_bootstrap(table, boot)
     shown = pd.DataFrame({"human": table.human, "±": table.width_human / 2, "judge": table.judge,
                           "± ": table.judge_hi - table.judge, "combined": table.ppi, "±  ": table.width_ppi / 2,
@@ -244,6 +247,10 @@ def _means(table, title, full, out_file, as_json, boot=None):
     n, worth = int(table.n.sum()), float(table.effective_n.sum())
     out.print(f"  {n:,} human-scored units shared with the judge, {int(table.N.sum()):,} judge-only; the combined "
               f"means are as precise as {worth:,.0f} human-scored units alone (the judge is worth {worth - n:+,.0f}).")
+    if dropped:
+        out.print(f"  {dropped:,} human-scored units the judge did not score are left out.")
+        out.print(_alone_note(int(table.all_human_n.sum()), "units", float(table.width_all_human.mean()),
+                              float(table.width_ppi.mean()), "score the units humans scored"))
     out.print("  judge: the judge's own mean, on its scale and with its bias — for contrast, not for conclusions.")
     if left_out:
         out.print(f"  left out (fewer than 2 human-scored units shared with the judge, or no judge-only unit): "
@@ -300,14 +307,14 @@ def _all_human_note(ppi, confidence) -> str | None:
     all_human = ppi.extra.get("all_human")
     if all_human is None:
         return None
-    alone, combined = _mean_width(all_human, confidence), _mean_width(ppi, confidence)
-    text = (f"  The humans alone on all their {all_human.n:,.0f} battles: mean interval width {alone:.3f}; combined "
-            f"{combined:.3f}.")
-    if alone < combined:
-        text += ("\n  warning: the humans alone are the better estimate here — the judge judged too few of the human "
-                 "battles for PPI++ to gain from it; rank the human battles alone (humeval rank), or have the judge "
-                 "judge the battles humans judged.")
-    return text
+    return _alone_note(all_human.n, "battles", _mean_width(all_human, confidence), _mean_width(ppi, confidence),
+                       "judge the battles humans judged")
+
+
+def _alone_note(n, unit, alone, combined, remedy) -> str:
+    """``ppi.humans_alone``'s lines, indented as the command prints its notes."""
+    from humeval.experiments.ppi import humans_alone
+    return "\n".join("  " + line for line in humans_alone(n, unit, alone, combined, remedy))
 
 
 def _rank_sets(sets, title, confidence):
@@ -319,11 +326,21 @@ def _rank_sets(sets, title, confidence):
                           "judge P(win)": sets["judge"].score, "judge ranks": span(sets["judge"]),
                           "combined P(win)": ppi.score, "combined ranks": span(ppi), "cluster": ppi.cluster},
                          index=ppi.index)
+    if "all_human" in sets:
+        shown.insert(0, "all humans ranks", span(sets["all_human"]))
     out.print(render(shown, f"{title}: rank sets, all systems at once with {confidence:.0%} coverage "
                      "(Chatzi et al. 2024)", "system"))
     out.print(f"  P(win): probability of being preferred when playing (ties ½); λ = {ppi.attrs['lam']:.2f}; "
               f"clusters: WMT's rule on the combined rank sets ({ppi.cluster.max()} "
               f"cluster{'s' if ppi.cluster.max() > 1 else ''}).")
+    if "all_human" in sets:
+        alone, combined = (float((t["upper"] - t["lower"] + 1).mean()) for t in (sets["all_human"], ppi))
+        out.print(f"  all humans ranks: the humans alone on all their battles, those the judge did not judge included; "
+                  f"human and combined: on the battles both judged. Mean rank set size: all humans {alone:.2f}, "
+                  f"combined {combined:.2f}.")
+        if alone < combined:
+            out.print("  warning: the humans alone give the tighter rank sets here — the judge judged too few of the "
+                      "human battles for PPI++ to gain from it; have the judge judge the battles humans judged.")
     out.print("  judge ranks: the judge alone, its bias ignored — for contrast, not for conclusions.")
 
 

@@ -159,7 +159,10 @@ def system_means(human: pd.Series, judge: pd.Series, level: float = 0.95, lam: f
     Columns: n (human units), N (judge-only units), human, human_lo, human_hi, judge, judge_lo,
     judge_hi, ppi, ppi_lo, ppi_hi, lam, width_human, width_ppi, effective_n (n · var_human / var_ppi).
     Systems with fewer than 2 shared units or no judge-only unit are left out and named in
-    ``attrs["left_out"]``.
+    ``attrs["left_out"]``. Human-scored units the judge did not score are not in n (PPI needs
+    the judge's score beside the human's): ``attrs["human_only_units"]`` counts them and, when
+    there are some, the columns all_human_n, all_human and width_all_human give each system's
+    classical mean on all its human-scored units, for comparison with the combined one.
     """
     lab, unl = units(human, judge, path)
     rows, left_out = {}, []
@@ -187,8 +190,27 @@ def system_means(human: pd.Series, judge: pd.Series, level: float = 0.95, lam: f
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "system"
     out = out.sort_values("ppi", ascending=False)
-    out.attrs["left_out"] = left_out
+    dropped = lab.attrs["human_only_units"]
+    if dropped:  # the humans alone on all their units, those the judge did not score included
+        alone = {s: classical_mean(v) for s, v in human.groupby(level=[0, 1]).mean().groupby(level=1)}
+        out["all_human_n"] = [alone[s].n for s in out.index]
+        out["all_human"] = [alone[s].estimate for s in out.index]
+        out["width_all_human"] = [2 * z * alone[s].se for s in out.index]
+    out.attrs.update(left_out=left_out, human_only_units=dropped)
     return out
+
+
+def humans_alone(n: float, unit: str, alone: float, combined: float, remedy: str) -> list[str]:
+    """What the command and the report say when PPI++ set aside human judgments the judge did not
+    make: the humans alone on all their ``n`` battles or units (mean interval width ``alone``)
+    beside the combined estimate (``combined``), and a warning when the humans alone are narrower
+    (``remedy``: what the judge should do instead, e.g. "judge the battles humans judged")."""
+    lines = [f"The humans alone on all their {n:,.0f} {unit}: mean interval width {alone:.3f}; combined {combined:.3f}."]
+    if alone < combined:
+        lines.append(f"warning: the humans alone are the better estimate here — the judge judged too few of the human "
+                     f"{unit} for PPI++ to gain from it; rank the human {unit} alone (humeval rank), or have the judge "
+                     f"{remedy}.")
+    return lines
 
 
 def mean_differences(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:

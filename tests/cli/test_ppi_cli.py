@@ -190,6 +190,7 @@ def _ratings_with_human_only_units(path, judged=100, seed=0):
             if i < judged:
                 rows.append((f"s{i}", system, quality + rng.normal(0, 5), "metric"))
         rows += [(f"s{i}", system, mu + rng.normal(0, 15), "metric") for i in range(300, 1300)]
+    rows += [(f"s{i}", "D", 55 + rng.normal(0, 15), "human") for i in range(50)]  # the judge never scored D
     frame = pd.DataFrame(rows, columns=["item", "system", "score", "judge_kind"])
     frame.to_csv(path, index=False)
     return frame
@@ -204,18 +205,22 @@ def test_ratings_humans_alone_on_all_their_units_beside_the_combined_means(tmp_p
     frame = _ratings_with_human_only_units(path, judged=20)
     got = {r["system"]: r for r in json.loads(run("ppi", path, "--json").output)}
     humans = frame[frame.judge_kind == "human"].groupby("system").score
+    assert set(got) == {"A", "B", "C"}
     for system, scores in humans:
+        if system == "D":
+            continue
         row = got[system]
         assert row["n"] == 20 and row["all_human_n"] == 300
         assert row["all_human"] == pytest.approx(scores.mean(), abs=1e-9)
         assert row["width_all_human"] == pytest.approx(2 * 1.959964 * scores.std(ddof=0) / np.sqrt(300), rel=1e-5)
     text = " ".join(run("ppi", path).output.split())
     assert "840 human-scored units the judge did not score are left out." in text
-    alone = np.mean([got[s]["width_all_human"] for s in got])
+    alone = np.mean([got[s]["width_all_human"] for s in got])  # A, B, C: D has no combined mean
     combined = np.mean([got[s]["width_ppi"] for s in got])
     assert alone < combined
     assert f"The humans alone on all their 900 units: mean interval width {alone:.3f}; combined {combined:.3f}." in text
     assert "warning: the humans alone are the better estimate here" in text
+    assert "left out (the judge scored none of their units): D" in text  # D was silently dropped before
     # the judge scored every human-scored unit: nothing left out, nothing to compare
     _ratings_with_human_only_units(path, judged=300)
     got = json.loads(run("ppi", path, "--json").output)

@@ -111,13 +111,15 @@ def test_human_judgments_the_judge_did_not_make_are_said_with_the_humans_alone(t
         rows += [(f"s{i}", system, q + rng.normal(0, 5), "human") for i, q in enumerate(quality)]
         rows += [(f"s{i}", system, q + rng.normal(0, 5), "metric") for i, q in enumerate(quality[:20])]
         rows += [(f"s{i}", system, mu + rng.normal(0, 15), "metric") for i in range(300, 1300)]
+    rows += [("s0", "D", 50.0, "human"), ("s1", "D", 40.0, "human")]  # a system the judge never scored
     table = pd.DataFrame(rows, columns=["item", "system", "score", "judge_kind"])
     path = tmp_path / "ratings.csv"
     table.to_csv(path, index=False)
     sections, summary, _ = _sections(read(path, format="ratings"))
     notes = " ".join(sections[0].notes)
     assert "840 human-scored units the judge did not score are left out" in notes
-    sd = table[table.judge_kind == "human"].groupby("system").score.std(ddof=0)
+    assert "left out (the judge scored none of their units): D" in notes
+    sd = table[(table.judge_kind == "human") & (table.system != "D")].groupby("system").score.std(ddof=0)
     width = float((2 * 1.959964 * sd / np.sqrt(300)).mean())
     assert f"The humans alone on all their 900 units: mean interval width {width:.3f}" in notes
     assert any(line.startswith("warning: the humans alone are the better estimate") for line in summary)

@@ -207,6 +207,7 @@ def _metric_judge(P, human, human_name, human_path, metric_file, refset, hold_ou
     from humeval.data.readers.wmt_metrics import read_segment_scores
     name, judge = read_segment_scores(metric_file, refset=refset)
     unscored = sorted(set(human.index.get_level_values(1)) - set(judge.index.get_level_values(1)))
+    _same_segment_ids(human, judge, human_path, metric_file)
     if hold_out is None and not len(judge.index.difference(human.groupby(level=[0, 1]).mean().index)):
         raise InputError(metric_file, None, "scores no unit (segment, system) the humans did not score: nothing "
                          "for the judge to add", "pass --hold-out SHARE to replay a campaign in which humans score "
@@ -224,8 +225,23 @@ def _metric_judge(P, human, human_name, human_path, metric_file, refset, hold_ou
     boot = _means_bootstrap(human, judge, n_boot, confidence, random_state, human_path)
     _means(table, title, full, out_file, as_json, boot)
     _extras(table, boot, differences, title, confidence, n_boot, as_json)
+    unscored = [s for s in unscored if s not in table.attrs["unjudged"]]  # already named by _means
     if unscored and not as_json:
         out.print(f"  left out (the judge scored none of their units): {', '.join(map(str, unscored))}")
+
+
+def _same_segment_ids(human, judge, human_path, metric_file):
+    """An error that says why when the humans' segment ids cannot meet a WMT metric file's: its
+    items are DOCID:SEG, and a WMT DA segment-score file read as FILE numbers segments over the
+    whole test set (its SID), which only --da with --details maps to documents."""
+    items = lambda s: set(map(str, s.index.get_level_values(0)))  # noqa: E731
+    theirs, ours = items(judge), items(human)
+    if theirs & ours or not all(":" in i for i in theirs) or any(":" in i for i in ours):
+        return
+    raise InputError(human_path, None, f"its segment ids (e.g. {min(ours, key=len)}) and those of {metric_file} "
+                     f"(DOCID:SEG, e.g. {min(theirs)}) never meet",
+                     "for WMT DA segment scores pass them as --da FILE with --details (the WMT details file maps "
+                     "each SID to its document and segment); otherwise write the segment column as DOCID:SEG")
 
 
 def _means(table, title, full, out_file, as_json, boot=None):
@@ -252,6 +268,8 @@ def _means(table, title, full, out_file, as_json, boot=None):
         out.print(_alone_note(int(table.all_human_n.sum()), "units", float(table.width_all_human.mean()),
                               float(table.width_ppi.mean()), "score the units humans scored"))
     out.print("  judge: the judge's own mean, on its scale and with its bias — for contrast, not for conclusions.")
+    if table.attrs.get("unjudged"):
+        out.print(f"  left out (the judge scored none of their units): {', '.join(map(str, table.attrs['unjudged']))}")
     if left_out:
         out.print(f"  left out (fewer than 2 human-scored units shared with the judge, or no judge-only unit): "
                   f"{', '.join(map(str, left_out))}")

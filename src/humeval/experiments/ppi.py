@@ -159,8 +159,10 @@ def system_means(human: pd.Series, judge: pd.Series, level: float = 0.95, lam: f
     Columns: n (human units), N (judge-only units), human, human_lo, human_hi, judge, judge_lo,
     judge_hi, ppi, ppi_lo, ppi_hi, lam, width_human, width_ppi, effective_n (n · var_human / var_ppi).
     Systems with fewer than 2 shared units or no judge-only unit are left out and named in
-    ``attrs["left_out"]``. Human-scored units the judge did not score are not in n (PPI needs
-    the judge's score beside the human's): ``attrs["human_only_units"]`` counts them and, when
+    ``attrs["left_out"]``; systems the humans scored and the judge never did, in
+    ``attrs["unjudged"]``. Human-scored units the judge did not score are not in n (PPI needs
+    the judge's score beside the human's): ``attrs["human_only_units"]`` counts those of the
+    systems in the table and, when
     there are some, the columns all_human_n, all_human and width_all_human give each system's
     classical mean on all its human-scored units, for comparison with the combined one.
     """
@@ -190,13 +192,16 @@ def system_means(human: pd.Series, judge: pd.Series, level: float = 0.95, lam: f
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "system"
     out = out.sort_values("ppi", ascending=False)
-    dropped = lab.attrs["human_only_units"]
-    if dropped:  # the humans alone on all their units, those the judge did not score included
-        alone = {s: classical_mean(v) for s, v in human.groupby(level=[0, 1]).mean().groupby(level=1)}
+    # the humans alone on all their units of these systems, those the judge did not score included
+    # (a system the judge never scored is named by the caller, not counted here)
+    alone = {s: classical_mean(v) for s, v in human.groupby(level=[0, 1]).mean().groupby(level=1) if s in rows}
+    dropped = int(sum(alone[s].n for s in out.index) - out.n.sum())
+    if dropped:
         out["all_human_n"] = [alone[s].n for s in out.index]
         out["all_human"] = [alone[s].estimate for s in out.index]
         out["width_all_human"] = [2 * z * alone[s].se for s in out.index]
-    out.attrs.update(left_out=left_out, human_only_units=dropped)
+    unjudged = sorted(set(human.index.get_level_values(1)) - set(by_lab) - set(by_unl), key=str)
+    out.attrs.update(left_out=left_out, human_only_units=dropped, unjudged=unjudged)
     return out
 
 

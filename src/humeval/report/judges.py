@@ -168,6 +168,8 @@ def _ratings_part(section, human, judge, name, cmd, summary, Table):
                                "score the units humans scored")]
         section.notes += lines
         summary += lines[2:]
+    if table.attrs["unjudged"]:
+        section.notes.append("left out (the judge scored none of their units): " + ", ".join(map(str, table.attrs["unjudged"])))
     if table.attrs.get("left_out"):
         section.notes.append("left out (too few human-scored units shared with the judge): "
                              + ", ".join(map(str, table.attrs["left_out"])))

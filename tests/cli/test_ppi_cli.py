@@ -52,6 +52,8 @@ def test_ratings_file_with_judge_kind(tmp_path):
     rows = {r["system"]: r for r in json.loads(result.output)}
     assert set(rows) == set(truth.index)
     assert all(r["ppi_lo"] < r["ppi"] < r["ppi_hi"] for r in rows.values())
+    result = run("ppi", path, "--format", "ratings", "--audit")
+    assert result.exit_code == 2 and "humeval metric correlate" in result.output
 
 
 def test_errors_name_the_problem(tmp_path):

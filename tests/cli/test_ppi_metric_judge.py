@@ -76,6 +76,9 @@ def test_metric_judge_errors(tmp_path):
     result = run("ppi", tmp_path / "humans.csv", "--metric", tmp_path / "judge.seg.score")
     assert result.exit_code == 2 and "(DOCID:SEG, e.g. d:" in result.output and "--da FILE with --details" in \
         result.output
+    # a metric judging ratings is audited by the meta-evaluation, which the refusal names
+    result = run("ppi", tmp_path / "humans.csv", "--metric", tmp_path / "judge.tsv", "--audit")
+    assert result.exit_code == 2 and "humeval metric correlate" in result.output
     (tmp_path / "battles.csv").write_text("model_a,model_b,winner,question_id\nS0,S1,model_a,i1\n")
     result = run("ppi", tmp_path / "battles.csv", "--metric", tmp_path / "judge.tsv")
     assert result.exit_code == 2 and "holds no ratings" in result.output

@@ -93,7 +93,8 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         raise click.UsageError("give FILE (with a judge_kind column, or ratings with --metric) or --da with "
                                "--details and --metric")
     if audit and (metric_file is not None or as_json):
-        raise click.UsageError("--audit goes with a battles FILE and the printed tables")
+        raise click.UsageError("--audit goes with a battles FILE and the printed tables" + (_RATINGS_AUDIT if metric_file
+                                                                                           else ""))
     if rank_sets and (metric_file is not None or as_json):
         raise click.UsageError("--rank-sets goes with a battles FILE and the printed tables")
     if differences and as_json:
@@ -128,7 +129,8 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
     title = f"{file}: humans and {judge_label}"
     if isinstance(table, Ratings):
         if audit or rank_sets or model != "bt":
-            raise click.UsageError("--audit, --rank-sets and --model go with battles; this file holds ratings")
+            raise click.UsageError("--audit, --rank-sets and --model go with battles; this file holds ratings"
+                                   + (_RATINGS_AUDIT if audit else ""))
         h, j = _series(table.take(human_rows)), _series(table.take(judge_rows))
         means = P.system_means(h, j, confidence, path=file)
         boot = _means_bootstrap(h, j, n_boot, confidence, random_state, file)
@@ -169,6 +171,10 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
                 from humeval.report.judges import plot_reliability
                 plot_reliability(diagram, reliability_png, f"{judge_label}: reliability")
                 out.print(f"  wrote {reliability_png}")
+
+
+_RATINGS_AUDIT = ("; a judge of ratings is audited against the humans by the meta-evaluation: humeval metric correlate "
+                  "SCORES --human RATINGS (Pearson, Kendall τ, tie-calibrated accuracy; --bootstrap N for intervals)")
 
 
 def _human_scores(file, da_file, details, metric_file, options, delimiter, sql, keep):

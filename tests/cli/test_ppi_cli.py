@@ -228,3 +228,29 @@ def test_ratings_humans_alone_on_all_their_units_beside_the_combined_means(tmp_p
     got = json.loads(run("ppi", path, "--json").output)
     assert "all_human_n" not in got[0]
     assert "did not score" not in run("ppi", path).output
+
+
+def test_too_few_human_units_for_normal_intervals_are_warned(tmp_path):
+    """Two human-scored units per system: mean ± 1.96·s/√2 (s with ddof 0) covers a normal mean with
+    probability 2·F_t1(1.96·√½) − 1 = 0.602 (Student's t, 1 degree of freedom), not 95 %: the
+    command names the systems instead of printing their narrow intervals plainly; at 300 units it
+    is silent (0.945)."""
+    from scipy.stats import t
+
+    from humeval.experiments.ppi import small_sample_coverage
+    path = tmp_path / "ratings.csv"
+    _ratings_with_human_only_units(path, judged=300)
+    text = " ".join(run("ppi", path).output.split())
+    assert "too few human-scored units" not in text
+    rows = []
+    rng = np.random.default_rng(3)
+    for system, mu in (("A", 60), ("B", 50)):
+        rows += [(f"s{i}", system, mu + rng.normal(0, 15), kind) for i in range(2) for kind in ("human", "metric")]
+        rows += [(f"s{i}", system, mu + rng.normal(0, 15), "metric") for i in range(2, 200)]
+    pd.DataFrame(rows, columns=["item", "system", "score", "judge_kind"]).to_csv(path, index=False)
+    text = " ".join(run("ppi", path).output.split())
+    assert "warning: too few human-scored units for normal intervals: A, B (n = 2, 2)" in text
+    assert "cover only 60%, not 95%" in text
+    assert 2 * t.cdf(1.959964 * np.sqrt(0.5), 1) - 1 == pytest.approx(0.6021, abs=1e-4)
+    cover = small_sample_coverage(pd.DataFrame({"n": [2, 10, 25, 300]}, index=list("abcd")))
+    assert cover.to_dict() == pytest.approx({"a": 0.6021, "b": 0.9041}, abs=1e-4)  # 25: 0.933 ≥ 0.93

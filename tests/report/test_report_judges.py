@@ -119,6 +119,8 @@ def test_human_judgments_the_judge_did_not_make_are_said_with_the_humans_alone(t
     notes = " ".join(sections[0].notes)
     assert "840 human-scored units the judge did not score are left out" in notes
     assert "left out (the judge scored none of their units): D" in notes
+    # 20 units per system shared with the judge: 2·F_t19(1.96·√(19/20)) − 1 = 0.929 < 0.93
+    assert "Too few human-scored units for normal intervals: A, B, C" in notes and "cover only 93% (Student" in notes
     sd = table[(table.judge_kind == "human") & (table.system != "D")].groupby("system").score.std(ddof=0)
     width = float((2 * 1.959964 * sd / np.sqrt(300)).mean())
     assert f"The humans alone on all their 900 units: mean interval width {width:.3f}" in notes

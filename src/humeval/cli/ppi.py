@@ -134,7 +134,7 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         h, j = _series(table.take(human_rows)), _series(table.take(judge_rows))
         means = P.system_means(h, j, confidence, path=file)
         boot = _means_bootstrap(h, j, n_boot, confidence, random_state, file)
-        _means(means, title, None, out_file, as_json, boot)
+        _means(means, title, None, out_file, as_json, boot, confidence)
         _extras(means, boot, differences, title, confidence, n_boot, as_json)
     else:
         if differences:
@@ -229,7 +229,7 @@ def _metric_judge(P, human, human_name, human_path, metric_file, refset, hold_ou
     table = P.system_means(human, judge, confidence, path=human_path)
     title = f"{human_path} ({human_name}) with {name} as the judge"
     boot = _means_bootstrap(human, judge, n_boot, confidence, random_state, human_path)
-    _means(table, title, full, out_file, as_json, boot)
+    _means(table, title, full, out_file, as_json, boot, confidence)
     _extras(table, boot, differences, title, confidence, n_boot, as_json)
     unscored = [s for s in unscored if s not in table.attrs["unjudged"]]  # already named by _means
     if unscored and not as_json:
@@ -250,8 +250,10 @@ def _same_segment_ids(human, judge, human_path, metric_file):
                      "each SID to its document and segment); otherwise write the segment column as DOCID:SEG")
 
 
-def _means(table, title, full, out_file, as_json, boot=None):
+def _means(table, title, full, out_file, as_json, boot=None, confidence=0.95):
     left_out, dropped = table.attrs.get("left_out", []), table.attrs.get("human_only_units", 0)
+    from humeval.experiments.ppi import percent_span, small_sample_coverage
+    few = small_sample_coverage(table, confidence)
     table = _with_bootstrap(table, boot)
     shown = pd.DataFrame({"human": table.human, "±": table.width_human / 2, "judge": table.judge,
                           "± ": table.judge_hi - table.judge, "combined": table.ppi, "±  ": table.width_ppi / 2,
@@ -269,6 +271,11 @@ def _means(table, title, full, out_file, as_json, boot=None):
     n, worth = int(table.n.sum()), float(table.effective_n.sum())
     out.print(f"  {n:,} human-scored units shared with the judge, {int(table.N.sum()):,} judge-only; the combined "
               f"means are as precise as {worth:,.0f} human-scored units alone (the judge is worth {worth - n:+,.0f}).")
+    if len(few):
+        out.print(f"  warning: too few human-scored units for normal intervals: {', '.join(map(str, few.index))} "
+                  f"(n = {', '.join(str(int(table.n[s])) for s in few.index)}); even for normally distributed scores "
+                  f"their intervals cover only {percent_span(few)}, not {confidence:.0%} (Student's t): "
+                  "collect more human scores for them (a larger --hold-out).")
     if dropped:
         out.print(f"  {dropped:,} human-scored units the judge did not score are left out.")
         out.print(_alone_note(int(table.all_human_n.sum()), "units", float(table.width_all_human.mean()),

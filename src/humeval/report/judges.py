@@ -146,7 +146,7 @@ def _battles_part(section, human, judge, name, cmd, random_state, summary, Table
 
 
 def _ratings_part(section, human, judge, name, cmd, summary, Table):
-    from humeval.experiments.ppi import humans_alone, system_means
+    from humeval.experiments.ppi import humans_alone, percent_span, small_sample_coverage, system_means
     series = lambda r: pd.Series(r.score, index=pd.MultiIndex.from_arrays(  # noqa: E731
         [np.asarray(r.items, dtype=object)[r.item], np.asarray(r.systems, dtype=object)[r.system]],
         names=["item", "system"]))
@@ -168,6 +168,11 @@ def _ratings_part(section, human, judge, name, cmd, summary, Table):
                                "score the units humans scored")]
         section.notes += lines
         summary += lines[2:]
+    few = small_sample_coverage(table)
+    if len(few):
+        section.notes.append(f"Too few human-scored units for normal intervals: {', '.join(map(str, few.index))}; even "
+                             f"for normally distributed scores their 95% intervals cover only {percent_span(few)} "
+                             "(Student's t).")
     if table.attrs["unjudged"]:
         section.notes.append("left out (the judge scored none of their units): " + ", ".join(map(str, table.attrs["unjudged"])))
     if table.attrs.get("left_out"):

@@ -72,6 +72,10 @@ def test_metric_judge_errors(tmp_path):
     result = run("ppi", tmp_path / "humans.csv", "--metric", tmp_path / "same.csv")
     assert result.exit_code == 2 and "--hold-out" in result.output
     assert run("ppi", tmp_path / "humans.csv", "--metric", tmp_path / "same.csv", "--hold-out", "0.5").exit_code == 0
+    # a reference set the file does not have is named with the ones it has
+    result = run("ppi", tmp_path / "humans.csv", "--metric", tmp_path / "judge.seg.score", "--refset", "newstest")
+    assert result.exit_code == 2 and "no scores against the reference set 'newstest'" in result.output and \
+        "choose one the file has: ref" in result.output
     # WMT's layout keys items DOCID:SEG: plain segment ids never meet them, and the error says how to fix it
     result = run("ppi", tmp_path / "humans.csv", "--metric", tmp_path / "judge.seg.score")
     assert result.exit_code == 2 and "(DOCID:SEG, e.g. d:" in result.output and "--da FILE with --details" in \

@@ -47,3 +47,16 @@ def two_groups_comparisons(n=600, seed=0, items=None):
     items = items or n // 2
     return Comparisons(a=a, b=b, outcome=outcome, item=rng.integers(0, items, n), judge=np.arange(n) % 7,
                        systems=tuple("ABCDEF"), items=tuple(map(str, range(items))), judges=tuple("jklmnop"))
+
+
+def partly_judged_battles(judged=150, n_human=2000, n_judge=1500, random_state=1, **simulation):
+    """A ``judged_battles`` campaign as ``battles_frame``'s table in which the automatic judge judged
+    only the first ``judged`` of the humans' items (its battles on the other human items dropped):
+    PPI++ then sets most human battles aside (``ppi``'s humans-alone comparisons)."""
+    from humeval.simulate.judged import battles_frame, judged_battles
+    _, h, j = judged_battles(n_human=n_human, n_judge=n_judge, random_state=random_state, **simulation)
+    frame = battles_frame(h, j)
+    human_items = set(frame.loc[frame.judge_kind == "human", "question_id"])
+    kept = sorted(human_items, key=lambda q: int(q[1:]))[:judged]
+    drop = (frame.judge_kind != "human") & frame.question_id.isin(human_items - set(kept))
+    return frame[~drop], frame

@@ -12,6 +12,7 @@ from humeval import read
 from humeval.cli import cli
 from humeval.experiments.ppi import ppi_bradley_terry
 from humeval.simulate.judged import battles_frame, judged_battles, judged_ratings
+from conftest import partly_judged_battles
 
 
 def run(*args):
@@ -51,6 +52,8 @@ def test_ratings_file_with_judge_kind(tmp_path):
     rows = {r["system"]: r for r in json.loads(result.output)}
     assert set(rows) == set(truth.index)
     assert all(r["ppi_lo"] < r["ppi"] < r["ppi_hi"] for r in rows.values())
+    result = run("ppi", path, "--format", "ratings", "--audit")
+    assert result.exit_code == 2 and "humeval metric correlate" in result.output
 
 
 def test_errors_name_the_problem(tmp_path):
@@ -162,13 +165,9 @@ def test_humans_alone_on_all_their_battles_beside_the_combined_estimate(tmp_path
     which the judge judged 150, the combined intervals are wider than the humans' alone on all
     2,000 (widths scale as 1/sqrt(n): about sqrt(2000/150) = 3.7 times, less what 1,500 judge-only
     battles add), and the command says so instead of presenting the combined estimate as the best."""
-    _, h, j = judged_battles(n_human=2000, n_judge=1500, random_state=1)
-    frame = battles_frame(h, j)
-    human_items = set(frame.loc[frame.judge_kind == "human", "question_id"])
-    kept = sorted(human_items, key=lambda q: int(q[1:]))[:150]
-    drop = (frame.judge_kind != "human") & frame.question_id.isin(human_items - set(kept))
+    partly, frame = partly_judged_battles()
     path = tmp_path / "battles.csv"
-    frame[~drop].to_csv(path, index=False)
+    partly.to_csv(path, index=False)
     got = json.loads(run("ppi", path, "--json").output)
     assert got["n"] == 150 and got["all_human_n"] == 2000
     assert got["all_human_mean_width"] < got["combined_mean_width"] / 2
@@ -179,3 +178,79 @@ def test_humans_alone_on_all_their_battles_beside_the_combined_estimate(tmp_path
     frame.to_csv(path, index=False)
     got = json.loads(run("ppi", path, "--json").output)
     assert "all_human_n" not in got and "better estimate" not in run("ppi", path).output
+
+
+def _ratings_with_human_only_units(path, judged=100, seed=0):
+    """3 systems, 300 human-scored segments each, of which the judge (a noisy copy) also scored the
+    first ``judged``; and 1,000 judge-only segments per system."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for system, mu in (("A", 60), ("B", 50), ("C", 40)):
+        for i in range(300):
+            quality = mu + rng.normal(0, 15)
+            rows.append((f"s{i}", system, quality + rng.normal(0, 5), "human"))
+            if i < judged:
+                rows.append((f"s{i}", system, quality + rng.normal(0, 5), "metric"))
+        rows += [(f"s{i}", system, mu + rng.normal(0, 15), "metric") for i in range(300, 1300)]
+    rows += [(f"s{i}", "D", 55 + rng.normal(0, 15), "human") for i in range(50)]  # the judge never scored D
+    frame = pd.DataFrame(rows, columns=["item", "system", "score", "judge_kind"])
+    frame.to_csv(path, index=False)
+    return frame
+
+
+def test_ratings_humans_alone_on_all_their_units_beside_the_combined_means(tmp_path):
+    """PPI++ uses only the human-scored units the judge also scored: the other 200 per system were
+    silently left out. Now they are counted, and each system's classical mean on all 300 of its
+    human-scored units is given (hand: mean and 1.96 · sd / √300, ddof 0) with a warning when those
+    intervals are narrower than the combined ones."""
+    path = tmp_path / "ratings.csv"
+    frame = _ratings_with_human_only_units(path, judged=20)
+    got = {r["system"]: r for r in json.loads(run("ppi", path, "--json").output)}
+    humans = frame[frame.judge_kind == "human"].groupby("system").score
+    assert set(got) == {"A", "B", "C"}
+    for system, scores in humans:
+        if system == "D":
+            continue
+        row = got[system]
+        assert row["n"] == 20 and row["all_human_n"] == 300
+        assert row["all_human"] == pytest.approx(scores.mean(), abs=1e-9)
+        assert row["width_all_human"] == pytest.approx(2 * 1.959964 * scores.std(ddof=0) / np.sqrt(300), rel=1e-5)
+    text = " ".join(run("ppi", path).output.split())
+    assert "840 human-scored units the judge did not score are left out." in text
+    alone = np.mean([got[s]["width_all_human"] for s in got])  # A, B, C: D has no combined mean
+    combined = np.mean([got[s]["width_ppi"] for s in got])
+    assert alone < combined
+    assert f"The humans alone on all their 900 units: mean interval width {alone:.3f}; combined {combined:.3f}." in text
+    assert "warning: the humans alone are the better estimate here" in text
+    assert "left out (the judge scored none of their units): D" in text  # D was silently dropped before
+    # the judge scored every human-scored unit: nothing left out, nothing to compare
+    _ratings_with_human_only_units(path, judged=300)
+    got = json.loads(run("ppi", path, "--json").output)
+    assert "all_human_n" not in got[0]
+    assert "did not score" not in run("ppi", path).output
+
+
+def test_too_few_human_units_for_normal_intervals_are_warned(tmp_path):
+    """Two human-scored units per system: mean ± 1.96·s/√2 (s with ddof 0) covers a normal mean with
+    probability 2·F_t1(1.96·√½) − 1 = 0.602 (Student's t, 1 degree of freedom), not 95 %: the
+    command names the systems instead of printing their narrow intervals plainly; at 300 units it
+    is silent (0.945)."""
+    from scipy.stats import t
+
+    from humeval.experiments.ppi import small_sample_coverage
+    path = tmp_path / "ratings.csv"
+    _ratings_with_human_only_units(path, judged=300)
+    text = " ".join(run("ppi", path).output.split())
+    assert "too few human-scored units" not in text
+    rows = []
+    rng = np.random.default_rng(3)
+    for system, mu in (("A", 60), ("B", 50)):
+        rows += [(f"s{i}", system, mu + rng.normal(0, 15), kind) for i in range(2) for kind in ("human", "metric")]
+        rows += [(f"s{i}", system, mu + rng.normal(0, 15), "metric") for i in range(2, 200)]
+    pd.DataFrame(rows, columns=["item", "system", "score", "judge_kind"]).to_csv(path, index=False)
+    text = " ".join(run("ppi", path).output.split())
+    assert "warning: too few human-scored units for normal intervals: A, B (n = 2, 2)" in text
+    assert "cover only 60%, not 95%" in text
+    assert 2 * t.cdf(1.959964 * np.sqrt(0.5), 1) - 1 == pytest.approx(0.6021, abs=1e-4)
+    cover = small_sample_coverage(pd.DataFrame({"n": [2, 10, 25, 300]}, index=list("abcd")))
+    assert cover.to_dict() == pytest.approx({"a": 0.6021, "b": 0.9041}, abs=1e-4)  # 25: 0.933 ≥ 0.93

@@ -72,6 +72,17 @@ def test_metric_judge_errors(tmp_path):
     result = run("ppi", tmp_path / "humans.csv", "--metric", tmp_path / "same.csv")
     assert result.exit_code == 2 and "--hold-out" in result.output
     assert run("ppi", tmp_path / "humans.csv", "--metric", tmp_path / "same.csv", "--hold-out", "0.5").exit_code == 0
+    # a reference set the file does not have is named with the ones it has
+    result = run("ppi", tmp_path / "humans.csv", "--metric", tmp_path / "judge.seg.score", "--refset", "newstest")
+    assert result.exit_code == 2 and "no scores against the reference set 'newstest'" in result.output and \
+        "choose one the file has: ref" in result.output
+    # WMT's layout keys items DOCID:SEG: plain segment ids never meet them, and the error says how to fix it
+    result = run("ppi", tmp_path / "humans.csv", "--metric", tmp_path / "judge.seg.score")
+    assert result.exit_code == 2 and "(DOCID:SEG, e.g. d:" in result.output and "--da FILE with --details" in \
+        result.output
+    # a metric judging ratings is audited by the meta-evaluation, which the refusal names
+    result = run("ppi", tmp_path / "humans.csv", "--metric", tmp_path / "judge.tsv", "--audit")
+    assert result.exit_code == 2 and "humeval metric correlate" in result.output
     (tmp_path / "battles.csv").write_text("model_a,model_b,winner,question_id\nS0,S1,model_a,i1\n")
     result = run("ppi", tmp_path / "battles.csv", "--metric", tmp_path / "judge.tsv")
     assert result.exit_code == 2 and "holds no ratings" in result.output
@@ -93,3 +104,17 @@ def test_mqm_ted_with_chrf_as_the_judge(tmp_path):
     assert covered >= 10 / 13
     text = run("ppi", mqm, "--metric", tmp_path / "chrf.tsv", "--hold-out", "0.2").output
     assert "left out (the judge scored none of their units): ref" in text
+
+
+def test_wmt_da_segment_scores_as_file_point_to_da_and_details():
+    """WMT20's DA segment scores number segments over the test set (SID); chrF's file keys them
+    DOCID:SEG. Read as FILE they never meet: an input error pointing to --da/--details, which
+    match them (8,652 shared units, as the tutorial's command without --hold-out)."""
+    da = shared_file("wmt20-metrics-de-en/manual-evaluation/ad-seg-scores-de-en.csv")
+    chrf = shared_file("wmt20-metrics-de-en/seg-level/chrF.seg.score.de-en.tsv")
+    details = shared_file("wmt20-metrics-de-en/input/de-en.details.txt")
+    result = run("ppi", da, "--metric", chrf)
+    assert result.exit_code == 2 and "never meet" in result.output and "--da FILE with --details" in result.output
+    result = run("ppi", "--da", da, "--details", details, "--metric", chrf, "--json")
+    assert result.exit_code == 0, result.output
+    assert sum(r["n"] for r in json.loads(result.stdout)) == 8652

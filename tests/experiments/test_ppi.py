@@ -69,6 +69,29 @@ def test_bt_point_estimate_agrees_with_ppi_python_logistic():
     assert theta == pytest.approx(_fit(lx, y, yh, w, ux, yu, wu, 0.6), abs=1e-4)
 
 
+@pytest.mark.parametrize("seed", [4, 7])
+def test_bt_tuned_estimate_and_sandwich_agree_with_ppi_python_logistic(seed):
+    """ppi-python's logistic PPI++ on the same design: with λ tuned by each library (humeval on the
+    PPI++ loss's own Hessian (1 − λ)·human + λ·judge, ppi-python on all battles pooled; λ 0.5336
+    against 0.5319 at seed 4) the point estimates agree to 1e-3; at a fixed λ the intervals share
+    their centre and their widths agree within 5 % (the two Hessian estimates differ by that much
+    on 300 human battles; seeds 4–9 give ratios 0.953–1.032). ppi-python's interval with its own
+    tuned λ is not centred on its point estimate (0.07 off at seed 7), so λ is fixed for it."""
+    ppi_py = pytest.importorskip("ppi_py")
+    from scipy.stats import norm
+    from humeval.experiments.ppi import _fit, _sandwich
+    truth, h, j = judged_battles(random_state=seed)
+    tuned = ppi_bradley_terry(h, j)["ppi"]
+    lx, y, yh, w, ux, yu, wu = tuned.data
+    theirs = ppi_py.ppi_logistic_pointestimate(lx, y, yh, ux, yu, None)
+    assert _fit(lx, y, yh, w, ux, yu, wu, tuned.lam) == pytest.approx(theirs, abs=1e-3)
+    theta = _fit(lx, y, yh, w, ux, yu, wu, 0.6)
+    se = np.sqrt(np.diag(_sandwich(lx, y, yh, w, ux, yu, wu, 0.6, theta)[0]))
+    lo, hi = ppi_py.ppi_logistic_ci(lx, y, yh, ux, yu, alpha=0.05, lam=0.6)
+    assert (lo + hi) / 2 == pytest.approx(theta, abs=1e-6)
+    assert (hi - lo) / (2 * norm.ppf(0.975) * se) == pytest.approx(np.ones(len(se)), abs=0.05)
+
+
 def test_bt_coverage_with_a_biased_judge():
     """200 campaigns, 6 systems, 300 human and 3,000 judge battles; the judge prefers the first
     output, system S0 and longer outputs: PPI++ covers θ at ≥ 93 %, the judge alone does not,

@@ -93,7 +93,8 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         raise click.UsageError("give FILE (with a judge_kind column, or ratings with --metric) or --da with "
                                "--details and --metric")
     if audit and (metric_file is not None or as_json):
-        raise click.UsageError("--audit goes with a battles FILE and the printed tables")
+        raise click.UsageError("--audit goes with a battles FILE and the printed tables" + (_RATINGS_AUDIT if metric_file
+                                                                                           else ""))
     if rank_sets and (metric_file is not None or as_json):
         raise click.UsageError("--rank-sets goes with a battles FILE and the printed tables")
     if differences and as_json:
@@ -128,11 +129,12 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
     title = f"{file}: humans and {judge_label}"
     if isinstance(table, Ratings):
         if audit or rank_sets or model != "bt":
-            raise click.UsageError("--audit, --rank-sets and --model go with battles; this file holds ratings")
+            raise click.UsageError("--audit, --rank-sets and --model go with battles; this file holds ratings"
+                                   + (_RATINGS_AUDIT if audit else ""))
         h, j = _series(table.take(human_rows)), _series(table.take(judge_rows))
         means = P.system_means(h, j, confidence, path=file)
         boot = _means_bootstrap(h, j, n_boot, confidence, random_state, file)
-        _means(means, title, None, out_file, as_json, boot)
+        _means(means, title, None, out_file, as_json, boot, confidence)
         _extras(means, boot, differences, title, confidence, n_boot, as_json)
     else:
         if differences:
@@ -149,8 +151,11 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
         _extras(None, boot, False, title, confidence, n_boot, as_json)
         if rank_sets:
             from humeval.experiments.ppi_ranks import ppi_rank_sets
-            _rank_sets(ppi_rank_sets(table.take(human_rows), table.take(judge_rows), confidence, path=file), title,
-                       confidence)
+            humans = table.take(human_rows)
+            sets = ppi_rank_sets(humans, table.take(judge_rows), confidence, path=file)
+            if result["ppi"].extra["unmatched_human"]:  # as above: the humans alone on all their battles
+                sets["all_human"] = ppi_rank_sets(humans, humans, confidence, path=file)["human"]
+            _rank_sets(sets, title, confidence)
         if audit:
             from humeval.experiments.judge_audit import audit as audit_judge, reliability_of
             humans, judged = table.take(human_rows), table.take(judge_rows)
@@ -166,6 +171,10 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
                 from humeval.report.judges import plot_reliability
                 plot_reliability(diagram, reliability_png, f"{judge_label}: reliability")
                 out.print(f"  wrote {reliability_png}")
+
+
+_RATINGS_AUDIT = ("; a judge of ratings is audited against the humans by the meta-evaluation: humeval metric correlate "
+                  "SCORES --human RATINGS (Pearson, Kendall τ, tie-calibrated accuracy; --bootstrap N for intervals)")
 
 
 def _human_scores(file, da_file, details, metric_file, options, delimiter, sql, keep):
@@ -204,6 +213,7 @@ def _metric_judge(P, human, human_name, human_path, metric_file, refset, hold_ou
     from humeval.data.readers.wmt_metrics import read_segment_scores
     name, judge = read_segment_scores(metric_file, refset=refset)
     unscored = sorted(set(human.index.get_level_values(1)) - set(judge.index.get_level_values(1)))
+    _same_segment_ids(human, judge, human_path, metric_file)
     if hold_out is None and not len(judge.index.difference(human.groupby(level=[0, 1]).mean().index)):
         raise InputError(metric_file, None, "scores no unit (segment, system) the humans did not score: nothing "
                          "for the judge to add", "pass --hold-out SHARE to replay a campaign in which humans score "
@@ -219,14 +229,31 @@ def _metric_judge(P, human, human_name, human_path, metric_file, refset, hold_ou
     table = P.system_means(human, judge, confidence, path=human_path)
     title = f"{human_path} ({human_name}) with {name} as the judge"
     boot = _means_bootstrap(human, judge, n_boot, confidence, random_state, human_path)
-    _means(table, title, full, out_file, as_json, boot)
+    _means(table, title, full, out_file, as_json, boot, confidence)
     _extras(table, boot, differences, title, confidence, n_boot, as_json)
+    unscored = [s for s in unscored if s not in table.attrs["unjudged"]]  # already named by _means
     if unscored and not as_json:
         out.print(f"  left out (the judge scored none of their units): {', '.join(map(str, unscored))}")
 
 
-def _means(table, title, full, out_file, as_json, boot=None):
-    left_out = table.attrs.get("left_out", [])
+def _same_segment_ids(human, judge, human_path, metric_file):
+    """An error that says why when the humans' segment ids cannot meet a WMT metric file's: its
+    items are DOCID:SEG, and a WMT DA segment-score file read as FILE numbers segments over the
+    whole test set (its SID), which only --da with --details maps to documents."""
+    items = lambda s: set(map(str, s.index.get_level_values(0)))  # noqa: E731
+    theirs, ours = items(judge), items(human)
+    if theirs & ours or not all(":" in i for i in theirs) or any(":" in i for i in ours):
+        return
+    raise InputError(human_path, None, f"its segment ids (e.g. {min(ours, key=len)}) and those of {metric_file} "
+                     f"(DOCID:SEG, e.g. {min(theirs)}) never meet",
+                     "for WMT DA segment scores pass them as --da FILE with --details (the WMT details file maps "
+                     "each SID to its document and segment); otherwise write the segment column as DOCID:SEG")
+
+
+def _means(table, title, full, out_file, as_json, boot=None, confidence=0.95):
+    left_out, dropped = table.attrs.get("left_out", []), table.attrs.get("human_only_units", 0)
+    from humeval.experiments.ppi import percent_span, small_sample_coverage
+    few = small_sample_coverage(table, confidence)
     table = _with_bootstrap(table, boot)
     shown = pd.DataFrame({"human": table.human, "±": table.width_human / 2, "judge": table.judge,
                           "± ": table.judge_hi - table.judge, "combined": table.ppi, "±  ": table.width_ppi / 2,
@@ -244,7 +271,18 @@ def _means(table, title, full, out_file, as_json, boot=None):
     n, worth = int(table.n.sum()), float(table.effective_n.sum())
     out.print(f"  {n:,} human-scored units shared with the judge, {int(table.N.sum()):,} judge-only; the combined "
               f"means are as precise as {worth:,.0f} human-scored units alone (the judge is worth {worth - n:+,.0f}).")
+    if len(few):
+        out.print(f"  warning: too few human-scored units for normal intervals: {', '.join(map(str, few.index))} "
+                  f"(n = {', '.join(str(int(table.n[s])) for s in few.index)}); even for normally distributed scores "
+                  f"their intervals cover only {percent_span(few)}, not {confidence:.0%} (Student's t): "
+                  "collect more human scores for them (a larger --hold-out).")
+    if dropped:
+        out.print(f"  {dropped:,} human-scored units the judge did not score are left out.")
+        out.print(_alone_note(int(table.all_human_n.sum()), "units", float(table.width_all_human.mean()),
+                              float(table.width_ppi.mean()), "score the units humans scored"))
     out.print("  judge: the judge's own mean, on its scale and with its bias — for contrast, not for conclusions.")
+    if table.attrs.get("unjudged"):
+        out.print(f"  left out (the judge scored none of their units): {', '.join(map(str, table.attrs['unjudged']))}")
     if left_out:
         out.print(f"  left out (fewer than 2 human-scored units shared with the judge, or no judge-only unit): "
                   f"{', '.join(map(str, left_out))}")
@@ -300,14 +338,14 @@ def _all_human_note(ppi, confidence) -> str | None:
     all_human = ppi.extra.get("all_human")
     if all_human is None:
         return None
-    alone, combined = _mean_width(all_human, confidence), _mean_width(ppi, confidence)
-    text = (f"  The humans alone on all their {all_human.n:,.0f} battles: mean interval width {alone:.3f}; combined "
-            f"{combined:.3f}.")
-    if alone < combined:
-        text += ("\n  warning: the humans alone are the better estimate here — the judge judged too few of the human "
-                 "battles for PPI++ to gain from it; rank the human battles alone (humeval rank), or have the judge "
-                 "judge the battles humans judged.")
-    return text
+    return _alone_note(all_human.n, "battles", _mean_width(all_human, confidence), _mean_width(ppi, confidence),
+                       "judge the battles humans judged")
+
+
+def _alone_note(n, unit, alone, combined, remedy) -> str:
+    """``ppi.humans_alone``'s lines, indented as the command prints its notes."""
+    from humeval.experiments.ppi import humans_alone
+    return "\n".join("  " + line for line in humans_alone(n, unit, alone, combined, remedy))
 
 
 def _rank_sets(sets, title, confidence):
@@ -319,11 +357,21 @@ def _rank_sets(sets, title, confidence):
                           "judge P(win)": sets["judge"].score, "judge ranks": span(sets["judge"]),
                           "combined P(win)": ppi.score, "combined ranks": span(ppi), "cluster": ppi.cluster},
                          index=ppi.index)
+    if "all_human" in sets:
+        shown.insert(0, "all humans ranks", span(sets["all_human"]))
     out.print(render(shown, f"{title}: rank sets, all systems at once with {confidence:.0%} coverage "
                      "(Chatzi et al. 2024)", "system"))
     out.print(f"  P(win): probability of being preferred when playing (ties ½); λ = {ppi.attrs['lam']:.2f}; "
               f"clusters: WMT's rule on the combined rank sets ({ppi.cluster.max()} "
               f"cluster{'s' if ppi.cluster.max() > 1 else ''}).")
+    if "all_human" in sets:
+        alone, combined = (float((t["upper"] - t["lower"] + 1).mean()) for t in (sets["all_human"], ppi))
+        out.print(f"  all humans ranks: the humans alone on all their battles, those the judge did not judge included; "
+                  f"human and combined: on the battles both judged. Mean rank set size: all humans {alone:.2f}, "
+                  f"combined {combined:.2f}.")
+        if alone < combined:
+            out.print("  warning: the humans alone give the tighter rank sets here — the judge judged too few of the "
+                      "human battles for PPI++ to gain from it; have the judge judge the battles humans judged.")
     out.print("  judge ranks: the judge alone, its bias ignored — for contrast, not for conclusions.")
 
 

@@ -159,7 +159,12 @@ def system_means(human: pd.Series, judge: pd.Series, level: float = 0.95, lam: f
     Columns: n (human units), N (judge-only units), human, human_lo, human_hi, judge, judge_lo,
     judge_hi, ppi, ppi_lo, ppi_hi, lam, width_human, width_ppi, effective_n (n · var_human / var_ppi).
     Systems with fewer than 2 shared units or no judge-only unit are left out and named in
-    ``attrs["left_out"]``.
+    ``attrs["left_out"]``; systems the humans scored and the judge never did, in
+    ``attrs["unjudged"]``. Human-scored units the judge did not score are not in n (PPI needs
+    the judge's score beside the human's): ``attrs["human_only_units"]`` counts those of the
+    systems in the table and, when
+    there are some, the columns all_human_n, all_human and width_all_human give each system's
+    classical mean on all its human-scored units, for comparison with the combined one.
     """
     lab, unl = units(human, judge, path)
     rows, left_out = {}, []
@@ -187,8 +192,50 @@ def system_means(human: pd.Series, judge: pd.Series, level: float = 0.95, lam: f
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "system"
     out = out.sort_values("ppi", ascending=False)
-    out.attrs["left_out"] = left_out
+    # the humans alone on all their units of these systems, those the judge did not score included
+    # (a system the judge never scored is named by the caller, not counted here)
+    alone = {s: classical_mean(v) for s, v in human.groupby(level=[0, 1]).mean().groupby(level=1) if s in rows}
+    dropped = int(sum(alone[s].n for s in out.index) - out.n.sum())
+    if dropped:
+        out["all_human_n"] = [alone[s].n for s in out.index]
+        out["all_human"] = [alone[s].estimate for s in out.index]
+        out["width_all_human"] = [2 * z * alone[s].se for s in out.index]
+    unjudged = sorted(set(human.index.get_level_values(1)) - set(by_lab) - set(by_unl), key=str)
+    out.attrs.update(left_out=left_out, human_only_units=dropped, unjudged=unjudged)
     return out
+
+
+def small_sample_coverage(table: pd.DataFrame, level: float = 0.95, slack: float = 0.02) -> pd.Series:
+    """The systems of ``system_means``' table whose human-scored units are too few for its normal
+    intervals, with the coverage such an interval has even for normally distributed scores:
+    mean ± z·s/√n with s the standard deviation with ddof 0 covers with probability
+    2·F_{t, n−1}(z·√((n − 1)/n)) − 1 (Student), 0.60 at n = 2, 0.90 at n = 10, 0.933 at n = 25
+    for 95 %. Returned: coverage by system, for those below ``level − slack``."""
+    from scipy.stats import t
+    z = norm.ppf(0.5 + level / 2)
+    n = table["n"].to_numpy(float)
+    cover = 2 * t.cdf(z * np.sqrt((n - 1) / n), np.maximum(n - 1, 1)) - 1
+    cover = pd.Series(cover, index=table.index, name="coverage")
+    return cover[cover < level - slack]
+
+
+def percent_span(shares: pd.Series) -> str:
+    """The range of some shares as text: "60%" or "60%–75%"."""
+    lo, hi = f"{shares.min():.0%}", f"{shares.max():.0%}"
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
+def humans_alone(n: float, unit: str, alone: float, combined: float, remedy: str) -> list[str]:
+    """What the command and the report say when PPI++ set aside human judgments the judge did not
+    make: the humans alone on all their ``n`` battles or units (mean interval width ``alone``)
+    beside the combined estimate (``combined``), and a warning when the humans alone are narrower
+    (``remedy``: what the judge should do instead, e.g. "judge the battles humans judged")."""
+    lines = [f"The humans alone on all their {n:,.0f} {unit}: mean interval width {alone:.3f}; combined {combined:.3f}."]
+    if alone < combined:
+        lines.append(f"warning: the humans alone are the better estimate here — the judge judged too few of the human "
+                     f"{unit} for PPI++ to gain from it; rank the human {unit} alone (humeval rank), or have the judge "
+                     f"{remedy}.")
+    return lines
 
 
 def mean_differences(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:

@@ -93,7 +93,7 @@ def judges_sections(judgments, path: str, summary: list, methods: list, read_arg
 
 def _battles_part(section, human, judge, name, cmd, random_state, summary, Table, Figure, png):
     from humeval.experiments.judge_audit import audit, reliability_of
-    from humeval.experiments.ppi import ppi_bradley_terry
+    from humeval.experiments.ppi import humans_alone, ppi_bradley_terry
     result = ppi_bradley_terry(human, judge)
     ppi = result["ppi"]
     frame = pd.concat({k: v.intervals() for k, v in result.items()}, axis=1)
@@ -115,10 +115,19 @@ def _battles_part(section, human, judge, name, cmd, random_state, summary, Table
     from humeval.experiments.ppi_ranks import ppi_rank_sets, rank_span as span
     sets = ppi_rank_sets(human, judge)
     combined = sets["ppi"]
+    ranks = pd.DataFrame({"human ranks": span(sets["human"]), "combined P(win)": combined.score,
+                          "combined ranks": span(combined), "cluster": combined.cluster}, index=combined.index)
+    if ppi.extra["unmatched_human"]:  # PPI++ set these aside: the humans alone on all their battles beside
+        alone = ppi_bradley_terry(human, human, lam=0.0)["human"]
+        ranks.insert(0, "all humans ranks", span(ppi_rank_sets(human, human)["human"]))
+        width = lambda e: float((e.intervals()["hi"] - e.intervals()["lo"]).mean())  # noqa: E731
+        lines = [f"{ppi.extra['unmatched_human']:,} human battles the judge did not judge are left out of the "
+                 "combined estimate and of the human column (all humans ranks: on every human battle).",
+                 *humans_alone(alone.n, "battles", width(alone), width(ppi), "judge the battles humans judged")]
+        section.notes += lines
+        summary += lines[2:]  # the warning, when there is one
     section.tables.append(Table(
-        "Rank sets: every system's possible ranks, all at once with 95% coverage", pd.DataFrame(
-            {"human ranks": span(sets["human"]), "combined P(win)": combined.score, "combined ranks": span(combined),
-             "cluster": combined.cluster}, index=combined.index),
+        "Rank sets: every system's possible ranks, all at once with 95% coverage", ranks,
         "From the win probabilities (P(preferred when playing), ties ½) by the humans alone and by PPI++, their "
         "χ² confidence ellipsoid (Chatzi et al. 2024); clusters: WMT's rule on the combined rank sets.", cmd, "system"))
     audit_table, per_system = audit(human, judge, random_state=random_state)
@@ -137,7 +146,7 @@ def _battles_part(section, human, judge, name, cmd, random_state, summary, Table
 
 
 def _ratings_part(section, human, judge, name, cmd, summary, Table):
-    from humeval.experiments.ppi import system_means
+    from humeval.experiments.ppi import humans_alone, percent_span, small_sample_coverage, system_means
     series = lambda r: pd.Series(r.score, index=pd.MultiIndex.from_arrays(  # noqa: E731
         [np.asarray(r.items, dtype=object)[r.item], np.asarray(r.systems, dtype=object)[r.system]],
         names=["item", "system"]))
@@ -152,6 +161,20 @@ def _ratings_part(section, human, judge, name, cmd, summary, Table):
     line = f"{name}: {n:,.0f} human-scored units with the judge are worth {worth:,.0f} human-scored units alone."
     section.notes.append(line)
     summary.append(line)
+    if table.attrs["human_only_units"]:
+        lines = [f"{table.attrs['human_only_units']:,} human-scored units the judge did not score are left out of the "
+                 "combined means and of the human column.",
+                 *humans_alone(table.all_human_n.sum(), "units", table.width_all_human.mean(), table.width_ppi.mean(),
+                               "score the units humans scored")]
+        section.notes += lines
+        summary += lines[2:]
+    few = small_sample_coverage(table)
+    if len(few):
+        section.notes.append(f"Too few human-scored units for normal intervals: {', '.join(map(str, few.index))}; even "
+                             f"for normally distributed scores their 95% intervals cover only {percent_span(few)} "
+                             "(Student's t).")
+    if table.attrs["unjudged"]:
+        section.notes.append("left out (the judge scored none of their units): " + ", ".join(map(str, table.attrs["unjudged"])))
     if table.attrs.get("left_out"):
         section.notes.append("left out (too few human-scored units shared with the judge): "
                              + ", ".join(map(str, table.attrs["left_out"])))

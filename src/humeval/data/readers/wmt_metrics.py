@@ -50,7 +50,7 @@ def read_metric_scores(path, refset: str | None = None, lp: str | None = None) -
         raise InputError(path, 1, f"{len(first)} tab-separated fields, expected 6 (system level) or 8 (segment level)",
                          "is this a WMT metrics-task score file?")
     level, width = ("sys", 6) if len(first) == 6 else ("seg", 8)
-    metric, chosen, keys, lines, values = None, refset, [], [], []
+    metric, chosen, keys, lines, values, refsets = None, refset, [], [], [], set()
     for number, line in enumerate(one_line_end(read_text(path)).splitlines(), 1):
         if not line.strip():
             continue
@@ -60,6 +60,7 @@ def read_metric_scores(path, refset: str | None = None, lp: str | None = None) -
                              "check the tabs of this line")
         if lp and cells[1] != lp:
             continue
+        refsets.add(cells[3])
         chosen = chosen or cells[3]
         if cells[3] != chosen:
             continue
@@ -70,6 +71,9 @@ def read_metric_scores(path, refset: str | None = None, lp: str | None = None) -
         keys.append(cells[4] if level == "sys" else (f"{cells[5]}:{cells[6]}", cells[4]))
         lines.append(number)
         values.append(value)
+    if not keys and refsets:
+        raise InputError(path, None, f"no scores against the reference set {refset!r}",
+                         f"choose one the file has: {', '.join(sorted(refsets))}")
     if not keys:
         raise InputError(path, None, f"no scores{' for ' + lp if lp else ''}", "check the language pair")
     return metric, level, _series(path, keys, lines, values, "system" if level == "sys" else ["item", "system"])

@@ -214,3 +214,15 @@ def test_cli_refuses(tmp_path, args):
     pd.DataFrame({"system_a": ["A", "B"], "system_b": ["B", "C"], "outcome": [1, 1]}).to_csv(path, index=False)
     result = run("rank", path, *args)
     assert result.exit_code == 2 and "--robustness" in result.output
+
+
+def test_cli_small_share_is_not_written_as_zero(tmp_path):
+    """A: 1,000 ratings of 1 and one of 2, B: 1,000 of 1; dropping A's 2 (row 1,001) levels them:
+    1 of 2,001 ratings, 0.05 %, which the table once wrote "0.0%" (as if nothing had to go)."""
+    path = tmp_path / "ratings.csv"
+    rows = [("A", i, 1.0) for i in range(1000)] + [("A", 1000, 2.0)] + [("B", i, 1.0) for i in range(1000)]
+    pd.DataFrame(rows, columns=["system", "item", "score"]).to_csv(path, index=False)
+    result = run("rank", path, "--robustness")
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.output.splitlines() if x.strip().startswith("A > B"))
+    assert [c.strip() for c in line.split("│")[2:]] == ["1", "0.05%", "1001"]

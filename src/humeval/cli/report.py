@@ -98,7 +98,7 @@ def report(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep
       humeval report mqm_ted_ende.tsv -o mqm.md
       humeval report data_RNK.csv --track Czech-English -o shared.html --anonymize --salt "$SECRET"
       humeval report battles.json -o arena.html --reweight pairs:50 --siblings 3
-      humeval report data_RNK.csv --track Czech-English --joint data_DA.csv -o joint.html
+      humeval report data_RNK.csv --track Czech-English --joint data_ACC.csv -o joint.html
     """
     from humeval.metaeval.table import correlation_table
     from humeval.report import Table

@@ -436,7 +436,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
             if track in coefficients:
                 print_coefficients(coefficients[track], track)
             if track in robust:
-                out.print(render(robust[track], f"{track}: how many judgments reverse each order"))
+                out.print(render(robust[track].drop(columns=["row_list", "judge_list"]),  # every one: --json
+                                 f"{track}: how many judgments reverse each order"))
                 out.print(f"  {robust_notes[track]}\n")
 
 

@@ -216,10 +216,7 @@ def test_cli_json_lists_every_dropped_judgment(tmp_path):
     """The text table shows five rows per conclusion; --json's row_list holds all of them, as many
     as 'dropped' (200 comparisons of three systems, four judges)."""
     import json
-    path = tmp_path / "pairs.csv"
-    c = small(1, 200)
-    pd.DataFrame({"system_a": np.array(c.systems)[c.a], "system_b": np.array(c.systems)[c.b],
-                  "outcome": c.outcome, "judge": np.array(c.judges)[c.judge]}).to_csv(path, index=False)
+    path = pairs_file(tmp_path)
     text = run("rank", path, "-m", "bt", "--robustness")
     assert text.exit_code == 0, text.output
     header = next(x for x in text.output.splitlines() if x.strip().startswith("conclusion"))
@@ -232,6 +229,15 @@ def test_cli_json_lists_every_dropped_judgment(tmp_path):
         assert len(r["row_list"]) == r["dropped"] and set(r["judge_list"]) <= set("wxyz")
 
 
+def pairs_file(tmp_path):
+    """``small(1, 200)`` as a pairwise CSV file with its judges."""
+    path = tmp_path / "pairs.csv"
+    c = small(1, 200)
+    pd.DataFrame({"system_a": np.array(c.systems)[c.a], "system_b": np.array(c.systems)[c.b],
+                  "outcome": c.outcome, "judge": np.array(c.judges)[c.judge]}).to_csv(path, index=False)
+    return path
+
+
 def run(*args):
     result = CliRunner().invoke(cli, [str(a) for a in args])
     assert "this is a bug" not in result.output, result.output
@@ -239,10 +245,7 @@ def run(*args):
 
 
 def test_cli_prints_the_table(tmp_path):
-    path = tmp_path / "pairs.csv"
-    c = small(1, 200)
-    pd.DataFrame({"system_a": np.array(c.systems)[c.a], "system_b": np.array(c.systems)[c.b],
-                  "outcome": c.outcome, "judge": np.array(c.judges)[c.judge]}).to_csv(path, index=False)
+    path = pairs_file(tmp_path)
     result = run("rank", path, "-m", "bt", "--robustness")
     assert result.exit_code == 0, result.output
     assert "how many judgments reverse each order" in result.output and "top: " in result.output

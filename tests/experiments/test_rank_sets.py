@@ -196,3 +196,34 @@ def test_csranks_comparisons_hold():
     out = rs.rank_sets(gap, cov=np.eye(10))
     assert len(out) == 9 and out[["sim_lower", "sim_upper", "marg_lower", "marg_upper"]].isin(range(1, 10)).all().all()
     assert (out.sim_lower <= out.sim_upper).all()
+
+
+def test_cli_confidence_sets_the_rank_sets_coverage(tmp_path):
+    """`rank -m bt --rank-sets --confidence 0.9` (the Fisher covariance, no --bootstrap or --intervals)
+    was refused as if --confidence did nothing; the printed sets are model_rank_sets' at 90 %, and at
+    least one system's 90 % set is narrower than its 95 % one (campaign 3: 1,500 comparisons)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from humeval.cli import cli
+    c = campaign(3)
+    path = tmp_path / "pairs.csv"
+    pd.DataFrame({"system_a": np.array(NAMES)[c.a], "system_b": np.array(NAMES)[c.b],
+                  "outcome": c.outcome}).to_csv(path, index=False)
+
+    def shown(*extra):
+        result = CliRunner().invoke(cli, ["rank", str(path), "-m", "bt", "--rank-sets", "--json", *extra])
+        assert result.exit_code == 0, result.output
+        rows = next(iter(json.loads(result.output).values()))
+        return pd.DataFrame(rows).set_index("system")
+
+    at90, at95 = shown("--confidence", "0.9"), shown()
+    model = BradleyTerry().fit(c)
+    for confidence, table in ((0.9, at90), (0.95, at95)):
+        expected = rs.rank_set_columns(rs.model_rank_sets(model, "fisher", confidence, random_state=0))
+        assert table["rank set"].to_dict() == expected["rank set"].to_dict()
+        assert table["marginal"].to_dict() == expected["marginal"].to_dict()
+    width = lambda s: s.str.split("–").str[-1].astype(int) - s.str.split("–").str[0].astype(int)  # noqa: E731
+    assert (width(at90["rank set"]) <= width(at95["rank set"])).all()
+    assert (width(at90["rank set"]) < width(at95["rank set"])).any()

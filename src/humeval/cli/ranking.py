@@ -212,7 +212,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
     ctx = click.get_current_context()
     analytic = check_interval_options(ctx, intervals, cluster, n_boot)
     if models:
-        check_rank_options(ctx, models, n_boot, plot, heatmap, analytic)
+        check_rank_options(ctx, models, n_boot, plot, heatmap, analytic, rank_sets)
         if explicit(ctx, "model_names"):  # the default model is checked once the file is known to hold comparisons
             check_analytic(models, analytic, style_control or standardize)
     board_by, category_column = board_column(board_by, category_column)
@@ -524,14 +524,14 @@ def _tagged(tag: str) -> list[str]:
     return [name for name, (_, t) in REGISTRY.items() if getattr(t, tag)]
 
 
-def check_rank_options(ctx, models, n_boot, plot, heatmap, analytic=None):
+def check_rank_options(ctx, models, n_boot, plot, heatmap, analytic=None, rank_sets=False):
     """Refuse option combinations that would do nothing (or something else than asked)."""
     if n_boot and len(models) > 1:
         raise click.BadParameter("bootstrap one model at a time", param_hint="--model")
     needs(ctx, {"clusters": "--clusters", "resample": "--resample"}, n_boot > 0,
           "without --bootstrap (clusters and rank ranges come from the resamples)")
-    needs(ctx, {"confidence": "--confidence"}, n_boot > 0 or analytic is not None,
-          "without --bootstrap or analytic --intervals (it is the coverage of their intervals)")
+    needs(ctx, {"confidence": "--confidence"}, n_boot > 0 or analytic is not None or rank_sets,  # the sets' too
+          "without --bootstrap, analytic --intervals or --rank-sets (it is the coverage of their intervals or sets)")
     needs(ctx, {"jobs": "--jobs", "backend": "--backend", "scheduler": "--scheduler"}, n_boot > 0,
           "without --bootstrap (only the resamples run in parallel)", warn=True)
     if len(models) > 1 and (plot or heatmap):

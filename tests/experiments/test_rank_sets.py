@@ -198,7 +198,7 @@ def test_csranks_comparisons_hold():
     assert (out.sim_lower <= out.sim_upper).all()
 
 
-def test_cli_confidence_sets_the_rank_sets_coverage(tmp_path):
+def test_cli_confidence_and_top_k_of_the_rank_sets(tmp_path):
     """`rank -m bt --rank-sets --confidence 0.9` (the Fisher covariance, no --bootstrap or --intervals)
     was refused as if --confidence did nothing; the printed sets are model_rank_sets' at 90 %, and at
     least one system's 90 % set is narrower than its 95 % one (campaign 3: 1,500 comparisons)."""
@@ -224,6 +224,15 @@ def test_cli_confidence_sets_the_rank_sets_coverage(tmp_path):
         expected = rs.rank_set_columns(rs.model_rank_sets(model, "fisher", confidence, random_state=0))
         assert table["rank set"].to_dict() == expected["rank set"].to_dict()
         assert table["marginal"].to_dict() == expected["marginal"].to_dict()
+    # --top-k 3: the τ-best set (csranks' cstaubest) beside top1, as model_rank_sets(tau=(1, 3)) gives it; it holds
+    # at least 3 systems and every top-1 candidate, and not all six (abilities 0.4 … −0.45, 1,500 comparisons)
+    top3 = shown("--top-k", "3")
+    expected = rs.rank_set_columns(rs.model_rank_sets(model, "fisher", 0.95, (1, 3), random_state=0))
+    assert top3["top3"].to_dict() == expected["top3"].to_dict() and top3["top1"].to_dict() == expected["top1"].to_dict()
+    chosen = top3.index[top3["top3"] == "yes"]
+    assert 3 <= len(chosen) < 6 and set(top3.index[top3["top1"] == "yes"]) <= set(chosen)
+    refused = CliRunner().invoke(cli, ["rank", str(path), "-m", "bt", "--top-k", "3"])
+    assert refused.exit_code == 2 and "--top-k does nothing without --rank-sets" in refused.output
     width = lambda s: s.str.split("–").str[-1].astype(int) - s.str.split("–").str[0].astype(int)  # noqa: E731
     assert (width(at90["rank set"]) <= width(at95["rank set"])).all()
     assert (width(at90["rank set"]) < width(at95["rank set"])).any()

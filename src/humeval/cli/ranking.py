@@ -76,7 +76,7 @@ RANK_SECTIONS = {
     "Input": ("fmt", "encoding", "columns", "outcomes", "delimiter", "tracks", "sql", "keep", "drop_file", "anon",
               "salt", "keep_shared_outputs"),
     "Model and procedure": ("model_names", "protocol", "l2", "chains", "order", "random_state"),
-    "Intervals and resampling": ("n_boot", "resample", "confidence", "intervals", "cluster", "rank_sets", "robust_by",
+    "Intervals and resampling": ("n_boot", "resample", "confidence", "intervals", "cluster", "rank_sets", "top_k", "robust_by",
                                  "jobs", "backend", "scheduler"),
     "Pairwise files: covariates, weights, boards": ("covariates", "style_control", "standardize", "weight_column",
                                                     "category_column", "both_bad", "reweight_policy",
@@ -90,7 +90,7 @@ RANK_SECTIONS = {
 PAIRWISE_ONLY = {"l2": "--l2", "chains": "--chains", "order": "--order", "keep_shared_outputs": "--keep-shared-outputs",
                  "cluster": "--cluster-by", "standardize": "--standardize", "covariates": "--covariates",
                  "style_control": "--style-control", "weight_column": "--weight", "category_column": "--category",
-                 "both_bad": "--both-bad", "board_by": "--board-by", "rank_sets": "--rank-sets",
+                 "both_bad": "--both-bad", "board_by": "--board-by", "rank_sets": "--rank-sets", "top_k": "--top-k",
                  "reweight_policy": "--reweight", "provisional_below": "--provisional", "siblings": "--siblings",
                  "families_file": "--families", "joint_file": "--joint"}
 
@@ -160,6 +160,9 @@ PAIRWISE_ONLY = {"l2": "--l2", "chains": "--chains", "order": "--order", "keep_s
               help="Rank confidence sets (Mogstad et al. 2024): per system a rank interval holding for all systems at "
                    "once (stepdown max-|t|), its marginal one and whether it may be the best (top1), from the "
                    "--bootstrap resamples or the analytic covariance of bt, davidson, rao-kupper.")
+@click.option("--top-k", "top_k", type=click.IntRange(min=2), default=None, metavar="K",
+              help="With --rank-sets, a column topK: whether the system may be among the best K (the confidence set "
+                   "for the top K, all such statements holding together; Mogstad et al. 2024's τ-best).")
 @sampling_options
 @click.option("--joint", "joint_file", type=click.Path(exists=True, dir_okay=False), default=None,
               metavar="RATINGS",
@@ -178,7 +181,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
          confidence, clusters, out_file, plot, heatmap, jobs, random_state, l2, chains, order, wmt_trueskill,
          keep_shared_outputs, drop_file, anon, salt, quiet, as_json, intervals, cluster, standardize, board_by,
          covariates, style_control, weight_column, category_column, both_bad, robust_by, rank_sets, reweight_policy,
-         provisional_below, joint_file, siblings, families_file, **ratings_kw):
+         provisional_below, joint_file, siblings, families_file, top_k, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -264,6 +267,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
     check_analytic(models, analytic, style_control or standardize)
     check_robustness(models, robust_by, board_by)
     check_rank_sets(models, rank_sets, n_boot, board_by)
+    needs(ctx, {"top_k": "--top-k"}, rank_sets, "without --rank-sets (the top-K set is one of the rank sets)")
     for model in models.values():
         if tags(model).chains:
             model.set_params(chains=chains)
@@ -400,7 +404,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
             notes[track].append(reweight_note(reweight_policy))
         if rank_sets:
             table, note = add_rank_sets(table, first, result if n_boot else None, analytic, confidence, cluster,
-                                        random_state)
+                                        random_state, top_k)
             notes[track].append(note)
         results[track] = table
         if robust_by:
@@ -488,23 +492,25 @@ def check_rank_sets(models, rank_sets, n_boot, board_by):
                                  f"{', '.join(_tagged('analytic'))})", param_hint="--rank-sets")
 
 
-def add_rank_sets(table, model, result, analytic, confidence, cluster, random_state):
-    """The table with the rank-set columns (from the resamples, else the analytic covariance) and the note."""
+def add_rank_sets(table, model, result, analytic, confidence, cluster, random_state, top_k=None):
+    """The table with the rank-set columns (from the resamples, else the analytic covariance; ``top_k``:
+    a topK column beside top1) and the note."""
     from humeval.agreement.rankings import REFERENCE_NAMES
     from humeval.experiments.rank_sets import bootstrap_rank_sets, model_rank_sets, rank_set_columns, rank_set_note
     from humeval.ranking.boards import ANCHOR
     aside = (ANCHOR, *REFERENCE_NAMES)
+    tau = (1, top_k) if top_k else (1,)
     if result is not None:
         try:
-            sets, source = bootstrap_rank_sets(result, confidence, aside), f"{result.n} resamples"
+            sets, source = bootstrap_rank_sets(result, confidence, aside, tau), f"{result.n} resamples"
         except ValueError as error:  # too few resamples fitted every system
             return table, f"rank sets: none ({error}); more judgments or --bootstrap resamples give them"
     else:
         kind = analytic or "fisher"
-        sets = model_rank_sets(model, kind, confidence, clusters=cluster, random_state=random_state,
+        sets = model_rank_sets(model, kind, confidence, tau, clusters=cluster, random_state=random_state,
                                leave_out=aside)
         source = f"the {kind} covariance" + (f" clustered by {cluster}" if cluster else "")
-    return table.join(rank_set_columns(sets)), rank_set_note(confidence, source)
+    return table.join(rank_set_columns(sets)), rank_set_note(confidence, source, top_k)
 
 
 def check_robustness(models, robust_by, board_by):

@@ -165,19 +165,20 @@ def model_rank_sets(model, kind: str = "fisher", confidence: float = 0.95, tau=(
     return rank_sets(scores, cov=np.nan_to_num(cov), confidence=confidence, tau=tau, random_state=random_state)
 
 
-def bootstrap_rank_sets(result, confidence: float = 0.95, leave_out=()) -> pd.DataFrame:
+def bootstrap_rank_sets(result, confidence: float = 0.95, leave_out=(), tau=(1,)) -> pd.DataFrame:
     """``rank_sets`` from a ``BootstrapResult``'s estimate and resamples; systems in ``leave_out``
-    (a human reference, the both-bad anchor) are not ranked."""
+    (a human reference, the both-bad anchor) are not ranked; ``tau`` as ``rank_sets``'."""
     estimate = result.estimate.drop(list(leave_out), errors="ignore")
     samples = result.samples[:, [result.estimate.index.get_loc(s) for s in estimate.index]]
-    return rank_sets(estimate, samples=samples, confidence=confidence)
+    return rank_sets(estimate, samples=samples, confidence=confidence, tau=tau)
 
 
-def rank_set_note(confidence: float, source: str) -> str:
+def rank_set_note(confidence: float, source: str, top_k: int | None = None) -> str:
     """What the rank-set columns mean (``rank --rank-sets`` and the report say it alike)."""
     return (f"rank set: every system's rank at once with {confidence:.0%} confidence (Mogstad et al. 2024, stepdown "
             f"max-|t| over all pairs, from {source}; ranks among the systems, a human reference not counted); "
-            "marginal: each system's alone; top1: may be the best (all at once)")
+            "marginal: each system's alone; top1: may be the best (all at once)"
+            + (f"; top{top_k}: may be among the best {top_k} (all at once, its own {confidence:.0%} set)" if top_k else ""))
 
 
 def rank_set_columns(table: pd.DataFrame) -> pd.DataFrame:

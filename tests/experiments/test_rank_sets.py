@@ -236,3 +236,34 @@ def test_cli_confidence_and_top_k_of_the_rank_sets(tmp_path):
     width = lambda s: s.str.split("–").str[-1].astype(int) - s.str.split("–").str[0].astype(int)  # noqa: E731
     assert (width(at90["rank set"]) <= width(at95["rank set"])).all()
     assert (width(at90["rank set"]) < width(at95["rank set"])).any()
+
+
+def test_ratings_rank_sets_from_the_bootstrap(tmp_path):
+    """Ratings (`rank RATINGS --bootstrap N --rank-sets`): 60 segments, systems A–D with mean scores
+    30, 20, 10.2 and 10 (sd 2 per rating; the mean's se ≈ 0.26): A and B are surely first and second
+    (rank sets 1 and 2), C and D cannot be told apart (both 3–4; C may be among the top 3, D too:
+    top3 holds both). Without --bootstrap, with a fitted model or a protocol: refused, no traceback."""
+    import json
+
+    from click.testing import CliRunner
+
+    from humeval.cli import cli
+    rng = np.random.default_rng(0)
+    means = {"A": 30.0, "B": 20.0, "C": 10.2, "D": 10.0}
+    rows = [(s, f"seg{i}", m + rng.normal(0, 2)) for s, m in means.items() for i in range(60)]
+    path = tmp_path / "ratings.csv"
+    pd.DataFrame(rows, columns=["system", "item", "score"]).to_csv(path, index=False)
+
+    def run(*extra):
+        return CliRunner().invoke(cli, ["rank", str(path), *extra])
+
+    result = run("--bootstrap", "300", "--rank-sets", "--top-k", "3", "--json")
+    assert result.exit_code == 0, result.output
+    table = pd.DataFrame(json.loads(result.output)["(no track)"]["table"]).set_index("system")
+    assert table["rank set"].to_dict() == {"A": "1", "B": "2", "C": "3–4", "D": "3–4"}
+    assert table["top1"].to_dict() == {"A": "yes", "B": "", "C": "", "D": ""}
+    assert table["top3"].to_dict() == {"A": "yes", "B": "yes", "C": "yes", "D": "yes"}
+    for args, words in ((["--rank-sets"], "without --bootstrap N"),
+                        (["--rank-sets", "--bootstrap", "30", "-m", "mixed"], "not from the mixed model")):
+        refused = run(*args)
+        assert refused.exit_code == 2 and words in refused.output and "bug in humeval" not in refused.output

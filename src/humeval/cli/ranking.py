@@ -214,6 +214,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
     models = None if model_names in RATINGS_MODELS + NOT_YET else models_named(model_names, random_state, l2)
     ctx = click.get_current_context()
     analytic = check_interval_options(ctx, intervals, cluster, n_boot)
+    needs(ctx, {"top_k": "--top-k"}, rank_sets, "without --rank-sets (the top-K set is one of the rank sets)")
     if models:
         check_rank_options(ctx, models, n_boot, plot, heatmap, analytic, rank_sets)
         if explicit(ctx, "model_names"):  # the default model is checked once the file is known to hold comparisons
@@ -240,8 +241,10 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
         return rank_wmt_trueskill(file, judgments, int(wmt_trueskill), n_boot or 1000, confidence, random_state, jobs,
                                   out_file, quiet, as_json, tracks)
     if ratings_file:  # DA, ESA, MQM: WMT's procedure
-        needs(ctx, PAIRWISE_ONLY, False, "on ratings (they shape the fit of pairwise comparisons); this file holds "
-              "ratings")
+        needs(ctx, {k: v for k, v in PAIRWISE_ONLY.items() if k not in ("rank_sets", "top_k")}, False,
+              "on ratings (they shape the fit of pairwise comparisons); this file holds ratings")
+        needs(ctx, {"rank_sets": "--rank-sets"}, n_boot > 0, "on ratings without --bootstrap N (their rank sets come "
+              "from the resamples)")
         needs(ctx, {"jobs": "--jobs"}, False, "on ratings: their bootstrap runs in one process", warn=True)
         if analytic:
             raise click.BadParameter("analytic intervals come from a Bradley–Terry fit of comparisons; ratings get "
@@ -253,7 +256,8 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
             raise click.BadParameter("on ratings it prints the fewest ratings that reverse the order of mean "
                                      "scores, as a table: without --json and 'judge'", param_hint="--robustness")
         shown = rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
-                                     random_state, quiet, as_json, resample=resample or "segment", **ratings_kw)
+                                     random_state, quiet, as_json, resample=resample or "segment",
+                                     rank_sets=rank_sets, top_k=top_k, **ratings_kw)
         if robust_by and not quiet:
             print_ratings_robustness(judgments.ratings)
         return shown
@@ -267,7 +271,6 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
     check_analytic(models, analytic, style_control or standardize)
     check_robustness(models, robust_by, board_by)
     check_rank_sets(models, rank_sets, n_boot, board_by)
-    needs(ctx, {"top_k": "--top-k"}, rank_sets, "without --rank-sets (the top-K set is one of the rank sets)")
     for model in models.values():
         if tags(model).chains:
             model.set_params(chains=chains)

@@ -65,13 +65,19 @@ def ratings_options(f):
 def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
                          random_state, quiet, as_json, significance="wilcoxon", correction="none",
                          resample="segment", test_resamples=1000, scale_text=None, exclude_reference=False,
-                         heldout=False, protocol=None, worker_stats=None, segment_scores=None):
-    """Rank each track of a ratings file and print/write the WMT-style table."""
+                         heldout=False, protocol=None, worker_stats=None, segment_scores=None, rank_sets=False,
+                         top_k=None):
+    """Rank each track of a ratings file and print/write the WMT-style table (with ``rank_sets``,
+    the rank confidence sets from its bootstrap resamples)."""
     from humeval.ratings import MODELS, rank_tracks
     ratings = judgments.ratings
     print_skips(judgments.report, quiet or as_json)  # what the reader set aside (control rows, NA scores, …)
     ctx = click.get_current_context()
     given = ctx.get_parameter_source("model_names") != click.core.ParameterSource.DEFAULT
+    if rank_sets and (protocol not in (None, "humeval") or model_names in NOT_YET):
+        raise click.BadParameter(f"on ratings, rank sets come from humeval's bootstrap of the mean scores, not from "
+                                 f"the {protocol + ' protocol' if protocol not in (None, 'humeval') else model_names + ' model'}",
+                                 param_hint="--rank-sets")
     if protocol not in (None, "humeval"):
         results = run_protocol(file, judgments, protocol, worker_stats, segment_scores, ctx)
         return show_results(file, results, {}, out_file, plot, heatmap, quiet, as_json, judgments.report)
@@ -106,6 +112,13 @@ def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_f
     why = procedure_reason(judgments, protocol, model, given)
     for result in results.values():
         result.notes.insert(0, why)
+        if rank_sets:  # beside the intervals, before WMT's wins and clusters
+            from humeval.experiments.rank_sets import ratings_rank_sets
+            columns, note = ratings_rank_sets(result, confidence, top_k)
+            table = result.table.join(columns)
+            order = [c for c in table.columns if c not in ("wins", "cluster")] + ["wins", "cluster"]
+            result.table = table[[c for c in order if c in table.columns]]
+            result.notes.append(note)
     held = heldout_tracks(ratings, random_state, file, quiet or as_json) if heldout else {}
     show_results(file, results, held, out_file, plot, heatmap, quiet, as_json, judgments.report)
 

@@ -173,6 +173,24 @@ def bootstrap_rank_sets(result, confidence: float = 0.95, leave_out=(), tau=(1,)
     return rank_sets(estimate, samples=samples, confidence=confidence, tau=tau)
 
 
+def ratings_rank_sets(ranking, confidence: float = 0.95, top_k: int | None = None) -> tuple[pd.DataFrame, str]:
+    """The printed rank-set columns of a ratings ranking (``humeval.ratings.rank_ratings`` with
+    ``n_boot``) from its bootstrap resamples of the systems' scores, every system of its table
+    ranked (a human one too), and the note; none (no columns) when too few resamples drew every
+    system, the note saying so."""
+    if ranking.samples is None:
+        raise ValueError("rank sets of ratings come from their bootstrap: rank them with n_boot > 0")
+    try:
+        sets = rank_sets(ranking.estimate, samples=ranking.samples, confidence=confidence,
+                         tau=(1, top_k) if top_k else (1,))
+    except ValueError as error:
+        return (pd.DataFrame(index=ranking.estimate.index),
+                f"rank sets: none ({error}); more --bootstrap resamples give them")
+    note = rank_set_note(confidence, f"{len(ranking.samples):,} resamples", top_k).replace(
+        "ranks among the systems, a human reference not counted", "every row of the table ranked")
+    return rank_set_columns(sets), note
+
+
 def rank_set_note(confidence: float, source: str, top_k: int | None = None) -> str:
     """What the rank-set columns mean (``rank --rank-sets`` and the report say it alike)."""
     return (f"rank set: every system's rank at once with {confidence:.0%} confidence (Mogstad et al. 2024, stepdown "

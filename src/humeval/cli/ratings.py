@@ -113,12 +113,8 @@ def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_f
     for result in results.values():
         result.notes.insert(0, why)
         if rank_sets:  # beside the intervals, before WMT's wins and clusters
-            from humeval.experiments.rank_sets import ratings_rank_sets
-            columns, note = ratings_rank_sets(result, confidence, top_k)
-            table = result.table.join(columns)
-            order = [c for c in table.columns if c not in ("wins", "cluster")] + ["wins", "cluster"]
-            result.table = table[[c for c in order if c in table.columns]]
-            result.notes.append(note)
+            from humeval.experiments.rank_sets import add_ratings_rank_sets
+            add_ratings_rank_sets(result, confidence, top_k)
     held = heldout_tracks(ratings, random_state, file, quiet or as_json) if heldout else {}
     show_results(file, results, held, out_file, plot, heatmap, quiet, as_json, judgments.report)
 

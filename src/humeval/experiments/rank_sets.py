@@ -191,6 +191,17 @@ def ratings_rank_sets(ranking, confidence: float = 0.95, top_k: int | None = Non
     return rank_set_columns(sets), note
 
 
+def add_ratings_rank_sets(ranking, confidence: float = 0.95, top_k: int | None = None):
+    """``ranking`` (a ratings ranking with its resamples) with the rank-set columns placed before
+    WMT's wins and clusters and their note appended (``rank RATINGS --rank-sets`` and the report)."""
+    columns, note = ratings_rank_sets(ranking, confidence, top_k)
+    table = ranking.table.join(columns)
+    order = [c for c in table.columns if c not in ("wins", "cluster")] + ["wins", "cluster"]
+    ranking.table = table[[c for c in order if c in table.columns]]
+    ranking.notes.append(note)
+    return ranking
+
+
 def rank_set_note(confidence: float, source: str, top_k: int | None = None) -> str:
     """What the rank-set columns mean (``rank --rank-sets`` and the report say it alike)."""
     return (f"rank set: every system's rank at once with {confidence:.0%} confidence (Mogstad et al. 2024, stepdown "

@@ -273,3 +273,7 @@ def test_cli_small_share_is_not_written_as_zero(tmp_path):
     assert result.exit_code == 0, result.output
     line = next(x for x in result.output.splitlines() if x.strip().startswith("A > B"))
     assert [c.strip() for c in line.split("│")[2:]] == ["1", "0.05%", "1001"]
+    # --json (refused on ratings before) carries the table with every dropped row
+    import json
+    shown = json.loads(run("rank", path, "--robustness", "--json").output)["(no track)"]["robustness"]
+    assert [(r["conclusion"], r["dropped"], r["row_list"]) for r in shown] == [("A > B", 1, [1001])]

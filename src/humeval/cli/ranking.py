@@ -252,14 +252,14 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
         if resample in ("comparison", "ranking"):
             raise click.BadParameter(f"ratings resample segment, judge or both, not {resample}s",
                                      param_hint="--resample")
-        if robust_by and (as_json or robust_by == "judge"):
-            raise click.BadParameter("on ratings it prints the fewest ratings that reverse the order of mean "
-                                     "scores, as a table: without --json and 'judge'", param_hint="--robustness")
+        if robust_by == "judge":
+            raise click.BadParameter("on ratings it finds the fewest ratings that reverse the order of mean "
+                                     "scores, not judges: without 'judge'", param_hint="--robustness")
         shown = rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
                                      random_state, quiet, as_json, resample=resample or "segment",
-                                     rank_sets=rank_sets, top_k=top_k, **ratings_kw)
-        if robust_by and not quiet:
-            print_ratings_robustness(judgments.ratings)
+                                     rank_sets=rank_sets, top_k=top_k,
+                                     robust=ratings_robustness_tables(judgments.ratings) if robust_by else None,
+                                     **ratings_kw)
         return shown
     refuse_protocol(ratings_kw)
     if resample == "both":
@@ -448,16 +448,15 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
                 out.print(f"  {robust_notes[track]}\n")
 
 
-def print_ratings_robustness(ratings):
-    """Per track (and criterion, as the ranking), the fewest ratings of system outputs (quality
-    controls left out, as the ranking leaves them) whose removal reverses each adjacent pair of mean scores."""
-    from humeval.experiments.robustness import RATINGS_NOTE, ratings_robustness
+def ratings_robustness_tables(ratings) -> dict:
+    """Per track (and criterion, named as the ranking names them), the fewest ratings of system
+    outputs (quality controls left out, as the ranking leaves them) whose removal reverses each
+    adjacent pair of mean scores."""
+    from humeval.experiments.robustness import ratings_robustness
     from humeval.ratings import rank_tracks
     from humeval.ratings.quality import system_ratings
-    for track, part in rank_tracks(system_ratings(ratings), ranker=lambda part: part).items():
-        out.print(render(ratings_robustness(part).set_index("conclusion"),
-                         f"{track}: how many ratings reverse each order of mean scores"))
-        out.print(f"  {RATINGS_NOTE}\n")
+    return {track: ratings_robustness(part).set_index("conclusion")
+            for track, part in rank_tracks(system_ratings(ratings), ranker=lambda part: part).items()}
 
 
 def sampling_policy(part, policy, rule, weight_column, file):

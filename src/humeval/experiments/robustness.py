@@ -463,7 +463,7 @@ def exact_robustness(model, comparisons: Comparisons, i: str, j: str, max_drop: 
 
 RATINGS_NOTE = ("robustness: the order of the systems' mean scores as read, one mean over all their ratings (not the model's ranking above, which may "
                 "standardise or model them), and the fewest ratings whose removal reverses each adjacent pair, exact; "
-                "rows = 1-based rows of the track's ratings table")
+                "rows = 1-based rows of the track's ratings table (the first ten; --json's row_list names every one)")
 
 
 def ratings_robustness(ratings: Ratings) -> pd.DataFrame:
@@ -473,7 +473,8 @@ def ratings_robustness(ratings: Ratings) -> pd.DataFrame:
     when lower is better) is (S_i − top_k)/(n_i − k). The fewest drops reversing mean_i > mean_j
     is the smallest k = k_i + k_j with (S_i − top_{k_i})/(n_i − k_i) ≤ (S_j − bottom_{k_j})/(n_j − k_j),
     found exactly by trying every split (prefix sums of the sorted scores). Rows whose system is
-    unknown are left out. Returns conclusion, gap, dropped, share and the ratings (1-based rows)."""
+    unknown are left out. Returns conclusion, gap, dropped, share, the ratings (``rows``: 1-based,
+    the first ten) and ``row_list`` (every one)."""
     known = ratings.system >= 0
     sign = 1.0 if ratings.higher_is_better else -1.0
     score = sign * ratings.score
@@ -496,13 +497,14 @@ def ratings_robustness(ratings: Ratings) -> pd.DataFrame:
         names = ratings.systems
         text = f"{names[i]} > {names[j]}"
         if best is None:
-            out.append(dict(conclusion=text, gap=sign * (mean_i - mean_j), dropped=np.nan, share=np.nan, rows=""))
+            out.append(dict(conclusion=text, gap=sign * (mean_i - mean_j), dropped=np.nan, share=np.nan, rows="",
+                            row_list=[]))
             continue
         rows = sorted(int(r) + 1 for r in np.concatenate([hi.row.to_numpy()[:best[0]], lo.row.to_numpy()[:best[1]]]))
         shown = ", ".join(map(str, rows[:10])) + (f" … (+{len(rows) - 10})" if len(rows) > 10 else "")
         out.append(dict(conclusion=text, gap=sign * (mean_i - mean_j), dropped=sum(best),
-                        share=sum(best) / int(known.sum()), rows=shown))
-    return pd.DataFrame(out, columns=["conclusion", "gap", "dropped", "share", "rows"])
+                        share=sum(best) / int(known.sum()), rows=shown, row_list=rows))
+    return pd.DataFrame(out, columns=["conclusion", "gap", "dropped", "share", "rows", "row_list"])
 
 
 def fragility(table: pd.DataFrame) -> pd.Series:

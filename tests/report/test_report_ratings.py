@@ -103,6 +103,7 @@ def test_the_ratings_ranking_says_how_few_ratings_reverse_each_order(tmp_path):
     ranking = sections[2]
     table = next(t for t in ranking.tables if "reverse each order" in t.title)
     assert table.frame.index.tolist() == ["A > B", "B > C"]
+    assert table.frame.columns.tolist() == ["gap", "dropped", "share", "rows"]  # row_list is rank --json's
     assert table.frame.loc["A > B", "dropped"] == 2 and table.frame.loc["A > B", "share"] == 0.25
     assert table.frame.loc["A > B", "rows"] == "1, 6" and pd.isna(table.frame.loc["B > C", "dropped"])
     assert "raw means is the ranking's above" in table.how

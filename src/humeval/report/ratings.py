@@ -178,7 +178,7 @@ def fragility_table(part, order, path: str, track: str, summary: list, where=Non
     systems otherwise), and ``summary`` gets rank 1's line."""
     from humeval.experiments.robustness import RATINGS_NOTE, ratings_robustness
     from humeval.report.render import number, share
-    table = ratings_robustness(part).set_index("conclusion")
+    table = ratings_robustness(part).set_index("conclusion").drop(columns="row_list")  # every row: rank --json
     table["dropped"] = table["dropped"].astype("Int64")
     by_mean = [c.split(" > ")[0] for c in table.index] + ([table.index[-1].split(" > ")[1]] if len(table) else [])
     same = [str(s) for s in order] == by_mean

@@ -196,3 +196,74 @@ def test_csranks_comparisons_hold():
     out = rs.rank_sets(gap, cov=np.eye(10))
     assert len(out) == 9 and out[["sim_lower", "sim_upper", "marg_lower", "marg_upper"]].isin(range(1, 10)).all().all()
     assert (out.sim_lower <= out.sim_upper).all()
+
+
+def test_cli_confidence_and_top_k_of_the_rank_sets(tmp_path):
+    """`rank -m bt --rank-sets --confidence 0.9` (the Fisher covariance, no --bootstrap or --intervals)
+    was refused as if --confidence did nothing; the printed sets are model_rank_sets' at 90 %, and at
+    least one system's 90 % set is narrower than its 95 % one (campaign 3: 1,500 comparisons)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from humeval.cli import cli
+    c = campaign(3)
+    path = tmp_path / "pairs.csv"
+    pd.DataFrame({"system_a": np.array(NAMES)[c.a], "system_b": np.array(NAMES)[c.b],
+                  "outcome": c.outcome}).to_csv(path, index=False)
+
+    def shown(*extra):
+        result = CliRunner().invoke(cli, ["rank", str(path), "-m", "bt", "--rank-sets", "--json", *extra])
+        assert result.exit_code == 0, result.output
+        rows = next(iter(json.loads(result.output).values()))
+        return pd.DataFrame(rows).set_index("system")
+
+    at90, at95 = shown("--confidence", "0.9"), shown()
+    model = BradleyTerry().fit(c)
+    for confidence, table in ((0.9, at90), (0.95, at95)):
+        expected = rs.rank_set_columns(rs.model_rank_sets(model, "fisher", confidence, random_state=0))
+        assert table["rank set"].to_dict() == expected["rank set"].to_dict()
+        assert table["marginal"].to_dict() == expected["marginal"].to_dict()
+    # --top-k 3: the τ-best set (csranks' cstaubest) beside top1, as model_rank_sets(tau=(1, 3)) gives it; it holds
+    # at least 3 systems and every top-1 candidate, and not all six (abilities 0.4 … −0.45, 1,500 comparisons)
+    top3 = shown("--top-k", "3")
+    expected = rs.rank_set_columns(rs.model_rank_sets(model, "fisher", 0.95, (1, 3), random_state=0))
+    assert top3["top3"].to_dict() == expected["top3"].to_dict() and top3["top1"].to_dict() == expected["top1"].to_dict()
+    chosen = top3.index[top3["top3"] == "yes"]
+    assert 3 <= len(chosen) < 6 and set(top3.index[top3["top1"] == "yes"]) <= set(chosen)
+    refused = CliRunner().invoke(cli, ["rank", str(path), "-m", "bt", "--top-k", "3"])
+    assert refused.exit_code == 2 and "--top-k does nothing without --rank-sets" in refused.output
+    width = lambda s: s.str.split("–").str[-1].astype(int) - s.str.split("–").str[0].astype(int)  # noqa: E731
+    assert (width(at90["rank set"]) <= width(at95["rank set"])).all()
+    assert (width(at90["rank set"]) < width(at95["rank set"])).any()
+
+
+def test_ratings_rank_sets_from_the_bootstrap(tmp_path):
+    """Ratings (`rank RATINGS --bootstrap N --rank-sets`): 60 segments, systems A–D with mean scores
+    30, 20, 10.2 and 10 (sd 2 per rating; the mean's se ≈ 0.26): A and B are surely first and second
+    (rank sets 1 and 2), C and D cannot be told apart (both 3–4; C may be among the top 3, D too:
+    top3 holds both). Without --bootstrap, with a fitted model or a protocol: refused, no traceback."""
+    import json
+
+    from click.testing import CliRunner
+
+    from humeval.cli import cli
+    rng = np.random.default_rng(0)
+    means = {"A": 30.0, "B": 20.0, "C": 10.2, "D": 10.0}
+    rows = [(s, f"seg{i}", m + rng.normal(0, 2)) for s, m in means.items() for i in range(60)]
+    path = tmp_path / "ratings.csv"
+    pd.DataFrame(rows, columns=["system", "item", "score"]).to_csv(path, index=False)
+
+    def run(*extra):
+        return CliRunner().invoke(cli, ["rank", str(path), *extra])
+
+    result = run("--bootstrap", "300", "--rank-sets", "--top-k", "3", "--json")
+    assert result.exit_code == 0, result.output
+    table = pd.DataFrame(json.loads(result.output)["(no track)"]["table"]).set_index("system")
+    assert table["rank set"].to_dict() == {"A": "1", "B": "2", "C": "3–4", "D": "3–4"}
+    assert table["top1"].to_dict() == {"A": "yes", "B": "", "C": "", "D": ""}
+    assert table["top3"].to_dict() == {"A": "yes", "B": "yes", "C": "yes", "D": "yes"}
+    for args, words in ((["--rank-sets"], "without --bootstrap N"),
+                        (["--rank-sets", "--bootstrap", "30", "-m", "mixed"], "not from the mixed model")):
+        refused = run(*args)
+        assert refused.exit_code == 2 and words in refused.output and "bug in humeval" not in refused.output

@@ -188,6 +188,56 @@ def test_wmt10_top_flips_verify_by_refit():
     assert len(alone) == 1 and alone.iloc[0].dropped == top.dropped and alone.iloc[0].refits >= 1
 
 
+def test_arena_battles_example_top_flip_verifies_by_refit(tmp_path):
+    """The README's arena battles (4,000, seed 18) with style control: the robustness guide's "61
+    battles let fjord-large overtake cirrus-70b" (AMIP 67). ``row_list`` names all 61 (the table
+    shows five): refitting without them puts fjord-large level with or above cirrus-70b, and
+    without all but the last of them (the order's next-fewest) cirrus-70b stays first."""
+    import humeval
+    from humeval.simulate import write_arena_battles
+    c = humeval.read(write_arena_battles(tmp_path / "battles.json"), style=True).comparisons
+    model = BradleyTerry().fit(c)
+    top = robustness(model, c, adjacent=False).iloc[0]
+    assert top.conclusion == "top: cirrus-70b (overtaken by fjord-large)"
+    assert 55 <= top.dropped <= 67 and len(top.row_list) == top.dropped and len(set(top.row_list)) == top.dropped
+    assert top.row_list[:5] == [int(r) for r in top.rows.split(" … ")[0].split(", ")]
+    assert set(top.judge_list) == {c.judges[c.judge[r - 1]] for r in top.row_list}
+
+    def refit(drop):
+        return BradleyTerry().fit(c.take(np.setdiff1d(np.arange(len(c)), np.array(drop) - 1))).scores_
+
+    after = refit(top.row_list)
+    assert after["fjord-large"] >= after["cirrus-70b"]
+    fewer = refit(top.row_list[:-1])
+    assert fewer["cirrus-70b"] > fewer.drop("cirrus-70b").max()
+
+
+def test_cli_json_lists_every_dropped_judgment(tmp_path):
+    """The text table shows five rows per conclusion; --json's row_list holds all of them, as many
+    as 'dropped' (200 comparisons of three systems, four judges)."""
+    import json
+    path = pairs_file(tmp_path)
+    text = run("rank", path, "-m", "bt", "--robustness")
+    assert text.exit_code == 0, text.output
+    header = next(x for x in text.output.splitlines() if x.strip().startswith("conclusion"))
+    assert "judges" in header and "row_list" not in header and "judge_list" not in header
+    shown = json.loads(run("rank", path, "-m", "bt", "--robustness", "--json").output)["(robustness)"]
+    table = next(iter(shown.values()))
+    verified = [r for r in table if r["dropped"] is not None]
+    assert verified and any(r["dropped"] > 5 for r in verified)
+    for r in verified:
+        assert len(r["row_list"]) == r["dropped"] and set(r["judge_list"]) <= set("wxyz")
+
+
+def pairs_file(tmp_path):
+    """``small(1, 200)`` as a pairwise CSV file with its judges."""
+    path = tmp_path / "pairs.csv"
+    c = small(1, 200)
+    pd.DataFrame({"system_a": np.array(c.systems)[c.a], "system_b": np.array(c.systems)[c.b],
+                  "outcome": c.outcome, "judge": np.array(c.judges)[c.judge]}).to_csv(path, index=False)
+    return path
+
+
 def run(*args):
     result = CliRunner().invoke(cli, [str(a) for a in args])
     assert "this is a bug" not in result.output, result.output
@@ -195,10 +245,7 @@ def run(*args):
 
 
 def test_cli_prints_the_table(tmp_path):
-    path = tmp_path / "pairs.csv"
-    c = small(1, 200)
-    pd.DataFrame({"system_a": np.array(c.systems)[c.a], "system_b": np.array(c.systems)[c.b],
-                  "outcome": c.outcome, "judge": np.array(c.judges)[c.judge]}).to_csv(path, index=False)
+    path = pairs_file(tmp_path)
     result = run("rank", path, "-m", "bt", "--robustness")
     assert result.exit_code == 0, result.output
     assert "how many judgments reverse each order" in result.output and "top: " in result.output
@@ -214,3 +261,19 @@ def test_cli_refuses(tmp_path, args):
     pd.DataFrame({"system_a": ["A", "B"], "system_b": ["B", "C"], "outcome": [1, 1]}).to_csv(path, index=False)
     result = run("rank", path, *args)
     assert result.exit_code == 2 and "--robustness" in result.output
+
+
+def test_cli_small_share_is_not_written_as_zero(tmp_path):
+    """A: 1,000 ratings of 1 and one of 2, B: 1,000 of 1; dropping A's 2 (row 1,001) levels them:
+    1 of 2,001 ratings, 0.05 %, which the table once wrote "0.0%" (as if nothing had to go)."""
+    path = tmp_path / "ratings.csv"
+    rows = [("A", i, 1.0) for i in range(1000)] + [("A", 1000, 2.0)] + [("B", i, 1.0) for i in range(1000)]
+    pd.DataFrame(rows, columns=["system", "item", "score"]).to_csv(path, index=False)
+    result = run("rank", path, "--robustness")
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.output.splitlines() if x.strip().startswith("A > B"))
+    assert [c.strip() for c in line.split("│")[2:]] == ["1", "0.05%", "1001"]
+    # --json (refused on ratings before) carries the table with every dropped row
+    import json
+    shown = json.loads(run("rank", path, "--robustness", "--json").output)["(no track)"]["robustness"]
+    assert [(r["conclusion"], r["dropped"], r["row_list"]) for r in shown] == [("A > B", 1, [1001])]

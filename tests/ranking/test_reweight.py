@@ -107,6 +107,9 @@ def test_cli(tmp_path):
     assert ok.exit_code == 0, ok.output
     assert "1/max(pair count, 50)" in ok.output and "provisional" in ok.output
     assert run("rank", path, "-m", "bt", "--reweight", "propensity", "--weight", "p").exit_code == 0
+    frame.assign(p=[1.5] + [0.5] * (len(frame) - 1)).to_csv(tmp_path / "over.csv", index=False)
+    over = run("rank", tmp_path / "over.csv", "-m", "bt", "--reweight", "propensity", "--weight", "p")
+    assert over.exit_code != 0 and "1 sampling probability is not in (0, 1] (the first, 1.5, at comparison 1)" in over.output
     for args in (["--reweight", "pairs:0"], ["--reweight", "propensity"], ["--provisional", "0"],
                  ["--reweight", "pairs", "--board-by", "judge"], ["--provisional", "3", "--board-by", "judge"]):
         result = run("rank", path, "-m", "bt", *args)

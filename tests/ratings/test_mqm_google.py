@@ -104,3 +104,18 @@ def test_newstest_system_mqm_from_the_shipped_segment_averages(test_set, lp):
     assert (delta > 0.005).sum() == len(high) and set(delta[delta > 0.005].index) == high
     assert delta.max() <= 0.0055
     assert table.index[table.index.isin(published.index)].tolist() == published.index.tolist()  # same order
+
+
+def test_cli_prints_the_protocols_table_without_clusters():
+    """`rank FILE --protocol google-mqm` reached the "bug in humeval" line (the table has no WMT
+    cluster column to draw rules at); it prints the hand-scored ranking (sysA 3.05 before sysB 13),
+    and with --robustness the fewest ratings that reverse it."""
+    from click.testing import CliRunner
+
+    from humeval.cli import cli
+    result = CliRunner().invoke(cli, ["rank", str(FIXTURES / "mqm_small.ende.tsv"), "--protocol", "google-mqm",
+                                      "--robustness"])
+    assert result.exit_code == 0 and "bug in humeval" not in result.output, result.output
+    rows = [line.split("│") for line in result.output.splitlines() if line.strip().startswith(("sysA", "sysB"))]
+    assert [(r[0].strip(), r[1].strip()) for r in rows[:2]] == [("sysA", "3.05"), ("sysB", "13")]
+    assert "how many ratings reverse each order" in result.output

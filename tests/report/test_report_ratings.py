@@ -35,7 +35,12 @@ def test_ratings_sections_tell_the_story_of_a_simulated_campaign():
     assert all(f.png.startswith(b"\x89PNG") for f in ranking.figures) and len(ranking.figures) == 2
     assert any("head to head" in f.title for f in ranking.figures)
     assert ranking.tables[0].command == ("humeval rank sim.csv --model z-mean --bootstrap 100 --significance wilcoxon "
-                                         "--random-state 0 --track simulated")
+                                         "--rank-sets --random-state 0 --track simulated")
+    # the rank confidence sets beside WMT's clusters: those of the same 100 resamples (rank --rank-sets)
+    from humeval.experiments.rank_sets import ratings_rank_sets
+    sets, _ = ratings_rank_sets(rank_ratings(system_only, model="z-mean", n_boot=100, random_state=0))
+    assert table[["rank set", "marginal", "top1"]].to_dict() == sets.loc[table.index].to_dict()
+    assert list(table.columns[-2:]) == ["wins", "cluster"] and "rank set: every system's rank" in ranking.tables[0].how
 
 
 def test_a_file_without_controls_says_so_and_still_ranks():
@@ -98,6 +103,7 @@ def test_the_ratings_ranking_says_how_few_ratings_reverse_each_order(tmp_path):
     ranking = sections[2]
     table = next(t for t in ranking.tables if "reverse each order" in t.title)
     assert table.frame.index.tolist() == ["A > B", "B > C"]
+    assert table.frame.columns.tolist() == ["gap", "dropped", "share", "rows"]  # row_list is rank --json's
     assert table.frame.loc["A > B", "dropped"] == 2 and table.frame.loc["A > B", "share"] == 0.25
     assert table.frame.loc["A > B", "rows"] == "1, 6" and pd.isna(table.frame.loc["B > C", "dropped"])
     assert "raw means is the ranking's above" in table.how

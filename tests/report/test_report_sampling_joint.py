@@ -196,3 +196,23 @@ def test_families_from_a_file(uneven, tmp_path):
     assert rows["claude-y"] == ("siblings", "open (2)") and rows["llama-z"] == ("siblings", "open (2)")
     assert rows["gpt-x-0613"] == ("", "gpt-x-0613 (1)")
     assert f"--siblings 2 --families {families}" in trust["command"] and "from --families" in trust["how"]
+
+
+def test_ratings_of_other_systems_are_refused_not_read_as_a_verdict(uneven, tmp_path):
+    """Ratings that name none of the compared systems: before, rank --joint ranked both groups on
+    one board and printed gains of ±1e-8 "more than two 'gain se'" from 0 (the report's "joining
+    hurts"); now rank refuses with an input error and the report says why there is no joint model.
+    A rating of one compared system is enough to fit (the others are rated-only systems)."""
+    ratings = tmp_path / "other.csv"
+    pd.DataFrame({"item": [f"s{i}" for i in range(40)], "system": ["A", "B"] * 20, "score": np.arange(40.0),
+                  "criterion": "DA"}).to_csv(ratings, index=False)
+    result = CliRunner().invoke(cli, ["rank", str(uneven), "--joint", str(ratings)])
+    assert result.exit_code != 0 and "this is a bug" not in result.output
+    assert "none of the 5 compared systems (they rate A, B)" in result.output
+    report = _report([uneven, "--joint", ratings], tmp_path)
+    notes = [n for s in report["sections"] for n in s["notes"] if "no joint model" in n]
+    assert notes and "none of the 5 compared systems" in notes[0]
+    assert not any("joint scale" in line for line in report["summary"])
+    pd.DataFrame({"item": [f"s{i}" for i in range(40)], "system": ["A", "claude-y"] * 20, "score": np.arange(40.0),
+                  "criterion": "DA"}).to_csv(ratings, index=False)
+    assert CliRunner().invoke(cli, ["rank", str(uneven), "--joint", str(ratings)]).exit_code == 0

@@ -76,7 +76,7 @@ RANK_SECTIONS = {
     "Input": ("fmt", "encoding", "columns", "outcomes", "delimiter", "tracks", "sql", "keep", "drop_file", "anon",
               "salt", "keep_shared_outputs"),
     "Model and procedure": ("model_names", "protocol", "l2", "chains", "order", "random_state"),
-    "Intervals and resampling": ("n_boot", "resample", "confidence", "intervals", "cluster", "rank_sets", "robust_by",
+    "Intervals and resampling": ("n_boot", "resample", "confidence", "intervals", "cluster", "rank_sets", "top_k", "robust_by",
                                  "jobs", "backend", "scheduler"),
     "Pairwise files: covariates, weights, boards": ("covariates", "style_control", "standardize", "weight_column",
                                                     "category_column", "both_bad", "reweight_policy",
@@ -90,7 +90,7 @@ RANK_SECTIONS = {
 PAIRWISE_ONLY = {"l2": "--l2", "chains": "--chains", "order": "--order", "keep_shared_outputs": "--keep-shared-outputs",
                  "cluster": "--cluster-by", "standardize": "--standardize", "covariates": "--covariates",
                  "style_control": "--style-control", "weight_column": "--weight", "category_column": "--category",
-                 "both_bad": "--both-bad", "board_by": "--board-by", "rank_sets": "--rank-sets",
+                 "both_bad": "--both-bad", "board_by": "--board-by", "rank_sets": "--rank-sets", "top_k": "--top-k",
                  "reweight_policy": "--reweight", "provisional_below": "--provisional", "siblings": "--siblings",
                  "families_file": "--families", "joint_file": "--joint"}
 
@@ -160,6 +160,9 @@ PAIRWISE_ONLY = {"l2": "--l2", "chains": "--chains", "order": "--order", "keep_s
               help="Rank confidence sets (Mogstad et al. 2024): per system a rank interval holding for all systems at "
                    "once (stepdown max-|t|), its marginal one and whether it may be the best (top1), from the "
                    "--bootstrap resamples or the analytic covariance of bt, davidson, rao-kupper.")
+@click.option("--top-k", "top_k", type=click.IntRange(min=2), default=None, metavar="K",
+              help="With --rank-sets, a column topK: whether the system may be among the best K (the confidence set "
+                   "for the top K, all such statements holding together; Mogstad et al. 2024's τ-best).")
 @sampling_options
 @click.option("--joint", "joint_file", type=click.Path(exists=True, dir_okay=False), default=None,
               metavar="RATINGS",
@@ -178,7 +181,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
          confidence, clusters, out_file, plot, heatmap, jobs, random_state, l2, chains, order, wmt_trueskill,
          keep_shared_outputs, drop_file, anon, salt, quiet, as_json, intervals, cluster, standardize, board_by,
          covariates, style_control, weight_column, category_column, both_bad, robust_by, rank_sets, reweight_policy,
-         provisional_below, joint_file, siblings, families_file, **ratings_kw):
+         provisional_below, joint_file, siblings, families_file, top_k, **ratings_kw):
     """Rank the systems of each track with one model, or several side by side; with
     --bootstrap, WMT's procedure: score intervals, rank ranges and clusters.
 
@@ -211,8 +214,9 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
     models = None if model_names in RATINGS_MODELS + NOT_YET else models_named(model_names, random_state, l2)
     ctx = click.get_current_context()
     analytic = check_interval_options(ctx, intervals, cluster, n_boot)
+    needs(ctx, {"top_k": "--top-k"}, rank_sets, "without --rank-sets (the top-K set is one of the rank sets)")
     if models:
-        check_rank_options(ctx, models, n_boot, plot, heatmap, analytic)
+        check_rank_options(ctx, models, n_boot, plot, heatmap, analytic, rank_sets)
         if explicit(ctx, "model_names"):  # the default model is checked once the file is known to hold comparisons
             check_analytic(models, analytic, style_control or standardize)
     board_by, category_column = board_column(board_by, category_column)
@@ -237,8 +241,10 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
         return rank_wmt_trueskill(file, judgments, int(wmt_trueskill), n_boot or 1000, confidence, random_state, jobs,
                                   out_file, quiet, as_json, tracks)
     if ratings_file:  # DA, ESA, MQM: WMT's procedure
-        needs(ctx, PAIRWISE_ONLY, False, "on ratings (they shape the fit of pairwise comparisons); this file holds "
-              "ratings")
+        needs(ctx, {k: v for k, v in PAIRWISE_ONLY.items() if k not in ("rank_sets", "top_k")}, False,
+              "on ratings (they shape the fit of pairwise comparisons); this file holds ratings")
+        needs(ctx, {"rank_sets": "--rank-sets"}, n_boot > 0, "on ratings without --bootstrap N (their rank sets come "
+              "from the resamples)")
         needs(ctx, {"jobs": "--jobs"}, False, "on ratings: their bootstrap runs in one process", warn=True)
         if analytic:
             raise click.BadParameter("analytic intervals come from a Bradley–Terry fit of comparisons; ratings get "
@@ -246,13 +252,14 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
         if resample in ("comparison", "ranking"):
             raise click.BadParameter(f"ratings resample segment, judge or both, not {resample}s",
                                      param_hint="--resample")
-        if robust_by and (as_json or robust_by == "judge"):
-            raise click.BadParameter("on ratings it prints the fewest ratings that reverse the order of mean "
-                                     "scores, as a table: without --json and 'judge'", param_hint="--robustness")
+        if robust_by == "judge":
+            raise click.BadParameter("on ratings it finds the fewest ratings that reverse the order of mean "
+                                     "scores, not judges: without 'judge'", param_hint="--robustness")
         shown = rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
-                                     random_state, quiet, as_json, resample=resample or "segment", **ratings_kw)
-        if robust_by and not quiet:
-            print_ratings_robustness(judgments.ratings)
+                                     random_state, quiet, as_json, resample=resample or "segment",
+                                     rank_sets=rank_sets, top_k=top_k,
+                                     robust=ratings_robustness_tables(judgments.ratings) if robust_by else None,
+                                     **ratings_kw)
         return shown
     refuse_protocol(ratings_kw)
     if resample == "both":
@@ -400,7 +407,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
             notes[track].append(reweight_note(reweight_policy))
         if rank_sets:
             table, note = add_rank_sets(table, first, result if n_boot else None, analytic, confidence, cluster,
-                                        random_state)
+                                        random_state, top_k)
             notes[track].append(note)
         results[track] = table
         if robust_by:
@@ -436,20 +443,20 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
             if track in coefficients:
                 print_coefficients(coefficients[track], track)
             if track in robust:
-                out.print(render(robust[track], f"{track}: how many judgments reverse each order"))
+                out.print(render(robust[track].drop(columns=["row_list", "judge_list"]),  # every one: --json
+                                 f"{track}: how many judgments reverse each order"))
                 out.print(f"  {robust_notes[track]}\n")
 
 
-def print_ratings_robustness(ratings):
-    """Per track (and criterion, as the ranking), the fewest ratings of system outputs (quality
-    controls left out, as the ranking leaves them) whose removal reverses each adjacent pair of mean scores."""
-    from humeval.experiments.robustness import RATINGS_NOTE, ratings_robustness
+def ratings_robustness_tables(ratings) -> dict:
+    """Per track (and criterion, named as the ranking names them), the fewest ratings of system
+    outputs (quality controls left out, as the ranking leaves them) whose removal reverses each
+    adjacent pair of mean scores."""
+    from humeval.experiments.robustness import ratings_robustness
     from humeval.ratings import rank_tracks
     from humeval.ratings.quality import system_ratings
-    for track, part in rank_tracks(system_ratings(ratings), ranker=lambda part: part).items():
-        out.print(render(ratings_robustness(part).set_index("conclusion"),
-                         f"{track}: how many ratings reverse each order of mean scores"))
-        out.print(f"  {RATINGS_NOTE}\n")
+    return {track: ratings_robustness(part).set_index("conclusion")
+            for track, part in rank_tracks(system_ratings(ratings), ranker=lambda part: part).items()}
 
 
 def sampling_policy(part, policy, rule, weight_column, file):
@@ -487,23 +494,25 @@ def check_rank_sets(models, rank_sets, n_boot, board_by):
                                  f"{', '.join(_tagged('analytic'))})", param_hint="--rank-sets")
 
 
-def add_rank_sets(table, model, result, analytic, confidence, cluster, random_state):
-    """The table with the rank-set columns (from the resamples, else the analytic covariance) and the note."""
+def add_rank_sets(table, model, result, analytic, confidence, cluster, random_state, top_k=None):
+    """The table with the rank-set columns (from the resamples, else the analytic covariance; ``top_k``:
+    a topK column beside top1) and the note."""
     from humeval.agreement.rankings import REFERENCE_NAMES
     from humeval.experiments.rank_sets import bootstrap_rank_sets, model_rank_sets, rank_set_columns, rank_set_note
     from humeval.ranking.boards import ANCHOR
     aside = (ANCHOR, *REFERENCE_NAMES)
+    tau = (1, top_k) if top_k else (1,)
     if result is not None:
         try:
-            sets, source = bootstrap_rank_sets(result, confidence, aside), f"{result.n} resamples"
+            sets, source = bootstrap_rank_sets(result, confidence, aside, tau), f"{result.n} resamples"
         except ValueError as error:  # too few resamples fitted every system
             return table, f"rank sets: none ({error}); more judgments or --bootstrap resamples give them"
     else:
         kind = analytic or "fisher"
-        sets = model_rank_sets(model, kind, confidence, clusters=cluster, random_state=random_state,
+        sets = model_rank_sets(model, kind, confidence, tau, clusters=cluster, random_state=random_state,
                                leave_out=aside)
         source = f"the {kind} covariance" + (f" clustered by {cluster}" if cluster else "")
-    return table.join(rank_set_columns(sets)), rank_set_note(confidence, source)
+    return table.join(rank_set_columns(sets)), rank_set_note(confidence, source, top_k)
 
 
 def check_robustness(models, robust_by, board_by):
@@ -523,14 +532,14 @@ def _tagged(tag: str) -> list[str]:
     return [name for name, (_, t) in REGISTRY.items() if getattr(t, tag)]
 
 
-def check_rank_options(ctx, models, n_boot, plot, heatmap, analytic=None):
+def check_rank_options(ctx, models, n_boot, plot, heatmap, analytic=None, rank_sets=False):
     """Refuse option combinations that would do nothing (or something else than asked)."""
     if n_boot and len(models) > 1:
         raise click.BadParameter("bootstrap one model at a time", param_hint="--model")
     needs(ctx, {"clusters": "--clusters", "resample": "--resample"}, n_boot > 0,
           "without --bootstrap (clusters and rank ranges come from the resamples)")
-    needs(ctx, {"confidence": "--confidence"}, n_boot > 0 or analytic is not None,
-          "without --bootstrap or analytic --intervals (it is the coverage of their intervals)")
+    needs(ctx, {"confidence": "--confidence"}, n_boot > 0 or analytic is not None or rank_sets,  # the sets' too
+          "without --bootstrap, analytic --intervals or --rank-sets (it is the coverage of their intervals or sets)")
     needs(ctx, {"jobs": "--jobs", "backend": "--backend", "scheduler": "--scheduler"}, n_boot > 0,
           "without --bootstrap (only the resamples run in parallel)", warn=True)
     if len(models) > 1 and (plot or heatmap):

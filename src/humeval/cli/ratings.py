@@ -65,16 +65,22 @@ def ratings_options(f):
 def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_file, plot, heatmap,
                          random_state, quiet, as_json, significance="wilcoxon", correction="none",
                          resample="segment", test_resamples=1000, scale_text=None, exclude_reference=False,
-                         heldout=False, protocol=None, worker_stats=None, segment_scores=None):
-    """Rank each track of a ratings file and print/write the WMT-style table."""
+                         heldout=False, protocol=None, worker_stats=None, segment_scores=None, rank_sets=False,
+                         top_k=None, robust=None):
+    """Rank each track of a ratings file and print/write the WMT-style table (with ``rank_sets``,
+    the rank confidence sets from its bootstrap resamples)."""
     from humeval.ratings import MODELS, rank_tracks
     ratings = judgments.ratings
     print_skips(judgments.report, quiet or as_json)  # what the reader set aside (control rows, NA scores, …)
     ctx = click.get_current_context()
     given = ctx.get_parameter_source("model_names") != click.core.ParameterSource.DEFAULT
+    if rank_sets and (protocol not in (None, "humeval") or model_names in NOT_YET):
+        raise click.BadParameter(f"on ratings, rank sets come from humeval's bootstrap of the mean scores, not from "
+                                 f"the {protocol + ' protocol' if protocol not in (None, 'humeval') else model_names + ' model'}",
+                                 param_hint="--rank-sets")
     if protocol not in (None, "humeval"):
         results = run_protocol(file, judgments, protocol, worker_stats, segment_scores, ctx)
-        return show_results(file, results, {}, out_file, plot, heatmap, quiet, as_json, judgments.report)
+        return show_results(file, results, {}, out_file, plot, heatmap, quiet, as_json, judgments.report, robust)
     for option, value in (("--worker-stats", worker_stats), ("--segment-scores", segment_scores)):
         if value:
             raise click.BadParameter("applies to --protocol wmt-da-toen", param_hint=option)
@@ -106,8 +112,11 @@ def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_f
     why = procedure_reason(judgments, protocol, model, given)
     for result in results.values():
         result.notes.insert(0, why)
+        if rank_sets:  # beside the intervals, before WMT's wins and clusters
+            from humeval.experiments.rank_sets import add_ratings_rank_sets
+            add_ratings_rank_sets(result, confidence, top_k)
     held = heldout_tracks(ratings, random_state, file, quiet or as_json) if heldout else {}
-    show_results(file, results, held, out_file, plot, heatmap, quiet, as_json, judgments.report)
+    show_results(file, results, held, out_file, plot, heatmap, quiet, as_json, judgments.report, robust or {})
 
 
 def procedure_reason(judgments, protocol, model, given) -> str:
@@ -181,8 +190,10 @@ def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx) -> di
     return results
 
 
-def show_results(file, results, held, out_file, plot, heatmap, quiet, as_json, report=None) -> None:
-    """Print, write and draw the rankings of every track."""
+def show_results(file, results, held, out_file, plot, heatmap, quiet, as_json, report=None, robust=None) -> None:
+    """Print, write and draw the rankings of every track (``robust``: per track the table of
+    ``rank --robustness``, printed after the rankings, in --json as "robustness")."""
+    robust = robust or {}
     from humeval.report.ratings_plot import plot_scores, plot_significance_heatmap
     for track, result in results.items():
         suffix = (lambda p: Path(p).with_stem(f"{Path(p).stem}.{_safe(track)}")) if len(results) > 1 else Path
@@ -201,13 +212,17 @@ def show_results(file, results, held, out_file, plot, heatmap, quiet, as_json, r
                                | ({"heldout": {"best": held[t].best, "measure": held[t].measure,
                                                "table": jsonable(held[t].table),
                                                "curve": jsonable(held[t].curve)}} if t in held else {})
+                               | ({"robustness": jsonable(robust[t].reset_index())} if t in robust else {})
                                for t, r in results.items()}, indent=2))
     elif not quiet:
         for track, result in results.items():
             print_ranking(track, result)
             if track in held:
                 print_heldout(track, held[track])
-
+        from humeval.experiments.robustness import RATINGS_NOTE
+        for track, table in robust.items():
+            out.print(render(table.drop(columns="row_list"), f"{track}: how many ratings reverse each order of mean scores"))
+            out.print(f"  {RATINGS_NOTE}\n")
 
 def heldout_tracks(ratings, random_state, file, quiet=False) -> dict:
     """``compare_models`` per track (and criterion), named as ``rank_tracks`` names them, with a
@@ -238,7 +253,7 @@ def print_heldout(track: str, held) -> None:
 def print_ranking(track: str, result) -> None:
     """The table with a rule at each cluster boundary, then the skips and notes."""
     table = result.table
-    clusters = table["cluster"].to_numpy()
+    clusters = table["cluster"].to_numpy() if "cluster" in table else [0] * len(table)  # google-mqm has none
     breaks = tuple(i for i in range(len(clusters) - 1) if clusters[i] != clusters[i + 1])
     counted = next((column for column in ("ratings", "n") if column in table), None)  # protocols name it differently
     size = f" ({int(table[counted].sum()):,} {'ratings' if counted == 'ratings' else 'scored outputs'})" if counted else ""

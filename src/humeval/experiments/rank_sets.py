@@ -165,19 +165,49 @@ def model_rank_sets(model, kind: str = "fisher", confidence: float = 0.95, tau=(
     return rank_sets(scores, cov=np.nan_to_num(cov), confidence=confidence, tau=tau, random_state=random_state)
 
 
-def bootstrap_rank_sets(result, confidence: float = 0.95, leave_out=()) -> pd.DataFrame:
+def bootstrap_rank_sets(result, confidence: float = 0.95, leave_out=(), tau=(1,)) -> pd.DataFrame:
     """``rank_sets`` from a ``BootstrapResult``'s estimate and resamples; systems in ``leave_out``
-    (a human reference, the both-bad anchor) are not ranked."""
+    (a human reference, the both-bad anchor) are not ranked; ``tau`` as ``rank_sets``'."""
     estimate = result.estimate.drop(list(leave_out), errors="ignore")
     samples = result.samples[:, [result.estimate.index.get_loc(s) for s in estimate.index]]
-    return rank_sets(estimate, samples=samples, confidence=confidence)
+    return rank_sets(estimate, samples=samples, confidence=confidence, tau=tau)
 
 
-def rank_set_note(confidence: float, source: str) -> str:
+def ratings_rank_sets(ranking, confidence: float = 0.95, top_k: int | None = None) -> tuple[pd.DataFrame, str]:
+    """The printed rank-set columns of a ratings ranking (``humeval.ratings.rank_ratings`` with
+    ``n_boot``) from its bootstrap resamples of the systems' scores, every system of its table
+    ranked (a human one too), and the note; none (no columns) when too few resamples drew every
+    system, the note saying so."""
+    if ranking.samples is None:
+        raise ValueError("rank sets of ratings come from their bootstrap: rank them with n_boot > 0")
+    try:
+        sets = rank_sets(ranking.estimate, samples=ranking.samples, confidence=confidence,
+                         tau=(1, top_k) if top_k else (1,))
+    except ValueError as error:
+        return (pd.DataFrame(index=ranking.estimate.index),
+                f"rank sets: none ({error}); more --bootstrap resamples give them")
+    note = rank_set_note(confidence, f"{len(ranking.samples):,} resamples", top_k).replace(
+        "ranks among the systems, a human reference not counted", "every row of the table ranked")
+    return rank_set_columns(sets), note
+
+
+def add_ratings_rank_sets(ranking, confidence: float = 0.95, top_k: int | None = None):
+    """``ranking`` (a ratings ranking with its resamples) with the rank-set columns placed before
+    WMT's wins and clusters and their note appended (``rank RATINGS --rank-sets`` and the report)."""
+    columns, note = ratings_rank_sets(ranking, confidence, top_k)
+    table = ranking.table.join(columns)
+    order = [c for c in table.columns if c not in ("wins", "cluster")] + ["wins", "cluster"]
+    ranking.table = table[[c for c in order if c in table.columns]]
+    ranking.notes.append(note)
+    return ranking
+
+
+def rank_set_note(confidence: float, source: str, top_k: int | None = None) -> str:
     """What the rank-set columns mean (``rank --rank-sets`` and the report say it alike)."""
     return (f"rank set: every system's rank at once with {confidence:.0%} confidence (Mogstad et al. 2024, stepdown "
             f"max-|t| over all pairs, from {source}; ranks among the systems, a human reference not counted); "
-            "marginal: each system's alone; top1: may be the best (all at once)")
+            "marginal: each system's alone; top1: may be the best (all at once)"
+            + (f"; top{top_k}: may be among the best {top_k} (all at once, its own {confidence:.0%} set)" if top_k else ""))
 
 
 def rank_set_columns(table: pd.DataFrame) -> pd.DataFrame:

@@ -317,11 +317,16 @@ def _verify(model, comparisons, units: _Units, i: int, j: int, start: int, max_r
     return hi, refits, "refit" if hi == start else f"refit (AMIP: {start:,})"
 
 
+def _dropped(units: _Units, removed: np.ndarray) -> list[int]:
+    """The dropped comparisons' rows (0-based), the most influential first (by judge: in row order)."""
+    return [int(r) for r in units.order if removed[r] > 0] if units.by != "judge" else [int(r) for r in np.nonzero(removed)[0]]
+
+
 def _labels(comparisons, units: _Units, removed: np.ndarray, limit: int = 5) -> tuple[str, str]:
     """Row numbers (1-based, in the table's order) and judges of the dropped judgments, the most
     influential first (at most ``limit`` shown)."""
     c = comparisons
-    rows = [r for r in units.order if removed[r] > 0] if units.by != "judge" else list(np.nonzero(removed)[0])
+    rows = _dropped(units, removed)
     shown = rows[:limit]
     more = f" … (+{len(rows) - limit:,})" if len(rows) > limit else ""
     text = ", ".join(f"{r + 1}" + (f"×{int(removed[r])}" if removed[r] > 1 and integral(c.weight) else "")
@@ -355,7 +360,10 @@ def robustness(model, comparisons: Comparisons, by: str = "judgment", top: bool 
     DataFrame, one row per conclusion: ``conclusion`` ("A > B"), ``gap`` (score difference),
     ``amip`` (the first-order count), ``dropped`` (the count whose refit reversed the order; NaN
     when no refit within ``max_refits`` did), ``share`` (of all judgments or judges), ``rows``
-    (1-based row numbers of the dropped comparisons), ``judges``, ``verified`` (how), ``refits``.
+    (1-based row numbers of the dropped comparisons, the five most influential), ``judges`` (theirs,
+    five), ``verified`` (how), ``refits``, and every one: ``row_list`` (all the dropped rows, 1-based,
+    most influential first; a row of whole-number weight k once per judgment dropped; refit without
+    them to see the order reverse) and ``judge_list`` (their judges).
     """
     if by not in ("judgment", "judge"):
         raise ValueError(f"by must be 'judgment' or 'judge', not {by!r}")
@@ -390,8 +398,12 @@ def robustness(model, comparisons: Comparisons, by: str = "judgment", top: bool 
         _, _, j = min(candidates)
         rows.append(_conclusion(model, comparisons, inf, order[0], j, f"top: {inf.systems[order[0]]} "
                                 f"(overtaken by {inf.systems[j]})", by, max_refits if verify else 0))
-    columns = ["conclusion", "gap", "amip", "dropped", "share", "rows", "judges", "verified", "refits"]
-    return pd.DataFrame(rows, columns=columns)
+    columns = ["conclusion", "gap", "amip", "dropped", "share", "rows", "judges", "verified", "refits", "row_list",
+               "judge_list"]
+    out = pd.DataFrame(rows, columns=columns)
+    for column in ("row_list", "judge_list"):  # an unverified conclusion drops nothing
+        out[column] = [v if isinstance(v, list) else [] for v in out[column]]
+    return out
 
 
 def _contrast(m: int, i: int, j: int) -> np.ndarray:
@@ -419,8 +431,11 @@ def _conclusion(model, comparisons, inf: Influence, i: int, j: int, text: str, b
                     verified=how, refits=refits)
     removed = units.drop(dropped)
     row_text, judges = _labels(comparisons, units, removed)
+    # every dropped judgment, not only the five shown: a row of whole-number weight k listed once per judgment dropped
+    full = [r + 1 for r in _dropped(units, removed) for _ in range(int(removed[r]) if integral(comparisons.weight) else 1)]
+    named = [comparisons.judges[g] for g in dict.fromkeys(int(comparisons.judge[r - 1]) for r in full) if g >= 0]
     return dict(conclusion=text, gap=gap, amip=amip, dropped=dropped, share=dropped / units.total,
-                rows=row_text, judges=judges, verified=how, refits=refits)
+                rows=row_text, judges=judges, verified=how, refits=refits, row_list=full, judge_list=named)
 
 
 def exact_robustness(model, comparisons: Comparisons, i: str, j: str, max_drop: int = 3,
@@ -448,7 +463,7 @@ def exact_robustness(model, comparisons: Comparisons, i: str, j: str, max_drop: 
 
 RATINGS_NOTE = ("robustness: the order of the systems' mean scores as read, one mean over all their ratings (not the model's ranking above, which may "
                 "standardise or model them), and the fewest ratings whose removal reverses each adjacent pair, exact; "
-                "rows = 1-based rows of the track's ratings table")
+                "rows = 1-based rows of the track's ratings table (the first ten; --json's row_list names every one)")
 
 
 def ratings_robustness(ratings: Ratings) -> pd.DataFrame:
@@ -458,7 +473,8 @@ def ratings_robustness(ratings: Ratings) -> pd.DataFrame:
     when lower is better) is (S_i − top_k)/(n_i − k). The fewest drops reversing mean_i > mean_j
     is the smallest k = k_i + k_j with (S_i − top_{k_i})/(n_i − k_i) ≤ (S_j − bottom_{k_j})/(n_j − k_j),
     found exactly by trying every split (prefix sums of the sorted scores). Rows whose system is
-    unknown are left out. Returns conclusion, gap, dropped, share and the ratings (1-based rows)."""
+    unknown are left out. Returns conclusion, gap, dropped, share, the ratings (``rows``: 1-based,
+    the first ten) and ``row_list`` (every one)."""
     known = ratings.system >= 0
     sign = 1.0 if ratings.higher_is_better else -1.0
     score = sign * ratings.score
@@ -481,13 +497,14 @@ def ratings_robustness(ratings: Ratings) -> pd.DataFrame:
         names = ratings.systems
         text = f"{names[i]} > {names[j]}"
         if best is None:
-            out.append(dict(conclusion=text, gap=sign * (mean_i - mean_j), dropped=np.nan, share=np.nan, rows=""))
+            out.append(dict(conclusion=text, gap=sign * (mean_i - mean_j), dropped=np.nan, share=np.nan, rows="",
+                            row_list=[]))
             continue
         rows = sorted(int(r) + 1 for r in np.concatenate([hi.row.to_numpy()[:best[0]], lo.row.to_numpy()[:best[1]]]))
         shown = ", ".join(map(str, rows[:10])) + (f" … (+{len(rows) - 10})" if len(rows) > 10 else "")
         out.append(dict(conclusion=text, gap=sign * (mean_i - mean_j), dropped=sum(best),
-                        share=sum(best) / int(known.sum()), rows=shown))
-    return pd.DataFrame(out, columns=["conclusion", "gap", "dropped", "share", "rows"])
+                        share=sum(best) / int(known.sum()), rows=shown, row_list=rows))
+    return pd.DataFrame(out, columns=["conclusion", "gap", "dropped", "share", "rows", "row_list"])
 
 
 def fragility(table: pd.DataFrame) -> pd.Series:
@@ -508,6 +525,6 @@ def robustness_table(model, comparisons: Comparisons, by: str = "judgment") -> t
     unit = "judges" if by == "judge" else "judgments"
     note = (f"robustness: the fewest {unit} whose removal reverses each order (AMIP, Broderick, Giordano & "
             f"Meager: first-order influence, then checked by refitting without them: dropped = the refit's count; "
-            f"share of all {unit}; the reference, if any, left out); rows = comparison numbers within the track (1-based), ×k = k of a weighted "
-            "row's judgments; 'to flip' in the ranking: the count that puts the next system level with or above it")
+            f"share of all {unit}; the reference, if any, left out); rows = comparison numbers within the track (1-based; the five most influential, --json's "
+            "row_list and judge_list name every one), ×k = k of a weighted row's judgments; 'to flip' in the ranking: the count that puts the next system level with or above it")
     return table, note

@@ -71,8 +71,9 @@ def inverse_propensity(comparisons: Comparisons, probability) -> Comparisons:
     bad = ~((p > 0) & (p <= 1))
     if bad.any():
         first = int(np.nonzero(bad)[0][0])
-        raise ValueError(f"{int(bad.sum())} sampling probabilities are not in (0, 1] (the first, {p[first]!r}, "
-                         f"at comparison {first + 1})")
+        n = int(bad.sum())
+        raise ValueError(f"{n:,} sampling probabilit{'y is' if n == 1 else 'ies are'} not in (0, 1] (the first, "
+                         f"{p[first]:g}, at comparison {first + 1})")
     return _rescaled(comparisons, comparisons.weight / p)
 
 

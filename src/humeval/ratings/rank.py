@@ -29,6 +29,10 @@ class RatingsRanking:
     notes: list[str] = field(default_factory=list)
     protocol: str = "humeval"  # the named procedure that produced it (``humeval.ratings.protocols``)
     segments: pd.DataFrame | None = None  # per (system, segment) scores, when the procedure keeps them
+    # with a bootstrap: the systems' scores, higher is better, and their resamples (resamples × systems), for the
+    # rank confidence sets (``humeval.experiments.rank_sets.ratings_rank_sets``)
+    estimate: pd.Series | None = None
+    samples: np.ndarray | None = None
 
 
 def default_model(ratings) -> str:
@@ -58,12 +62,14 @@ def rank_ratings(ratings: Ratings, model: str = "z-mean", test: str = "wilcoxon"
     table = agg.table()
     oriented = agg.system_means()
     notes = list(agg.notes)
+    samples = None
     if agg.sign < 0:
         notes.append("the file's scores are lower-is-better; ranked with the best (lowest) first")
     if n_boot:
         boot = bootstrap_scores(agg, n_boot, resample, confidence, random_state, source)
         unit = 1.0 if model == "z-mean" else agg.sign
         lo, hi = boot.lo * unit, boot.hi * unit
+        samples = boot.samples
         table["lo"], table["hi"] = np.minimum(lo, hi), np.maximum(lo, hi)
         notes.append(f"{n_boot:,} bootstrap resamples of {resample}s; {confidence:.0%} percentile intervals")
         if boot.undefined:
@@ -81,7 +87,9 @@ def rank_ratings(ratings: Ratings, model: str = "z-mean", test: str = "wilcoxon"
     notes.append(f"clusters: a line where every system above is significantly better (p < {alpha:g}) than every "
                  "system below" if cluster_rule == "all-below" else
                  f"clusters: a new cluster where a system is significantly worse (p < {alpha:g}) than all above")
-    return RatingsRanking(table, pv, model, agg.score_name, test, alpha, dict(agg.skipped), notes)
+    return RatingsRanking(table, pv, model, agg.score_name, test, alpha, dict(agg.skipped), notes,
+                          estimate=pd.Series(oriented, index=pd.Index(list(agg.systems), name="system")),
+                          samples=samples)
 
 
 def rank_tracks(ratings: Ratings, ranker=None, **options) -> dict[str, RatingsRanking]:

@@ -8,6 +8,8 @@ log-likelihood per judgment under the joint fit and under that protocol alone
 
 from __future__ import annotations
 
+import numpy as np
+
 from humeval.experiments.joint import HELDOUT_SHARE, pair_tracks
 from humeval.report.campaign import Section, Table, command
 from humeval.report.render import number
@@ -20,6 +22,7 @@ def joint_fit(comparisons, ratings, l2: float | None = None, random_state=None, 
     from humeval.experiments.joint import heldout_by_protocol
     from humeval.ranking.joint import JointModel
     from humeval.report.evidence import few_comparisons_warning
+    shared_systems(comparisons, ratings)
     model = JointModel(**({} if l2 is None else {"l2": float(l2)}))
     model.fit(comparisons, ratings)
     heldout = heldout_by_protocol(comparisons, ratings, test_size=test_size, l2=model.l2, random_state=random_state)
@@ -29,6 +32,22 @@ def joint_fit(comparisons, ratings, l2: float | None = None, random_state=None, 
     warnings = [w for w in ("" if model.converged_ else "the joint fit did not converge; its scores are not a maximum",
                             few_comparisons_warning(comparisons)) if w]
     return table, model.protocol_, heldout, warnings
+
+
+def shared_systems(comparisons, ratings) -> list[str]:
+    """The systems both compared and rated (quality-control ratings left out, as the joint model
+    leaves them); none is a ValueError: nothing would tie the two protocols' scales together, and
+    the held-out "gain" would be the optimiser's rounding (±1e-8), read as a verdict."""
+    from humeval.ranking.joint import system_ratings
+    compared = {comparisons.systems[i] for i in np.unique(np.concatenate([comparisons.a, comparisons.b]))}
+    rated_part, _ = system_ratings(ratings)
+    rated = {rated_part.systems[i] for i in np.unique(rated_part.system)}
+    both = sorted(compared & rated)
+    if compared and rated and not both:
+        raise ValueError(f"the ratings name none of the {len(compared):,} compared systems (they rate "
+                         f"{', '.join(sorted(rated)[:5])}{' …' if len(rated) > 5 else ''}): nothing joins the two "
+                         "protocols on one scale; give --joint ratings of the same systems, by the same names")
+    return both
 
 
 def joint_verdict(heldout) -> str:

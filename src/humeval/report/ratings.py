@@ -135,13 +135,18 @@ def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, s
     for track, result in results.items():
         s = Section(f"{track}: ranking from ratings")
         n = int(result.table["ratings"].sum())
+        sets = ()
+        if result.samples is not None:  # rank confidence sets beside WMT's clusters, as rank --rank-sets prints them
+            from humeval.experiments.rank_sets import add_ratings_rank_sets
+            add_ratings_rank_sets(result)
+            sets = ("--rank-sets",)
         s.tables.append(Table(
             f"{track}: {result.model} ({n:,} ratings), clusters by {result.test}", result.table,
             "Per system: segments and ratings; the score averaged per segment, then per system (z: each annotator's "
             "ratings standardised first); lo/hi: bootstrap percentile interval over segments; wins: systems it beats "
             f"(one-sided p < {result.alpha:g}); cluster: WMT's groups. " + " ".join(result.notes),
             command("rank", path, "--model", result.model, "--bootstrap", n_boot, "--significance", result.test,
-                    "--random-state", random_state, **_track(where, track.split(" / ")[0])), "system"))
+                    *sets, "--random-state", random_state, **_track(where, track.split(" / ")[0])), "system"))
         s.notes += [f"skipped {count:,} {reason}" for reason, count in result.skipped.items()]
         if track in parts:
             s.tables.append(fragility_table(parts[track], result.table.index, path, track, summary, where))
@@ -173,7 +178,7 @@ def fragility_table(part, order, path: str, track: str, summary: list, where=Non
     systems otherwise), and ``summary`` gets rank 1's line."""
     from humeval.experiments.robustness import RATINGS_NOTE, ratings_robustness
     from humeval.report.render import number, share
-    table = ratings_robustness(part).set_index("conclusion")
+    table = ratings_robustness(part).set_index("conclusion").drop(columns="row_list")  # every row: rank --json
     table["dropped"] = table["dropped"].astype("Int64")
     by_mean = [c.split(" > ")[0] for c in table.index] + ([table.index[-1].split(" > ")[1]] if len(table) else [])
     same = [str(s) for s in order] == by_mean

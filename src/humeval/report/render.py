@@ -53,8 +53,8 @@ def number(value, kind: str = "score") -> str:
         return f"{round(value):,}"
     if kind == "decimal":
         return f"{value:.3f}"
-    if kind == "percent":
-        return f"{value:.1%}"
+    if kind == "percent":  # a small share does not round to 0: 0.037 % not 0.0 % (two significant digits)
+        return f"{value * 100:.2g}%" if 0 < abs(value) < 0.001 else f"{value:.1%}"
     if kind == "p":
         return f"{value:.2g}" if value >= 1e-4 else "< 0.0001"
     if abs(value) >= 1000 or (value == int(value) and value != 0):
@@ -63,10 +63,8 @@ def number(value, kind: str = "score") -> str:
 
 
 def share(value) -> str:
-    """A share as a percentage that a small share does not round to 0: 0.037 % not 0.0 %
-    (two significant digits below 0.1 %; ``number(value, "percent")`` above)."""
-    if isinstance(value, (int, float, np.integer, np.floating)) and 0 < value < 0.001:
-        return f"{value * 100:.2g}%"
+    """A share as a percentage, as ``number(value, "percent")`` writes it everywhere: a small share
+    does not round to 0 (0.037 % not 0.0 %; two significant digits below 0.1 %)."""
     return number(value, "percent")
 
 

@@ -61,13 +61,3 @@ def partly_judged_battles(judged=150, n_human=2000, n_judge=1500, random_state=1
     drop = (frame.judge_kind != "human") & frame.question_id.isin(human_items - set(kept))
     return frame[~drop], frame
 
-
-def pytest_xdist_auto_num_workers(config):
-    """``-n auto`` (pyproject's addopts): one worker more than the cores this process may use. The
-    browser, server and PostgreSQL tests spend much of their time waiting on another process, and a
-    third worker fills a 2-core machine meanwhile (the suite: 382 s with 2 workers, 352 s with 3)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return cores + 1

@@ -141,21 +141,13 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
             raise click.UsageError("--differences goes with ratings (system means); this file holds battles")
         fit = P.ppi_davidson if model == "davidson" else P.ppi_bradley_terry
         result = fit(table.take(human_rows), table.take(judge_rows), path=file)
-        if result["ppi"].extra["unmatched_human"]:
-            # the humans alone on all their battles, the judge's unmatched ones included: PPI++ sets
-            # those aside, so when the judge judged few of them the combined intervals can be wider
-            humans = table.take(human_rows)
-            result["ppi"].extra["all_human"] = fit(humans, humans, lam=0.0, path=file)["human"]
         boot = P.bootstrap_battles(result["ppi"], n_boot, confidence, random_state, file) if n_boot else None
         _battles(result, title, confidence, out_file, as_json, boot)
         _extras(None, boot, False, title, confidence, n_boot, as_json)
         if rank_sets:
             from humeval.experiments.ppi_ranks import ppi_rank_sets
-            humans = table.take(human_rows)
-            sets = ppi_rank_sets(humans, table.take(judge_rows), confidence, path=file)
-            if result["ppi"].extra["unmatched_human"]:  # as above: the humans alone on all their battles
-                sets["all_human"] = ppi_rank_sets(humans, humans, confidence, path=file)["human"]
-            _rank_sets(sets, title, confidence)
+            _rank_sets(ppi_rank_sets(table.take(human_rows), table.take(judge_rows), confidence, path=file), title,
+                       confidence)
         if audit:
             from humeval.experiments.judge_audit import audit as audit_judge, reliability_of
             humans, judged = table.take(human_rows), table.take(judge_rows)

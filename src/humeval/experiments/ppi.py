@@ -483,10 +483,19 @@ def ppi_bradley_terry(human, judge, lam: float | None = None, path=None) -> dict
     ppi = BTEstimate(*_centred(th, cov, systems), float(lam), float(w.sum()), float(wu.sum()))
     tr_h, tr_p = np.trace(out["human"].cov), np.trace(ppi.cov)
     ppi.extra = {"effective_n": float(w.sum() * tr_h / tr_p) if tr_p > 0 else np.inf,
-                 "unmatched_human": unmatched}
+                 "unmatched_human": unmatched, **_humans_alone(ppi_bradley_terry, human, unmatched, path)}
     ppi.data = (lx, y, yh, w, ux, yu, wu)
     out["ppi"] = ppi
     return out
+
+
+def _humans_alone(model, human, unmatched, path) -> dict:
+    """{"all_human": the humans alone on all their battles} when PPI++ set ``unmatched`` of them
+    aside (the judge did not judge them), else {}: ``model`` (``ppi_bradley_terry`` or
+    ``ppi_davidson``) fitted with the humans as their own judge and λ = 0, whose "human" estimate
+    uses every human battle. Beside the combined estimate it shows when the humans alone are the
+    narrower (``humans_alone``)."""
+    return {"all_human": model(human, human, lam=0.0, path=path)["human"]} if unmatched else {}
 
 
 def _tuned(fit, sandwich, data, lam=None, start=None):
@@ -719,6 +728,7 @@ def ppi_davidson(human, judge, lam: float | None = None, path=None) -> dict[str,
     ppi = estimate(*data, lam, float(w.sum()), float(wu.sum()))
     ppi.data, ppi.model = data, "davidson"
     tr_h, tr_p = np.trace(out["human"].cov), np.trace(ppi.cov)
-    ppi.extra.update(effective_n=float(w.sum() * tr_h / tr_p) if tr_p > 0 else np.inf, unmatched_human=unmatched)
+    ppi.extra.update(effective_n=float(w.sum() * tr_h / tr_p) if tr_p > 0 else np.inf, unmatched_human=unmatched,
+                     **_humans_alone(ppi_davidson, human, unmatched, path))
     out["ppi"] = ppi
     return out

@@ -57,9 +57,10 @@ def _ratio(w, r, wt):
 def win_rates(human, judge, lam: float | None = None, path=None) -> dict[str, pd.DataFrame]:
     """Win probabilities by the humans alone, the judge alone and PPI++ from ``Comparisons`` of
     human and automatic judges (module formulas). Returns {"human", "judge", "ppi"}: each a
-    DataFrame (system → ``score``) with the covariance in ``attrs['cov']`` and, for "ppi", λ in
+    DataFrame (system → ``score``) with the covariance in ``attrs['cov']``, the number of human
+    battles the judge did not judge (left out) in ``attrs['unmatched_human']`` and, for "ppi", λ in
     ``attrs['lam']``."""
-    systems, lab, unl, _ = pair_battles(human, judge, path)
+    systems, lab, unl, unmatched = pair_battles(human, judge, path)
     k = len(systems)
     la, lb, ua, ub = (lab["a"].to_numpy(), lab["b"].to_numpy(), unl["a"].to_numpy(), unl["b"].to_numpy())
     wl, wu = lab["w"].to_numpy(float), unl["w"].to_numpy(float)
@@ -70,7 +71,7 @@ def win_rates(human, judge, lam: float | None = None, path=None) -> dict[str, pd
 
     def frame(theta, cov, **attrs):
         out = pd.DataFrame({"score": theta}, index=pd.Index(list(systems), name="system"))
-        out.attrs.update(cov=cov, **attrs)
+        out.attrs.update(cov=cov, unmatched_human=unmatched, **attrs)
         return out
 
     out = {"human": frame(*_ratio(w, rl, wl))}
@@ -115,11 +116,15 @@ def chatzi_rank_sets(scores: pd.Series, cov: np.ndarray, confidence: float = 0.9
 
 
 def ppi_rank_sets(human, judge, confidence: float = 0.95, path=None) -> dict[str, pd.DataFrame]:
-    """``chatzi_rank_sets`` of the humans' alone, the judge's alone and the PPI++ win probabilities."""
-    out = {}
-    for name, table in win_rates(human, judge, path=path).items():
+    """``chatzi_rank_sets`` of the humans' alone, the judge's alone and the PPI++ win probabilities,
+    and, when the judge left some human battles unjudged (PPI++ sets them aside), "all_human": the
+    humans' rank sets on all their battles."""
+    out, rates = {}, win_rates(human, judge, path=path)
+    for name, table in rates.items():
         out[name] = chatzi_rank_sets(table["score"], table.attrs["cov"], confidence)
         out[name].attrs["lam"] = table.attrs.get("lam")
+    if rates["human"].attrs["unmatched_human"]:
+        out["all_human"] = ppi_rank_sets(human, human, confidence, path)["human"]
     return out
 
 

@@ -118,8 +118,8 @@ def _battles_part(section, human, judge, name, cmd, random_state, summary, Table
     ranks = pd.DataFrame({"human ranks": span(sets["human"]), "combined P(win)": combined.score,
                           "combined ranks": span(combined), "cluster": combined.cluster}, index=combined.index)
     if ppi.extra["unmatched_human"]:  # PPI++ set these aside: the humans alone on all their battles beside
-        alone = ppi_bradley_terry(human, human, lam=0.0)["human"]
-        ranks.insert(0, "all humans ranks", span(ppi_rank_sets(human, human)["human"]))
+        alone = ppi.extra["all_human"]
+        ranks.insert(0, "all humans ranks", span(sets["all_human"]))
         width = lambda e: float((e.intervals()["hi"] - e.intervals()["lo"]).mean())  # noqa: E731
         lines = [f"{ppi.extra['unmatched_human']:,} human battles the judge did not judge are left out of the "
                  "combined estimate and of the human column (all humans ranks: on every human battle).",

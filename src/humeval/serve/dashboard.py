@@ -143,6 +143,9 @@ def available_exports(db) -> list[tuple[str, str, str]]:
 
 
 NO_OVERLAP = "not enough overlap"
+# fewer shared items than this and the agreement figure is flagged as rough: kappa's standard error
+# is about sqrt(P(A)(1 − P(A)) / n) / (1 − P(E)), over 0.1 below 30 items at P(A) = 0.7, P(E) = 1/3
+FEW_SHARED = 30
 
 
 def agreement_table(table: pd.DataFrame) -> Markup:
@@ -152,6 +155,8 @@ def agreement_table(table: pd.DataFrame) -> Markup:
     for protocol, row in table.iterrows():
         value = NO_OVERLAP if not row["shared items"] else (
             "not defined (every judgment the same)" if _blank(row["value"]) else number(row["value"], "decimal"))
+        if 0 < row["shared items"] < FEW_SHARED:  # a kappa or alpha from a handful of items can be anything
+            value += f" (only {int(row['shared items'])} shared items: rough)"
         shown.loc[protocol] = [number(int(row["shared items"]), "count"), number(int(row["annotators"]), "count"),
                                row["measure"], number(row["agreement rate"], "percent"), value]
     return html_table(shown, "agreement")

@@ -118,3 +118,18 @@ def test_wmt_da_segment_scores_as_file_point_to_da_and_details():
     result = run("ppi", "--da", da, "--details", details, "--metric", chrf, "--json")
     assert result.exit_code == 0, result.output
     assert sum(r["n"] for r in json.loads(result.stdout)) == 8652
+
+
+def test_human_label_picks_the_human_rows_of_a_ratings_file(tmp_path):
+    """A ratings file whose judge_kind says "expert" for the humans and "crowd" for other rows:
+    with --human-label expert only the expert rows are the human part (the crowd's scores, 50
+    points higher, would lift every mean), as split_judges reads battles."""
+    human, judge = _fixture(tmp_path)
+    frame = human.rename("score").reset_index()
+    both = pd.concat([frame.assign(judge_kind="expert"), frame.assign(judge_kind="crowd", score=frame.score + 50)])
+    both.to_csv(tmp_path / "mixed.csv", index=False)
+    result = run("ppi", tmp_path / "mixed.csv", "--format", "ratings", "--metric", tmp_path / "judge.tsv",
+                 "--human-label", "expert", "--json")
+    assert result.exit_code == 0, result.output
+    got = {r["system"]: r["ppi"] for r in json.loads(result.stdout)}
+    assert got == pytest.approx(system_means(human, judge)["ppi"].to_dict(), abs=1e-9)

@@ -103,7 +103,7 @@ def ppi(file, judge_name, human_label, da_file, details, metric_file, refset, ho
     if da_file is not None or metric_file is not None:
         if judge_file is not None:
             raise click.UsageError("--metric is the judge: give it or --judge-file, not both")
-        human, human_name = _human_scores(file, da_file, details, metric_file,
+        human, human_name = _human_scores(file, da_file, details, metric_file, human_label,
                                           (fmt, encoding, columns, outcomes, tracks, quiet or as_json),
                                           delimiter, sql, keep)
         _metric_judge(P, human, human_name, da_file or file, metric_file, refset, hold_out, confidence,
@@ -169,7 +169,7 @@ _RATINGS_AUDIT = ("; a judge of ratings is audited against the humans by the met
                   "SCORES --human RATINGS (Pearson, Kendall τ, tie-calibrated accuracy; --bootstrap N for intervals)")
 
 
-def _human_scores(file, da_file, details, metric_file, options, delimiter, sql, keep):
+def _human_scores(file, da_file, details, metric_file, human_label, options, delimiter, sql, keep):
     """The human part of a ratings-and-metric campaign, scores indexed by (item, system), and what
     to call it: WMT DA (--da with --details), or any ratings FILE a reader gives (MQM, ESA, DA
     tables; its human rows when it has a judge_kind column)."""
@@ -190,7 +190,7 @@ def _human_scores(file, da_file, details, metric_file, options, delimiter, sql, 
     if len({ratings.tracks[t] for t in np.unique(ratings.track) if t >= 0}) > 1:
         raise InputError(file, None, "holds several tracks, whose segment ids repeat", "choose one with --track")
     if len(ratings.judge_kinds) and (ratings.judge_kind >= 0).any():
-        human = [i for i, k in enumerate(ratings.judge_kinds) if k.strip().lower() == "human"]
+        human = [i for i, k in enumerate(ratings.judge_kinds) if k.strip().lower() == human_label.lower()]  # as split_judges
         ratings = ratings.take(np.isin(ratings.judge_kind, human))
     criteria = sorted({ratings.criteria[c] for c in np.unique(ratings.criterion) if c >= 0})
     if len(criteria) > 1:

@@ -13,7 +13,11 @@ and Parquet in a temporary folder, then times
   its threads: steadier on a shared machine) are printed with the ratio baseline / humeval
   (above 1: humeval is faster);
 - arenakit: load_battles(csv) + Arena(...)  (pydantic validation per battle), once;
-- arena-rank: pandas.read_csv/read_parquet + PairDataset.from_pandas, best of --repeat.
+- arena-rank: pandas.read_csv/read_parquet + PairDataset.from_pandas, best of --repeat;
+- humeval.read against pandas.read_csv again on half as many battles shaped as an arena export
+  (a distinct 32-digit question id per battle, long model names, three columns the reader does
+  not use), and sorting those ids (the item labels) with humeval's radix sort against arrow's
+  ``sort_indices``, interleaved.
 Also times the real WMT10 file when ../shared/data is present, and reports the bytes of 10
 million comparisons. The thread pools in use and the load average are printed first.
 """
@@ -48,6 +52,27 @@ def battles(n: int, seed: int = 0) -> pd.DataFrame:
         # no "tie (bothbad)": arenakit refuses it unless mapped, and every reader gets the same file
         "winner": rng.choice(np.array(["model_a", "model_b", "tie"]), n, p=[.4, .4, .2]),
         "judge": np.char.add("u", rng.integers(0, 5_000, n).astype(str)),
+    })
+
+
+def arena_export(n: int, seed: int = 1) -> pd.DataFrame:
+    """Battles shaped as an arena export is: a distinct 32-hex-digit question id per battle, real
+    model names (most over 16 characters), 50,000 users, and columns the reader does not use
+    (a timestamp, the language, the turn)."""
+    rng = np.random.default_rng(seed)
+    names = ["gpt-4-1106-preview", "claude-3-5-sonnet-20240620", "llama-3.1-405b-instruct", "gemini-1.5-pro-api-0514",
+             "mixtral-8x7b-instruct-v0.1", "qwen2.5-72b-instruct"]
+    models = np.array([f"{names[i % 6]}-{i}" for i in range(60)])
+    a = rng.integers(0, 60, n)
+    b = (a + rng.integers(1, 60, n)) % 60
+    ids = rng.integers(0, 2 ** 63, (n, 2), dtype=np.uint64)
+    return pd.DataFrame({
+        "question_id": [f"{x:016x}{y:016x}" for x, y in ids],
+        "model_a": models[a], "model_b": models[b],
+        "winner": rng.choice(np.array(["model_a", "model_b", "tie", "tie (bothbad)"]), n),
+        "judge": np.char.add("arena_user_", rng.integers(0, 50_000, n).astype(str)),
+        "tstamp": rng.uniform(1.7e9, 1.72e9, n), "language": rng.choice(np.array(["English", "Chinese", "German"]), n),
+        "turn": rng.integers(1, 5, n),
     })
 
 
@@ -120,6 +145,20 @@ def main():
         against("csv", "pandas.read_csv", interleaved(args.repeat, lambda: humeval.read(csv), lambda: pd.read_csv(csv)))
         against("parquet", "pyarrow.parquet.read_table",
                 interleaved(args.repeat, lambda: humeval.read(parquet), lambda: pq.read_table(parquet)))
+        export = Path(tmp) / "export.csv"
+        frame = arena_export(args.rows // 2)
+        frame.to_csv(export, index=False)
+        print(f"{args.rows // 2:,} battles shaped as an arena export (a distinct id per battle, 8 columns): "
+              f"CSV {export.stat().st_size / 1e6:.0f} MB")
+        against("csv, distinct ids", "pandas.read_csv", interleaved(args.repeat, lambda: humeval.read(export),
+                                                                     lambda: pd.read_csv(export)))
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        from humeval.data.readers._sort import sort_order
+        ids = pa.array(frame["question_id"].to_numpy(dtype=object), pa.string())
+        print(f"sorting their {len(ids):,} question ids (the item labels; codes follow their order):")
+        against("sort_order", "arrow sort_indices", interleaved(args.repeat, lambda: sort_order(ids),
+                                                              lambda: pc.sort_indices(ids)))
         ours = {"csv": best_of(args.repeat, lambda: humeval.read(csv)),
                 "parquet": best_of(args.repeat, lambda: humeval.read(parquet))}
         print(f"peers, best of {args.repeat} (arenakit: once) against humeval's best: CSV {ours['csv']:.2f} s, "

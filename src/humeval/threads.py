@@ -1,4 +1,5 @@
-"""One thread policy for the BLAS (numpy/scipy's linear algebra) and numba's parallel loops.
+"""One thread policy for the BLAS (numpy/scipy's linear algebra), numba's parallel loops and
+arrow's pool (file parsing and hashing in the readers).
 
 Neither library knows what else the machine is doing: each starts one thread per core, so on a
 2-core machine whose other core is busy, a BLAS-heavy fit runs its threads against the other
@@ -69,6 +70,9 @@ def use_threads(threads: int | None = None) -> int:
     if "numba" in sys.modules:
         import numba
         numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    if "pyarrow" in sys.modules:  # arrow sizes its pool from OMP_NUM_THREADS when it is imported
+        import pyarrow
+        pyarrow.set_cpu_count(n)
     return n
 
 
@@ -80,4 +84,7 @@ def threads_in_use() -> dict[str, int]:
     if "numba" in sys.modules:
         import numba
         used["numba"] = numba.get_num_threads()
+    if "pyarrow" in sys.modules:
+        import pyarrow
+        used["arrow"] = pyarrow.cpu_count()
     return used

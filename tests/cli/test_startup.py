@@ -57,7 +57,7 @@ def test_default_threads_are_the_idle_cores(cores, load, expected):
 
 def test_threads_reach_blas_and_numba_in_a_fresh_process():
     code = ("from humeval.threads import use_threads, threads_in_use\nimport os\n"
-            "n = use_threads(1)\nimport numpy, numba\nfrom humeval.ranking import _pair_kernel\n"
+            "n = use_threads(1)\nimport numpy, numba, pyarrow\nfrom humeval.ranking import _pair_kernel\n"
             "import json\nused = threads_in_use()\nprint(json.dumps([n, used]))")
     env = {k: v for k, v in __import__("os").environ.items()
            if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")}
@@ -65,6 +65,18 @@ def test_threads_reach_blas_and_numba_in_a_fresh_process():
     assert n == 1
     assert used and all(value == 1 for value in used.values()), used
     assert used.get("numba") == 1
+    assert used.get("arrow") == 1  # arrow read OMP_NUM_THREADS when imported after the policy
+
+
+def test_threads_reach_arrow_imported_before_the_policy():
+    # the readers parse and hash on arrow's pool: a busy machine must not get one thread per core there either
+    code = ("import pyarrow\nbefore = pyarrow.cpu_count()\nfrom humeval.threads import use_threads\n"
+            "use_threads(1)\nprint(before, pyarrow.cpu_count())")
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("OMP_NUM_THREADS", "OMP_THREAD_LIMIT")}
+    before, after = _python(code, env=env).split()
+    if before == "1":
+        pytest.skip("arrow starts with one thread on this machine: nothing for the policy to lower")
+    assert after == "1"
 
 
 def test_threads_option_reaches_the_policy_and_the_command(monkeypatch):

@@ -33,6 +33,7 @@ import pyarrow as pa
 from humeval.data.judgments import Judgments, ReadReport, nonempty
 from humeval.data.readers._arrow import (
     check_columns,
+    dictionary_columns,
     encode_arrow,
     first_row_line,
     kind_of,
@@ -118,6 +119,8 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
     report = ReadReport(str(path), f"{FORMAT} ({kind})", rows=table.num_rows, unit=unit(kind))
     if table.num_rows == 0:
         raise InputError(path, None, "the file has no rows", "check that the export finished")
+    table = dictionary_columns(table, [mapping[k] for k in ("a", "b", "outcome", "item", "judge", "track", "judge_kind")
+                                       if k in mapping])
     (a, b), systems = encode_arrow(table[mapping["a"]], table[mapping["b"]])
     outcome, bothbad = _outcomes(table[mapping["outcome"]], labels, path, kind)
     if _own_layout(mapping):  # what humeval convert writes: its arena columns too

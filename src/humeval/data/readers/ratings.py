@@ -14,6 +14,7 @@ import pyarrow.compute as pc
 from humeval.data.judgments import Judgments, ReadReport, nonempty
 from humeval.data.readers._arrow import (
     check_columns,
+    dictionary_columns,
     encode_arrow,
     first_row_line,
     kind_of,
@@ -57,8 +58,10 @@ def read_ratings(path, columns: dict[str, str] | None = None, scale: str = "",
     report = ReadReport(str(path), f"{FORMAT} ({kind})", rows=table.num_rows, unit=unit(kind))
     score = _floats(table[mapping["score"]], path, kind, mapping["score"])
     kwargs = {}
-    for name, label_set in (("item", "items"), ("system", "systems"), ("judge", "judges"),
-                            ("track", "tracks"), ("criterion", "criteria"), ("judge_kind", "judge_kinds")):
+    roles = (("item", "items"), ("system", "systems"), ("judge", "judges"), ("track", "tracks"),
+             ("criterion", "criteria"), ("judge_kind", "judge_kinds"))
+    table = dictionary_columns(table, [mapping[name] for name, _ in roles if name in mapping])
+    for name, label_set in roles:
         if name in mapping:
             (kwargs[name],), kwargs[label_set] = encode_arrow(table[mapping[name]])
     check_judge_kinds(kwargs.get("judge_kinds", ()), path)

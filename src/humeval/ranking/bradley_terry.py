@@ -823,7 +823,9 @@ def _row_keys(cells: _Cells, comparisons: Comparisons, weight: np.ndarray | None
     keys, key_count = np.unique(np.column_stack([cell, weight]), axis=0, return_counts=True)
     if total <= ROW_DRAWS * len(keys):
         return total, np.empty(0), cell.astype(np.int64), weight.astype(float)
-    return total, key_count / total, keys[:, 0].astype(np.int64), keys[:, 1]
+    # a column of ``keys`` is a strided view: copied, so the kernel sees the C-contiguous arrays of
+    # the other branches (a non-contiguous one is another signature, compiled again: ~4 s of numba)
+    return total, key_count / total, keys[:, 0].astype(np.int64), np.ascontiguousarray(keys[:, 1])
 
 
 def _bootstrap_finish(model: _PairModel, cells: _Cells, theta: np.ndarray, ok: np.ndarray, redraw) -> np.ndarray:

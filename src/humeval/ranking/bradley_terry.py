@@ -114,7 +114,7 @@ def outer_sum(la, lb, F, w_uu, w_ut, w_tt, m):
     k = 0 if F is None else F.shape[1]
     t = 0 if w_ut is None else 1
     S = np.zeros((m + k + t, m + k + t))
-    S[:m, :m] = -(coo_matrix((w_uu, (la, lb)), shape=(m, m)).toarray())
+    S[:m, :m] = -np.bincount(la * m + lb, w_uu, m * m).reshape(m, m)  # Σ w over the cells of each (a, b)
     S[:m, :m] += S[:m, :m].T
     S[np.arange(m), np.arange(m)] += np.bincount(la, w_uu, m) + np.bincount(lb, w_uu, m)
     if k:

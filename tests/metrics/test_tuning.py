@@ -110,11 +110,15 @@ def test_tune_command(tmp_path, monkeypatch):
     (tmp_path / "y.txt").write_text("\n".join(f"{v:.6f}" for v in human) + "\n")
     (tmp_path / "da.tsv").write_text("index\tmean\n" + "".join(f"{i}\t{-v}\n" for i, v in enumerate(human)))
     spec = f"{tmp_path / 'h.txt'},{tmp_path / 'r.txt'}"
+    import humeval.cli.metric as metric_command
+    aligned, align = [], metric_command.meteor_statistics
+    monkeypatch.setattr(metric_command, "meteor_statistics", lambda *args: aligned.append(args[3]) or align(*args))
     result = CliRunner().invoke(cli, ["metric", "tune", "--matchers", "exact,stem", "--tokenize", "none",
                                       "--data", f"A={spec},{tmp_path / 'y.txt'}",
                                       "--data", f"B={spec},{tmp_path / 'da.tsv'},lower",
                                       "--alpha", "0.5,0.85", "--beta", "0.2:1.2:0.5", "--json"])
     assert result.exit_code == 0, result.output
+    assert aligned == ["A"]  # B scores the same segments: aligned once
     data = json.loads(result.output)
     assert data["grid_points"] == 2 * 3 * 11 * 6
     a, b = data["table3"]

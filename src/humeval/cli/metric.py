@@ -552,6 +552,8 @@ def metric_tune(specs, human_column, objective, conflicts, alpha, beta, gamma, d
         grid[f"w_{m}"] = (w if w is not None else np.round(np.arange(0, 1.0001, 0.2), 2)) if m in scorer.matchers else [0.0]
     sets, base = [], {"BLEU": {}, "chrF": {}, "TER": {}}
     timings, left_out = {}, {}
+    scored = {}  # (hypotheses, references) -> METEOR's statistics, BLEU, chrF, −TER: sets of the same
+    # segments (the DA and HTER scores of one dev set) are aligned and scored once
     for spec in specs:
         name, (hyp_file, ref_file, human_file), lower = _parse_set(spec)
         start = time.perf_counter()
@@ -565,14 +567,19 @@ def metric_tune(specs, human_column, objective, conflicts, alpha, beta, gamma, d
             if len(refs) != len(hyps):
                 raise InputError(ref_file, None, f"{len(refs)} lines, but {hyp_file} has {len(hyps)}", "the files must be line-aligned")
             human = _human_scores(human_file, human_column, len(hyps), explicit(ctx, "human_column"))
-            stats = meteor_statistics(scorer, hyps, refs, name, quiet or as_json)
-            data = TuningSet(name, stats, human=human, higher_is_better=not lower)
+            key = (tuple(hyps), tuple(refs))
+            if key not in scored:
+                scored[key] = {"stats": meteor_statistics(scorer, hyps, refs, name, quiet or as_json)}
+            data = TuningSet(name, scored[key]["stats"], human=human, higher_is_better=not lower)
         timings[name] = {"align s": time.perf_counter() - start}
         sets.append(data)
         if baselines:
-            base["BLEU"][name] = bleu(hyps, [refs]).segment
-            base["chrF"][name] = chrf(hyps, [refs]).segment
-            base["TER"][name] = -ter(hyps, [refs]).segment
+            known = scored.setdefault((tuple(hyps), tuple(refs)), {})
+            if "BLEU" not in known:
+                known.update(BLEU=bleu(hyps, [refs]).segment, chrF=chrf(hyps, [refs]).segment,
+                             TER=-ter(hyps, [refs]).segment)
+            for metric_name in ("BLEU", "chrF", "TER"):
+                base[metric_name][name] = known[metric_name]
     results = []
     for data in sets:
         start = time.perf_counter()

@@ -53,7 +53,7 @@ def bootstrap_units(p0, hinv, pi, pj, F, m, link, counts, units, n_units, seeds,
     out = np.empty((runs, len(p0)))
     ok = np.zeros(runs, dtype=np.bool_)
     for r in numba.prange(runs):
-        times = unit_counts(n_units, seeds[r])
+        times = unit_counts(n_units, seeds[r]).astype(np.float64)  # as _pair_kernel's: one chord_fit signature
         p, converged = chord_fit(p0, hinv, pi, pj, F, counts, times, units, m, link, l2, phi_prec, tol, max_iter,
                                  tie_bound)
         out[r] = p

@@ -114,7 +114,7 @@ def outer_sum(la, lb, F, w_uu, w_ut, w_tt, m):
     k = 0 if F is None else F.shape[1]
     t = 0 if w_ut is None else 1
     S = np.zeros((m + k + t, m + k + t))
-    S[:m, :m] = -(coo_matrix((w_uu, (la, lb)), shape=(m, m)).toarray())
+    S[:m, :m] = -np.bincount(la * m + lb, w_uu, m * m).reshape(m, m)  # Σ w over the cells of each (a, b)
     S[:m, :m] += S[:m, :m].T
     S[np.arange(m), np.arange(m)] += np.bincount(la, w_uu, m) + np.bincount(lb, w_uu, m)
     if k:
@@ -823,7 +823,9 @@ def _row_keys(cells: _Cells, comparisons: Comparisons, weight: np.ndarray | None
     keys, key_count = np.unique(np.column_stack([cell, weight]), axis=0, return_counts=True)
     if total <= ROW_DRAWS * len(keys):
         return total, np.empty(0), cell.astype(np.int64), weight.astype(float)
-    return total, key_count / total, keys[:, 0].astype(np.int64), keys[:, 1]
+    # a column of ``keys`` is a strided view: copied, so the kernel sees the C-contiguous arrays of
+    # the other branches (a non-contiguous one is another signature, compiled again: ~4 s of numba)
+    return total, key_count / total, keys[:, 0].astype(np.int64), np.ascontiguousarray(keys[:, 1])
 
 
 def _bootstrap_finish(model: _PairModel, cells: _Cells, theta: np.ndarray, ok: np.ndarray, redraw) -> np.ndarray:

@@ -567,10 +567,10 @@ def metric_tune(specs, human_column, objective, conflicts, alpha, beta, gamma, d
             if len(refs) != len(hyps):
                 raise InputError(ref_file, None, f"{len(refs)} lines, but {hyp_file} has {len(hyps)}", "the files must be line-aligned")
             human = _human_scores(human_file, human_column, len(hyps), explicit(ctx, "human_column"))
-            key = (tuple(hyps), tuple(refs))
-            if key not in scored:
-                scored[key] = {"stats": meteor_statistics(scorer, hyps, refs, name, quiet or as_json)}
-            data = TuningSet(name, scored[key]["stats"], human=human, higher_is_better=not lower)
+            known = scored.setdefault((tuple(hyps), tuple(refs)), {})
+            if "stats" not in known:
+                known["stats"] = meteor_statistics(scorer, hyps, refs, name, quiet or as_json)
+            data = TuningSet(name, known["stats"], human=human, higher_is_better=not lower)
         timings[name] = {"align s": time.perf_counter() - start}
         sets.append(data)
         if baselines:

@@ -37,9 +37,9 @@ def sort_order(strings: pa.Array) -> np.ndarray:
     length = (offsets[1:] - offsets[:-1])[kept]
     if len(start) > 1:  # a prefix every string shares (arena_user_…) orders nothing: skip it
         sample = [value.encode("utf-8") for value in strings.take(pa.array(kept[:64])).to_pylist()]
-        shared = os.path.commonprefix(sample)
-        if shared and pc.all(pc.starts_with(strings, pattern=shared.decode("utf-8", "ignore"))).as_py() is not False:
-            skip = len(shared.decode("utf-8", "ignore").encode("utf-8"))
+        shared = os.path.commonprefix(sample).decode("utf-8", "ignore")  # whole characters only
+        if shared and pc.all(pc.starts_with(strings, pattern=shared)).as_py() is not False:
+            skip = len(shared.encode("utf-8"))
             start, length = start + skip, length - skip
     word = _words(data, start, length, 0)
     order = np.argsort(word)  # not stable: ties are sorted again below, with the position last

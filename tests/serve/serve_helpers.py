@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import glob
+import http.client
 import os
 import pwd
 import re
@@ -17,12 +19,32 @@ from pathlib import Path
 
 PASSWORD = "correct horse battery"
 SRC = Path(__file__).resolve().parents[2] / "src"
+CHEAP_N = 2 ** 10  # a cheap scrypt setting for test accounts: hundreds of logins a run, not a deployment
+
+
+@functools.cache
+def cheap_hash(password: str = PASSWORD) -> str:
+    """``password``'s scrypt hash at N = 2^10 (the deployment default is 2^14: each login costs
+    about 16 times less). The login path is the same: the server reads N from the hash."""
+    from humeval.serve.auth import hash_password
+    return hash_password(password, n=CHEAP_N)
+
+
+@functools.cache
+def loopback_ssl():
+    """One SSL context for every httpx client of the tests: each new client otherwise loads the
+    system's certificates (tens of milliseconds of CPU), though every URL here is plain HTTP."""
+    import ssl
+    return ssl.create_default_context()
 
 
 def write_campaign(folder, tasks=("pairwise",), strategy="uniform", n_systems=4, n_items=12, bad_reference=0.0,
-                   repeat=0.0, annotators=("alice", "bob"), organisers=("olga",), outputs=None, extra="") -> Path:
+                   repeat=0.0, annotators=("alice", "bob"), organisers=("olga",), outputs=None, extra="",
+                   plain_passwords=False) -> Path:
     """A campaign of ``n_systems`` systems (outputs ``sysN saysX segmentX hereX nowX``, or ``outputs``) on
-    ``n_items`` segments; every account's password is ``PASSWORD``."""
+    ``n_items`` segments; every account's password is ``PASSWORD``, given as ``password_hash`` (a
+    ``cheap_hash``), or as ``password = "…"`` in plain text with ``plain_passwords`` (the server
+    hashes it at the deployment setting when it loads the file)."""
     folder = Path(folder)
     (folder / "systems").mkdir(parents=True, exist_ok=True)
     (folder / "source.txt").write_text("".join(f"source {i}\n" for i in range(n_items)), encoding="utf-8")
@@ -38,10 +60,11 @@ def write_campaign(folder, tasks=("pairwise",), strategy="uniform", n_systems=4,
             f'bootstrap = 20\nleaderboard_interval = 0.2\n{extra}',
             '[data]\nsource = "source.txt"\nreference = "reference.txt"\n[data.systems]', *systems,
             f"[quality]\nbad_reference = {bad_reference}\nrepeat = {repeat}"]
+    secret = f'password = "{PASSWORD}"' if plain_passwords else f'password_hash = "{cheap_hash()}"'
     for name in annotators:
-        text.append(f'[[accounts]]\nname = "{name}"\nrole = "annotator"\npassword = "{PASSWORD}"')
+        text.append(f'[[accounts]]\nname = "{name}"\nrole = "annotator"\n{secret}')
     for name in organisers:
-        text.append(f'[[accounts]]\nname = "{name}"\nrole = "organiser"\npassword = "{PASSWORD}"')
+        text.append(f'[[accounts]]\nname = "{name}"\nrole = "organiser"\n{secret}')
     path = folder / "campaign.toml"
     path.write_text("\n".join(text) + "\n", encoding="utf-8")
     return path
@@ -75,7 +98,6 @@ class Server:
     """``humeval serve PATH`` in a subprocess on a free loopback port (uvicorn), up when built."""
 
     def __init__(self, path: Path, database: str | None = None):
-        import httpx
         self.port = free_port()
         env = {**os.environ, "PYTHONPATH": str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         self.process = subprocess.Popen([sys.executable, "-c", "from humeval.cli import main; main()", "serve",
@@ -86,12 +108,21 @@ class Server:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise AssertionError(self.process.stderr.read().decode())
-            try:
-                if httpx.get(self.url + "/login", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.1)
+            if self._answers("/login"):
+                return
+            time.sleep(0.1)
         raise AssertionError("the server did not start")
+
+    def _answers(self, path: str) -> bool:
+        """Whether GET ``path`` gets a 200 (plain ``http.client``: the polling costs nothing)."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=1)
+        try:
+            connection.request("GET", path)
+            return connection.getresponse().status == 200
+        except OSError:
+            return False
+        finally:
+            connection.close()
 
     def stop(self, sig=signal.SIGTERM):
         if self.process.poll() is None:

@@ -12,7 +12,7 @@ import shutil
 import time
 
 import pytest
-from serve_helpers import PASSWORD, Server, write_campaign
+from serve_helpers import PASSWORD, Server, loopback_ssl, write_campaign
 from test_serve_flow import system_of
 
 from humeval.data import read
@@ -126,7 +126,7 @@ def test_two_annotators_judge_in_chromium_and_the_organiser_sees_it(tmp_path):
         ranking = re.findall(r"^(sys\d)\b", late.split("Ranking from pairwise")[1], flags=re.M)[:4]
         assert ranking[0] == "sys0"  # every judgment preferred sys0 whenever it was shown
         cookie = driver.get_cookie("humeval_session")["value"]
-        with httpx.Client(base_url=url, cookies={"humeval_session": cookie}) as client:
+        with httpx.Client(base_url=url, cookies={"humeval_session": cookie}, verify=loopback_ssl()) as client:
             for what in ("comparisons", "ratings"):
                 response = client.get(f"/organiser/export/{what}.csv")
                 assert response.status_code == 200, response.text

@@ -6,7 +6,7 @@ unless HUMEVAL_REQUIRE_BROWSER is set (CI)."""
 
 from __future__ import annotations
 
-from serve_helpers import Server, write_campaign
+from serve_helpers import Server, loopback_ssl, write_campaign
 from test_serve_browser import browser, click_and_wait, drag_select, log_in, stored_answers
 
 from humeval.data import read
@@ -163,7 +163,7 @@ def export_file(driver, url, name, folder):
     """Download an organiser export with the logged-in organiser's cookie."""
     import httpx
     cookie = driver.get_cookie("humeval_session")["value"]
-    with httpx.Client(base_url=url, cookies={"humeval_session": cookie}) as client:
+    with httpx.Client(base_url=url, cookies={"humeval_session": cookie}, verify=loopback_ssl()) as client:
         response = client.get(f"/organiser/export/{name}")
         assert response.status_code == 200, response.text
     (folder / name).write_bytes(response.content)

@@ -17,7 +17,8 @@ from humeval.serve.campaign import load_campaign
 
 
 def test_a_campaign_loads_with_its_texts_and_hashed_passwords(tmp_path):
-    campaign = load_campaign(write_campaign(tmp_path, tasks=("pairwise", "da"), strategy="bt-order", n_items=5))
+    campaign = load_campaign(write_campaign(tmp_path, tasks=("pairwise", "da"), strategy="bt-order", n_items=5,
+                                            plain_passwords=True))
     assert campaign.systems == ("sys0", "sys1", "sys2", "sys3") and campaign.items == ("1", "2", "3", "4", "5")
     assert campaign.outputs["sys2"][4] == "sys2 says4 segment4 here4 now4" and campaign.reference[0] == "reference 0"
     assert campaign.tasks == ("pairwise", "da") and campaign.strategy == "bt-order"
@@ -53,7 +54,7 @@ def test_scrypt_hash_matches_hashlib_and_rejects_a_wrong_password():
     (lambda t: t.replace("seed = 3", "seed = true"), "seed = True is not a whole number"),
 ])
 def test_bad_campaign_files_are_refused_naming_the_problem(tmp_path, edit, problem):
-    path = write_campaign(tmp_path)
+    path = write_campaign(tmp_path, plain_passwords=True)
     path.write_text(edit(path.read_text()))
     with pytest.raises(InputError, match=problem.replace("(", r"\(").replace(")", r"\)")):
         load_campaign(path)
@@ -88,7 +89,7 @@ def test_hash_password_prints_a_hash_the_campaign_accepts(tmp_path):
     assert result.exit_code == 0, result.output
     hashed = result.output.strip().splitlines()[-1]
     assert verify_password("a long pass phrase", hashed) and not verify_password("a long pass phrasE", hashed)
-    path = write_campaign(tmp_path)
+    path = write_campaign(tmp_path, plain_passwords=True)
     path.write_text(path.read_text().replace('password = "correct horse battery"', f'password_hash = "{hashed}"', 1))
     assert load_campaign(path).accounts[0].password_hash == hashed
 

@@ -107,7 +107,7 @@ def with_cookie(app, cookie) -> TestClient:
 
 
 def test_sessions_are_revoked_by_logout_sign_out_everyone_and_a_password_change(made, tmp_path):
-    path, app = made()
+    path, app = made(plain_passwords=True)
     alice = TestClient(app)
     api_login(alice, "alice")
     saved = cookie_of(alice)

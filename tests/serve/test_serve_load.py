@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from serve_helpers import Server, write_campaign
+from serve_helpers import Server, loopback_ssl, write_campaign
 
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
@@ -42,7 +42,7 @@ def campaign(folder, n_annotators) -> Path:
 
 def annotator(url, name, n, acknowledged, latencies, stop=None):
     """Log in, then get and answer ``n`` tasks; record every acknowledged (task, answer, receipt)."""
-    with httpx.Client(base_url=url, timeout=30) as client:
+    with httpx.Client(base_url=url, timeout=30, verify=loopback_ssl()) as client:
         csrf = client.post("/api/login", json={"name": name, "password": PASSWORD}).json()["csrf"]
         rng = np.random.default_rng(abs(hash(name)) % 2 ** 32)
         for _ in range(n):
@@ -125,7 +125,7 @@ def kill_mid_load(path, database, n_annotators=10, before=100) -> tuple[list, di
     restarted = Server(path, url)  # the same database: WAL recovery on open
     try:
         in_db = stored(database)
-        with httpx.Client(base_url=restarted.url) as client:
+        with httpx.Client(base_url=restarted.url, verify=loopback_ssl()) as client:
             csrf = client.post("/api/login", json={"name": "ann0", "password": PASSWORD}).json()["csrf"]
             task = client.get("/api/task").json()
             assert client.post(f"/api/task/{task['task']}", json={"outcome": 1},

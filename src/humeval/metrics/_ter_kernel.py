@@ -104,37 +104,40 @@ def _final_cost(words, ref, start, r0, ratio, beam, a, b, op):  # pragma: no cov
 
 @numba.njit(cache=True)
 def _shift_into(words, start, length, target, out):  # pragma: no cover - compiled
-    """sacrebleu's ``_perform_shift``: the block ``words[start:start+length]`` moved before ``target``."""
+    """sacrebleu's ``_perform_shift``: the block ``words[start:start+length]`` moved before ``target``.
+
+    Each of its three cases turns ``words[lo:hi]`` into ``words[mid:hi] + words[lo:mid]``:
+    target < start: (lo, mid, hi) = (target, start, start + length); target > start + length:
+    (start, start + length, target); else (a target inside the block) sacrebleu's slices
+    ``[start + length : length + target]`` clipped at the end: (start, start + length,
+    min(length + target, n))."""
     n = words.shape[0]
-    k = 0
     if target < start:
-        for x in range(target):
-            out[k] = words[x]; k += 1  # noqa: E702
-        for x in range(start, start + length):
-            out[k] = words[x]; k += 1  # noqa: E702
-        for x in range(target, start):
-            out[k] = words[x]; k += 1  # noqa: E702
-        for x in range(start + length, n):
-            out[k] = words[x]; k += 1  # noqa: E702
+        lo, mid, hi = target, start, start + length
     elif target > start + length:
-        for x in range(start):
-            out[k] = words[x]; k += 1  # noqa: E702
-        for x in range(start + length, target):
-            out[k] = words[x]; k += 1  # noqa: E702
-        for x in range(start, start + length):
-            out[k] = words[x]; k += 1  # noqa: E702
-        for x in range(target, n):
-            out[k] = words[x]; k += 1  # noqa: E702
-    else:  # a target inside the block: sacrebleu's slices [start+length : length+target], clipped at n
-        cut = min(length + target, n)
-        for x in range(start):
-            out[k] = words[x]; k += 1  # noqa: E702
-        for x in range(start + length, cut):
-            out[k] = words[x]; k += 1  # noqa: E702
-        for x in range(start, start + length):
-            out[k] = words[x]; k += 1  # noqa: E702
-        for x in range(cut, n):
-            out[k] = words[x]; k += 1  # noqa: E702
+        lo, mid, hi = start, start + length, target
+    else:
+        lo, mid, hi = start, start + length, min(length + target, n)
+    tail = hi - mid
+    for x in range(n):
+        if x < lo or x >= hi:
+            out[x] = words[x]
+        elif x < lo + tail:
+            out[x] = words[mid + x - lo]
+        else:
+            out[x] = words[x - tail]
+
+
+@numba.njit(cache=True)
+def _better(score, length, start, target, best_score, best_length, best_start, best_target):  # pragma: no cover
+    """sacrebleu's candidate order, the tuple (gain, length, −start, −target) compared with ``>``."""
+    if score != best_score:
+        return score > best_score
+    if length != best_length:
+        return length > best_length
+    if start != best_start:
+        return start < best_start
+    return target < best_target
 
 
 @numba.njit(cache=True)
@@ -228,10 +231,8 @@ def ter_edits(hyp, ref):  # pragma: no cover - compiled
                                 return np.int64(-1)
                             score = pre_score - c
                             checked += 1
-                            # sacrebleu's tuple order: gain, length, earliest start, earliest target
-                            if (not found or score > best_score or (score == best_score and (
-                                    length > best_length or (length == best_length and (
-                                        start_h < best_start or (start_h == best_start and idx < best_idx)))))):
+                            if not found or _better(score, length, start_h, idx,
+                                                    best_score, best_length, best_start, best_idx):
                                 found = True
                                 best_score, best_length, best_start, best_idx = score, length, start_h, idx
                         if checked >= _MAX_SHIFT_CANDIDATES:  # sacrebleu checks after a block's targets

@@ -5,7 +5,7 @@
 Data: MLQE-PE et-en dev (machine translation against its post-edit, 1,000 segments) and the
 hmeant-wmt13 outputs against their references, from ../shared/data when present, else generated
 sentence pairs. For each set, sacrebleu's ``TER()._extract_corpus_statistics`` and humeval's
-``_ter_kernel.corpus_statistics`` (what ``ter``, ``hter`` and ``corpus_statistics("ter")``
+``_ter_kernel.ter_statistics`` (what ``ter``, ``hter`` and ``corpus_statistics("ter")``
 use) run in turn ``--repeats`` times (interleaved, medians), each with a fresh ``TER()``;
 tokenization is included on both sides. Prints both times, the ratio and whether the statistics
 are identical. The kernel's first call (numba's compile, or its load from numba's on-disk cache;
@@ -67,8 +67,8 @@ def main():
     from sacrebleu.metrics import TER
 
     start = time.perf_counter()
-    from humeval.metrics._ter_kernel import corpus_statistics
-    corpus_statistics(TER(), ["a b c"], [["c a b"]])
+    from humeval.metrics._ter_kernel import ter_statistics
+    ter_statistics(TER(), ["a b c"], [["c a b"]])
     print(f"kernel import + first call ({'compile' if args.cold else 'compile or load from numba cache'}): "
           f"{time.perf_counter() - start:.2f} s")
 
@@ -78,7 +78,7 @@ def main():
         results = {}
         for _ in range(args.repeats):
             for who, run in (("sacrebleu", lambda: TER()._extract_corpus_statistics(hyps, [refs])),
-                             ("humeval", lambda: corpus_statistics(TER(), hyps, [refs]))):
+                             ("humeval", lambda: ter_statistics(TER(), hyps, [refs]))):
                 start = time.perf_counter()
                 results[who] = run()
                 times[who].append(time.perf_counter() - start)

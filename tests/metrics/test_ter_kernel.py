@@ -10,7 +10,7 @@ from sacrebleu.metrics import TER, lib_ter
 
 from humeval.data import PostEdits
 from humeval.metrics import _ter_kernel, hter, ter
-from humeval.metrics._ter_kernel import corpus_statistics, ter_edits
+from humeval.metrics._ter_kernel import ter_edits, ter_statistics
 
 
 def edits(hyp, ref):
@@ -117,7 +117,7 @@ def test_statistics_with_several_references_and_options():
     refs = [["the mat , the cat sat on", "x y", "", "hello world"], ["The cat sat .", "c b a", "q", None]]
     for options in ({}, {"normalized": True}, {"no_punct": True}, {"case_sensitive": True}):
         theirs, ours = TER(**options), TER(**options)
-        assert corpus_statistics(ours, hyps, refs) == theirs._extract_corpus_statistics(hyps, refs)
+        assert ter_statistics(ours, hyps, refs) == theirs._extract_corpus_statistics(hyps, refs)
         assert str(ours.get_signature()) == str(theirs.get_signature())  # nrefs:var, as sacrebleu sets it
 
 
@@ -126,16 +126,17 @@ def test_the_python_fallback(monkeypatch):
     hyps, refs = ["a b c d e", "c d a b"], [["a b x d", "a b c d"]]
     expected = TER()._extract_corpus_statistics(hyps, refs)
     monkeypatch.setattr(_ter_kernel, "ter_edits_many", lambda tokens, offsets, h, r: np.full(len(h), -1))
-    assert corpus_statistics(TER(), hyps, refs) == expected
+    assert ter_statistics(TER(), hyps, refs) == expected
 
 
 def test_hter_scores_every_row_as_sentence_score():
     p = PostEdits.from_pandas(pd.DataFrame({
         "item": ["1", "1", "2", "3"], "system": ["S", "S", "S", "S"], "editor": ["e1", "e2", "e1", "e1"],
         "hypothesis": ["a b c d", "a b c d", "c d a b x", "x"], "post_edit": ["a x y d", "a b c e", "a b c d", ""]}))
-    metric = TER()
-    expected = [min(metric.sentence_score("a b c d", ["a x y d"]).score, metric.sentence_score("a b c d", ["a b c e"]).score),
-                metric.sentence_score("c d a b x", ["a b c d"]).score, metric.sentence_score("x", [""]).score]
+    score = TER().sentence_score
+    expected = [min(score("a b c d", ["a x y d"]).score, score("a b c d", ["a b c e"]).score),
+                score("c d a b x", ["a b c d"]).score, score("x", [""]).score]
+    assert expected == [25.0, 50.0, 100.0]  # 1 of 4 words; a shift + a deletion; empty
     np.testing.assert_allclose(hter(p)["hter"].to_numpy(), np.array(expected) / 100, rtol=1e-15)
 
 
@@ -158,7 +159,7 @@ def test_mlqe_pe_et_en_dev_equals_sacrebleu():
     hyps, refs = mlqe_et_en()
     assert len(hyps) == len(refs) == 1000
     stats, segment, corpus, metric = sacrebleu_scores(hyps, refs)
-    assert corpus_statistics(TER(), hyps, [refs]) == stats
+    assert ter_statistics(TER(), hyps, [refs]) == stats
     assert sum(row[0] for row in stats) > 5000  # a real workload: thousands of edits, shifts among them
     ours = ter(hyps, refs)
     np.testing.assert_allclose(ours.segment, segment, rtol=1e-13)
@@ -176,7 +177,7 @@ def test_mlqe_pe_et_en_dev_equals_sacrebleu():
 def test_mlqe_pe_options_on_a_subset(options):
     hyps, refs = mlqe_et_en()
     hyps, refs = hyps[:250], refs[:250]
-    assert corpus_statistics(TER(**options), hyps, [refs]) == TER(**options)._extract_corpus_statistics(hyps, [refs])
+    assert ter_statistics(TER(**options), hyps, [refs]) == TER(**options)._extract_corpus_statistics(hyps, [refs])
 
 
 def test_hmeant_wmt13_outputs_equal_sacrebleu():
@@ -187,7 +188,7 @@ def test_hmeant_wmt13_outputs_equal_sacrebleu():
     hyps, refs = [h for h, _ in pairs.values()], [r for _, r in pairs.values()]
     assert len(hyps) > 500
     stats, segment, corpus, _ = sacrebleu_scores(hyps, refs)
-    assert corpus_statistics(TER(), hyps, [refs]) == stats
+    assert ter_statistics(TER(), hyps, [refs]) == stats
     ours = ter(hyps, refs)
     np.testing.assert_allclose(ours.segment, segment, rtol=1e-13)
     assert ours.corpus == pytest.approx(corpus, rel=1e-13)

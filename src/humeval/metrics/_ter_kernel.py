@@ -265,7 +265,7 @@ def ter_edits_many(tokens, offsets, hyp_of, ref_of):  # pragma: no cover - compi
     return out
 
 
-def corpus_statistics(metric, hypotheses, references) -> list[list]:
+def ter_statistics(metric, hypotheses, references) -> list[list]:
     """What ``metric._extract_corpus_statistics(hypotheses, references)`` returns for a sacrebleu
     ``TER`` metric: per hypothesis [the fewest edits over its references, the references' mean
     length], computed by ``ter_edits``. Segments are tokenized by the metric's own

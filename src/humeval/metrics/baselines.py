@@ -73,8 +73,8 @@ def _statistics(metric, hypotheses, refs):
     compiled search of ``_ter_kernel`` (equal to sacrebleu's by test, signature unchanged)."""
     from sacrebleu.metrics import TER
     if isinstance(metric, TER):
-        from humeval.metrics._ter_kernel import corpus_statistics
-        return corpus_statistics(metric, list(hypotheses), refs)
+        from humeval.metrics._ter_kernel import ter_statistics
+        return ter_statistics(metric, list(hypotheses), refs)
     return metric._extract_corpus_statistics(list(hypotheses), refs)
 
 

@@ -155,12 +155,18 @@ def sacrebleu_scores(hyps, refs):
     return stats, segment, metric._compute_score_from_stats([sum(c) for c in zip(*stats)]).score / 100, metric
 
 
+# Every 4th segment of the real sets (sacrebleu's pure-Python search is the cost of these tests:
+# 1.9 s and 5 s for the whole sets); benchmarks/bench_ter.py checks the whole sets equal.
+EVERY = 4
+
+
 def test_mlqe_pe_et_en_dev_equals_sacrebleu():
     hyps, refs = mlqe_et_en()
     assert len(hyps) == len(refs) == 1000
+    hyps, refs = hyps[::EVERY], refs[::EVERY]
     stats, segment, corpus, metric = sacrebleu_scores(hyps, refs)
     assert ter_statistics(TER(), hyps, [refs]) == stats
-    assert sum(row[0] for row in stats) > 5000  # a real workload: thousands of edits, shifts among them
+    assert sum(row[0] for row in stats) > 1000  # a real workload: over a thousand edits, shifts among them
     ours = ter(hyps, refs)
     np.testing.assert_allclose(ours.segment, segment, rtol=1e-13)
     assert ours.corpus == pytest.approx(corpus, rel=1e-13)
@@ -176,7 +182,7 @@ def test_mlqe_pe_et_en_dev_equals_sacrebleu():
                                      {"normalized": True, "no_punct": True, "case_sensitive": True}])
 def test_mlqe_pe_options_on_a_subset(options):
     hyps, refs = mlqe_et_en()
-    hyps, refs = hyps[:250], refs[:250]
+    hyps, refs = hyps[1::EVERY * 4], refs[1::EVERY * 4]
     assert ter_statistics(TER(**options), hyps, [refs]) == TER(**options)._extract_corpus_statistics(hyps, [refs])
 
 
@@ -187,6 +193,7 @@ def test_hmeant_wmt13_outputs_equal_sacrebleu():
              if a.output.text and a.reference.text}
     hyps, refs = [h for h, _ in pairs.values()], [r for _, r in pairs.values()]
     assert len(hyps) > 500
+    hyps, refs = hyps[::EVERY], refs[::EVERY]
     stats, segment, corpus, _ = sacrebleu_scores(hyps, refs)
     assert ter_statistics(TER(), hyps, [refs]) == stats
     ours = ter(hyps, refs)

@@ -5,7 +5,8 @@ be reproduced: ``MetricScores(segment=…, corpus=…, signature=…)``.
 
 - ``bleu``: corpus BLEU and sentence BLEU with effective order (Post 2018);
 - ``chrf``: chrF (``word_order=0``) or chrF++ (``word_order=2``) (Popović 2015, 2017);
-- ``ter``: TER (Snover et al. 2006), as a 0–1 edit rate per segment;
+- ``ter``: TER (Snover et al. 2006), as a 0–1 edit rate per segment; sacrebleu's search compiled
+  (``_ter_kernel``, the same edit counts);
 - ``hter``: TER of each hypothesis against its targeted post-edit; with several post-editors the
   minimum, as Denkowski & Lavie (2010, §3.3) specify.
 
@@ -67,12 +68,22 @@ def ter(hypotheses, references, **options) -> MetricScores:
     return MetricScores(seg / 100, total / 100, str(metric.get_signature()), "TER")
 
 
+def _statistics(metric, hypotheses, refs):
+    """``metric._extract_corpus_statistics(hypotheses, refs)``; for TER the same numbers from the
+    compiled search of ``_ter_kernel`` (equal to sacrebleu's by test, signature unchanged)."""
+    from sacrebleu.metrics import TER
+    if isinstance(metric, TER):
+        from humeval.metrics._ter_kernel import ter_statistics
+        return ter_statistics(metric, list(hypotheses), refs)
+    return metric._extract_corpus_statistics(list(hypotheses), refs)
+
+
 def _segments_and_corpus(metric, hypotheses, refs):
     """Sentence scores and the corpus score of a sacrebleu metric whose statistics add up over
     segments (chrF, TER), from one pass: each segment's statistics scored alone are its
     ``sentence_score``, their sum scored is ``corpus_score`` (sacrebleu computes both so; calling
     both would align every segment twice — TER's shifts search is most of ``hmeant --metrics``)."""
-    stats = metric._extract_corpus_statistics(list(hypotheses), refs)
+    stats = _statistics(metric, hypotheses, refs)
     seg = np.array([metric._compute_score_from_stats(row).score for row in stats])
     total = metric._compute_score_from_stats([sum(column) for column in zip(*stats)]).score if stats else \
         metric.corpus_score(list(hypotheses), refs).score
@@ -94,12 +105,14 @@ def hter(post_edits: PostEdits, **options) -> pd.DataFrame:
 
     def label(codes, names, i):
         return names[codes[i]] if codes[i] >= 0 else None
+    kept = np.nonzero(usable)[0]
+    # each row's statistics scored alone are its sentence_score(hypothesis, [post-edit])
+    stats = _statistics(metric, [post_edits.hypothesis[i] for i in kept], [[post_edits.post_edit[i] for i in kept]])
     rows = []
-    for i in np.nonzero(usable)[0]:
-        h, p = post_edits.hypothesis[i], post_edits.post_edit[i]
+    for i, row in zip(kept, stats):
         rows.append((label(post_edits.track, post_edits.tracks, i) or "",
                      label(post_edits.item, post_edits.items, i), label(post_edits.system, post_edits.systems, i),
-                     metric.sentence_score(h, [p]).score / 100))
+                     metric._compute_score_from_stats(row).score / 100))
     df = pd.DataFrame(rows, columns=["track", "item", "system", "hter"])
     result = df.groupby(["track", "item", "system"], dropna=False)["hter"].min().to_frame()
     result.attrs["skipped"] = int((~usable).sum())
@@ -119,5 +132,5 @@ def corpus_statistics(name: str, hypotheses, references, **options):
         raise ValueError(f"no sufficient statistics for {name!r}; choose one of {', '.join(makers)}")
     metric = makers[name]()
     refs = _streams(references, len(hypotheses))
-    stats = np.array(metric._extract_corpus_statistics(list(hypotheses), refs), dtype=float)
+    stats = np.array(_statistics(metric, hypotheses, refs), dtype=float)
     return stats, lambda row: metric._compute_score_from_stats(list(row)).score, str(metric.get_signature())

@@ -71,6 +71,8 @@ def main():
     ter_statistics(TER(), ["a b c"], [["c a b"]])
     print(f"kernel import + first call ({'compile' if args.cold else 'compile or load from numba cache'}): "
           f"{time.perf_counter() - start:.2f} s")
+    from humeval.threads import threads_in_use
+    print(f"threads: {threads_in_use()} (the search runs on one)")
 
     sets = [s for s in (mlqe_pe(), hmeant_wmt13()) if s is not None] or [generated()]
     for name, hyps, refs in sets:

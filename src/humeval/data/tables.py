@@ -381,13 +381,18 @@ class Comparisons(Table):
     def tie_rate(self) -> float:
         return float(np.mean(self.outcome == 0)) if len(self) else float("nan")
 
-    def tally(self) -> pd.DataFrame:
-        """Per system: comparisons, wins, ties, losses, and win share = wins / (wins + losses)."""
+    def record(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per system code: (wins, ties, losses), rows counted once each (weights ignored)."""
         n = len(self.systems)
         count = lambda codes: np.bincount(codes, minlength=n)
         wins = count(self.a[self.outcome == 1]) + count(self.b[self.outcome == 2])
         losses = count(self.a[self.outcome == 2]) + count(self.b[self.outcome == 1])
         ties = count(self.a[self.outcome == 0]) + count(self.b[self.outcome == 0])
+        return wins, ties, losses
+
+    def tally(self) -> pd.DataFrame:
+        """Per system: comparisons, wins, ties, losses, and win share = wins / (wins + losses)."""
+        wins, ties, losses = self.record()
         with np.errstate(invalid="ignore", divide="ignore"):
             share = wins / (wins + losses)
         return pd.DataFrame({"comparisons": wins + ties + losses, "wins": wins, "ties": ties,

@@ -22,6 +22,7 @@ model fits on single comparisons: ``Ranker.fit`` repeats each row ``weight`` tim
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from abc import ABC, abstractmethod
@@ -36,12 +37,19 @@ from humeval.data.tables import Comparisons
 SWAP = np.array([0, 2, 1])  # the negation π̂ of a preference: 1 <-> 2, ties stay
 
 
+@functools.cache
+def _init_parameters(cls) -> tuple[str, ...]:
+    """The names of ``cls.__init__``'s parameters (read once per class: ``inspect.signature`` is
+    a tenth of a millisecond, and ``get_params`` runs at every clone and fit of a bootstrap)."""
+    return tuple(p for p in inspect.signature(cls.__init__).parameters if p != "self")
+
+
 class Estimator(ABC):
     """Parameters from ``__init__``, ``get_params``/``set_params``, a readable repr."""
 
     @classmethod
     def _param_names(cls) -> list[str]:
-        return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+        return list(_init_parameters(cls))
 
     def get_params(self, deep: bool = True) -> dict:
         return {name: getattr(self, name) for name in self._param_names()}
@@ -254,7 +262,8 @@ class Ranker(Estimator):
         self.systems_ = tuple(comparisons.systems)
         self._fit(comparisons if self.weighted else as_rows(comparisons, type(self).__name__))
         self.components_ = components(comparisons, cells=self._pair_cells_of(comparisons))
-        self.record_ = comparisons.tally()[["wins", "ties", "losses"]]
+        wins, ties, losses = comparisons.record()  # the tally's columns, on the fit's own index
+        self.record_ = pd.DataFrame({"wins": wins, "ties": ties, "losses": losses}, index=self._system_index())
         self.n_judgments_ = judgment_count(comparisons)
         return self
 
@@ -284,8 +293,16 @@ class Ranker(Estimator):
         if not hasattr(self, "systems_"):
             raise RuntimeError(f"{type(self).__name__} is not fitted yet: call fit(comparisons) first")
 
+    def _system_index(self) -> pd.Index:
+        """``pd.Index(self.systems_, name="system")``, built once per fit and shared by the fitted
+        Series (building an Index of strings costs more than the Series around it)."""
+        kept = getattr(self, "_index_of_systems", None)
+        if kept is None or kept[0] is not self.systems_:
+            kept = self._index_of_systems = (self.systems_, pd.Index(self.systems_, name="system"))
+        return kept[1]
+
     def _series(self, values, name="score") -> pd.Series:
-        return pd.Series(np.asarray(values, dtype=float), index=pd.Index(self.systems_, name="system"), name=name)
+        return pd.Series(np.asarray(values, dtype=float), index=self._system_index(), name=name)
 
     def notes(self) -> pd.Series:
         """Per system, what makes its score rest on assumptions rather than data: "no
@@ -294,7 +311,7 @@ class Ranker(Estimator):
         self._check_fitted()
         record = getattr(self, "record_", None)
         if record is None:
-            return pd.Series("", index=pd.Index(self.systems_, name="system"), name="note")
+            return pd.Series("", index=self._system_index(), name="note")
         w, t, l = (record[c].to_numpy() for c in ("wins", "ties", "losses"))
         note = np.select([w + t + l == 0, w + l == 0, l == 0, w == 0],
                          ["no comparisons", "only ties", "never lost", "never won"], "")

@@ -20,7 +20,6 @@ import numpy as np
 import pandas as pd
 from markupsafe import Markup, escape
 
-from humeval.report.render import column_kind, number
 
 MISSING = "not enough ratings"
 # key, title, the task types whose counts say which systems were judged
@@ -50,6 +49,8 @@ def _blank(value) -> bool:
 def html_table(df: pd.DataFrame, table_id: str) -> Markup:
     """``df`` as an HTML table: its index as the first column, numbers written by kind, blanks as
     "not enough ratings"."""
+    from humeval.report.render import column_kind, number  # here, not at the top: the report package
+    # (matplotlib, the experiments) would be half of `humeval serve`'s start-up
     first = df.index.name or ""
     kinds = [column_kind(c, df[c]) for c in df.columns]
     head = "".join(f"<th>{escape(str(c))}</th>" for c in (first, *df.columns))
@@ -151,6 +152,7 @@ FEW_SHARED = 30
 def agreement_table(table: pd.DataFrame) -> Markup:
     """The agreement rows (``humeval.serve.agreement``) as HTML: "not enough overlap" for a
     protocol no two annotators judged the same output of, "–" for a rate the measure has not."""
+    from humeval.report.render import number
     shown = pd.DataFrame(index=table.index, columns=table.columns, dtype=object)
     for protocol, row in table.iterrows():
         value = NO_OVERLAP if not row["shared items"] else (

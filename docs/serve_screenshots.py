@@ -80,7 +80,7 @@ def take(out: Path = OUT) -> list[Path]:
     order = {text: rank for rank, texts in enumerate(SYSTEMS.values()) for text in texts}
     out.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix="humeval-shots-"))
-    campaign = write_demo(folder, leaderboard_interval=1.0, bootstrap=100)
+    campaign = write_demo(folder, leaderboard_interval=3.0, bootstrap=100)
     port = _port()
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
     server = subprocess.Popen([sys.executable, "-m", "humeval", "serve", str(campaign), "--port", str(port)],

@@ -27,3 +27,28 @@ def test_newton_ascent_on_a_logistic_loss_with_a_negatively_weighted_term():
     x = newton_ascent(derivatives, lambda x: derivatives(x)[0], np.array([5.0]), None, 100, 1e-12,
                       solve_or_least_squares)
     assert abs(x[0] - np.log(3.0)) < 1e-10
+
+
+def test_line_search_stays_put_when_no_step_is_an_ascent():
+    # a descent direction: f = −x², x = 1, step +1; every trial x + t (t down to 2⁻²⁷) is lower than
+    # f(1) = −1, so x itself comes back (it used to take the last trial, a worse point), and
+    # newton_ascent stops there instead of wandering
+    f = lambda x: -float(x[0] ** 2)  # noqa: E731
+    calls = []
+
+    def counted(x):
+        calls.append(x[0])
+        return f(x)
+    x = np.array([1.0])
+    assert line_search(counted, f(x), x, np.array([1.0])) is x
+    assert len(calls) == 28 and calls[-1] == 1.0 + 2.0 ** -27
+    wrong = lambda x: (f(x), np.array([1.0]), np.array([[1.0]]))  # noqa: E731  a gradient of the wrong sign
+    assert newton_ascent(wrong, f, x, None, 100, 1e-10, solve_or_least_squares)[0] == 1.0
+
+
+def test_abilities_that_ran_off_are_not_bounded():
+    # ppi.bounded: finite and within 20 logits of each other (system 0 pinned at 0 is part of the spread)
+    from humeval.experiments.ppi import bounded
+    assert bounded(np.array([1.0, -2.0])) and bounded(np.array([19.5, 0.0]))
+    assert not bounded(np.array([21.0, 0.0])) and not bounded(np.array([11.0, -10.0]))
+    assert not bounded(np.array([np.nan, 0.0])) and not bounded(np.array([1e10, 3.0]))

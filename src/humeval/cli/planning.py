@@ -239,6 +239,10 @@ def _target_plan(file, options, delimiter, sql, keep, judge_file, judge_ratio, a
               "), mean over systems of the 95% interval's width as humeval ppi computes it; median "
               f"over the simulated campaigns, × {result.attrs['calibration']:.2f}: the pilot's own width over the "
               "simulated one at the pilot's size.")
+    if not np.isfinite(result[["width", "human-only width"]].to_numpy()).all():
+        out.print("  inf: in half or more of that budget's simulated campaigns the fit has no finite maximum (a "
+                  "system the humans never saw lose or win), so there is no interval to measure; they count as "
+                  "not identifying the top.")
 
 
 def check_active_options(ctx, file, design, budget, batch, checkpoint):

@@ -498,14 +498,30 @@ def _humans_alone(model, human, unmatched, path) -> dict:
     return {"all_human": model(human, human, lam=0.0, path=path)["human"]} if unmatched else {}
 
 
+UNBOUNDED = 20.0  # logits between two abilities: a fit this spread has separated (no finite maximum)
+
+
+def bounded(theta) -> bool:
+    """Whether abilities θ (system 0 pinned at 0, as ``_fit`` gives them) stayed finite and less
+    than ``UNBOUNDED`` logits apart (odds of e^20). Beyond, the loss has no finite maximum (a
+    system that never lost; at λ = 1 a system the judge alone never saw, where the labelled terms
+    are linear) and the solver has followed it along a ray."""
+    theta = np.asarray(theta, dtype=float)
+    return bool(np.all(np.isfinite(theta)) and np.ptp(np.concatenate([[0.0], theta])) <= UNBOUNDED)
+
+
 def _tuned(fit, sandwich, data, lam=None, start=None):
     """(θ̂_λ, λ): the PPI++ fit of ``data`` = (labelled design, y, ŷ, ω, judge-only design, ŷ, ω),
-    with λ tuned by ``power_tuning`` at the λ = 1 fit (PPI++ §6) unless given. ``fit`` and
+    with λ tuned by ``power_tuning`` at the λ = 1 fit (PPI++ §6) unless given; λ = 0 (the humans
+    alone) when the λ = 1 loss has no finite maximum to tune at (``bounded``). ``fit`` and
     ``sandwich`` are a model's pair (``_fit``/``_sandwich`` or the Davidson ones)."""
     if lam is None:
         th1 = fit(*data, 1.0, start=start)
-        _, inv, g, gh, gu = sandwich(*data, 1.0, th1)
-        lam = power_tuning(g, gh, gu, inv, w=data[3], w_unlabeled=data[6]) if len(gu) else 0.0
+        if len(data[6]) and bounded(th1):
+            _, inv, g, gh, gu = sandwich(*data, 1.0, th1)
+            lam = power_tuning(g, gh, gu, inv, w=data[3], w_unlabeled=data[6])
+        else:
+            lam = 0.0
     return fit(*data, lam, start=start), float(lam)
 
 

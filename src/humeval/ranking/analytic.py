@@ -110,6 +110,13 @@ def covariance(model, kind: str = "fisher", clusters=None, _data=None, small_sam
     """Covariance of (scores on the model's scale, position effect?, covariate coefficients,
     log tie parameter?) as a labelled DataFrame; systems without comparisons get NaN. See the
     module doc for ``kind``, ``clusters`` and ``small_sample``."""
+    out, names = covariance_matrix(model, kind, clusters, _data, small_sample)
+    return pd.DataFrame(out, index=pd.Index(names, name="parameter"), columns=names)
+
+
+def covariance_matrix(model, kind: str = "fisher", clusters=None, _data=None, small_sample: bool = True):
+    """``covariance`` as (array, parameter names), without the labelled frame (a fit's standard
+    errors need only its diagonal, at every fit of a bootstrap or a simulation)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
     if kind == "fisher" and clusters is not None:
@@ -137,8 +144,7 @@ def covariance(model, kind: str = "fisher", clusters=None, _data=None, small_sam
     unrated = np.nonzero(~model.rated_)[0]
     out[unrated, :] = np.nan
     out[:, unrated] = np.nan
-    names = fit.names
-    return pd.DataFrame(out, index=pd.Index(names, name="parameter"), columns=names)
+    return out, fit.names
 
 
 def critical_value(cov: np.ndarray, confidence: float, simultaneous: bool, random_state=0) -> float:

@@ -270,9 +270,9 @@ class _PairModel(PreferenceModel):
                           f"judgments to estimate them: read their signs, not their sizes", SeparationWarning,
                           stacklevel=3)
         self._set(theta, phi, tie)
-        from humeval.ranking.analytic import covariance
-        cov = covariance(self, "fisher", _data=(a, b, counts, X))
-        std = np.sqrt(np.clip(np.diag(cov.to_numpy()), 0, None))
+        from humeval.ranking.analytic import covariance_matrix
+        cov, _ = covariance_matrix(self, "fisher", _data=(a, b, counts, X))
+        std = np.sqrt(np.clip(np.diag(cov), 0, None))
         self.scores_std_ = self._series(std[:n], name="std")
         if names:
             coef_std = np.full(len(names), np.nan)

@@ -52,3 +52,14 @@ def test_abilities_that_ran_off_are_not_bounded():
     assert bounded(np.array([1.0, -2.0])) and bounded(np.array([19.5, 0.0]))
     assert not bounded(np.array([21.0, 0.0])) and not bounded(np.array([11.0, -10.0]))
     assert not bounded(np.array([np.nan, 0.0])) and not bounded(np.array([1e10, 3.0]))
+
+
+def test_renaming_one_results_index_leaves_the_others():
+    # a fitted model builds its systems' Index once; each result gets its own view of it
+    from humeval.data import Comparisons
+    from humeval.ranking import BradleyTerry
+    model = BradleyTerry().fit(Comparisons(a=[0, 1, 2, 0], b=[1, 2, 0, 2], outcome=[1, 1, 2, 0],
+                                           systems=("A", "B", "C")))
+    model.scores_.index.name = "renamed"
+    assert model.record_.index.name == model.scores_std_.index.name == model.notes().index.name == "system"
+    assert list(model.record_.index) == ["A", "B", "C"]

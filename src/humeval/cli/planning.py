@@ -240,9 +240,9 @@ def _target_plan(file, options, delimiter, sql, keep, judge_file, judge_ratio, a
               f"over the simulated campaigns, × {result.attrs['calibration']:.2f}: the pilot's own width over the "
               "simulated one at the pilot's size.")
     if not np.isfinite(result[["width", "human-only width"]].to_numpy()).all():
-        out.print("  inf: in half or more of that budget's simulated campaigns the fit has no finite maximum (a "
-                  "system the humans never saw lose or win), so there is no interval to measure; they count as "
-                  "not identifying the top.")
+        out.print("  inf: in at least half of that budget's simulated campaigns there is no interval to measure: a "
+                  "system no human battle reaches, or a fit without a finite maximum (a system the humans never "
+                  "saw lose or win); such a PPI++ fit counts as not identifying the top.")
 
 
 def check_active_options(ctx, file, design, budget, batch, checkpoint):

@@ -517,7 +517,7 @@ def _tuned(fit, sandwich, data, lam=None, start=None):
     ``sandwich`` are a model's pair (``_fit``/``_sandwich`` or the Davidson ones)."""
     if lam is None:
         th1 = fit(*data, 1.0, start=start)
-        if len(data[6]) and bounded(th1):
+        if len(data[6]) and bounded(th1[:data[0].shape[1]]):  # the abilities (Davidson's log ν follows)
             _, inv, g, gh, gu = sandwich(*data, 1.0, th1)
             lam = power_tuning(g, gh, gu, inv, w=data[3], w_unlabeled=data[6])
         else:

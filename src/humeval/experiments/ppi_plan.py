@@ -195,8 +195,9 @@ def _battle_campaign(truth, noise, pilot: JudgedPilot, n: int, rng):
     """One simulated campaign: n battles judged by humans and the judge, ratio·n by the judge only;
     returns (2·z·se averaged over systems: human-only, PPI++; whether PPI++ puts the true top first).
     A width is NaN (unbounded) when its fit has no finite maximum (``ppi.bounded``: a system the
-    humans never saw lose), and the top is then not identified; before this was checked, 9 % of
-    the small campaigns of WMT10 es-en's plan went on with abilities of 1e10 and widths of 0 to 7e13."""
+    humans never saw lose; PPI++ is fitted all the same, from zero, as ``humeval ppi`` would), and
+    a PPI++ fit without one does not identify the top; before this was checked, 9 % of the small
+    campaigns of WMT10 es-en's plan went on with abilities of 1e10 and widths of 0 to 7e13."""
     from scipy.stats import norm
     k = len(truth)
     m = n + int(round(pilot.ratio * n))
@@ -222,21 +223,23 @@ def _battle_campaign(truth, noise, pilot: JudgedPilot, n: int, rng):
         return z * np.sqrt(np.clip(np.diag(_centred(theta, cov, systems)[1]), 0, None)).mean()
 
     theta_h = _fit(lx, ly, lyh, lw, ux[:0], uy[:0], uw[:0], 0.0)
-    if not bounded(theta_h):  # a system the humans never saw lose (or win): unbounded, as above
-        return np.nan, np.nan, 0.0
-    cov_h = _sandwich(lx, ly, lyh, lw, ux[:0], uy[:0], uw[:0], 0.0, theta_h)[0]
-    theta1 = _fit(lx, ly, lyh, lw, ux, uy, uw, 1.0, start=theta_h)
+    if bounded(theta_h):
+        width_h = width_of(theta_h, _sandwich(lx, ly, lyh, lw, ux[:0], uy[:0], uw[:0], 0.0, theta_h)[0])
+        start = theta_h
+    else:  # a system the humans never saw lose (or win): their width is unbounded; PPI++'s may not be
+        width_h, start = np.nan, None
+    theta1 = _fit(lx, ly, lyh, lw, ux, uy, uw, 1.0, start=start)
     if len(uw) and bounded(theta1):  # as ppi._tuned: λ = 0 when the λ = 1 loss has no maximum
         _, inv, g, gh, gu = _sandwich(lx, ly, lyh, lw, ux, uy, uw, 1.0, theta1)
         lam, start = _lambda_at(*_lambda_moments(g, gh, gu, lw, uw), inv, uw.sum() / lw.sum()), theta1
     else:
-        lam, start = 0.0, theta_h
+        lam = 0.0
     theta = _fit(lx, ly, lyh, lw, ux, uy, uw, lam, start=start)
     if not bounded(theta):
-        return width_of(theta_h, cov_h), np.nan, 0.0
+        return width_h, np.nan, 0.0
     cov = _sandwich(lx, ly, lyh, lw, ux, uy, uw, lam, theta)[0]
     scores, cov = _centred(theta, cov, systems)
-    return width_of(theta_h, cov_h), z * np.sqrt(np.clip(np.diag(cov), 0, None)).mean(), \
+    return width_h, z * np.sqrt(np.clip(np.diag(cov), 0, None)).mean(), \
         float(np.argmax(scores.to_numpy()) == np.argmax(truth))
 
 

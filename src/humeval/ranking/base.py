@@ -294,12 +294,13 @@ class Ranker(Estimator):
             raise RuntimeError(f"{type(self).__name__} is not fitted yet: call fit(comparisons) first")
 
     def _system_index(self) -> pd.Index:
-        """``pd.Index(self.systems_, name="system")``, built once per fit and shared by the fitted
-        Series (building an Index of strings costs more than the Series around it)."""
+        """``pd.Index(self.systems_, name="system")``: built once per fit (building an Index of
+        strings costs more than the Series around it), each caller given its own view of it (an
+        Index's name can be set in place: renaming one result's index must not rename another's)."""
         kept = getattr(self, "_index_of_systems", None)
         if kept is None or kept[0] is not self.systems_:
             kept = self._index_of_systems = (self.systems_, pd.Index(self.systems_, name="system"))
-        return kept[1]
+        return kept[1].view()
 
     def _series(self, values, name="score") -> pd.Series:
         return pd.Series(np.asarray(values, dtype=float), index=self._system_index(), name=name)

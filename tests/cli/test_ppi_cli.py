@@ -254,3 +254,21 @@ def test_too_few_human_units_for_normal_intervals_are_warned(tmp_path):
     assert 2 * t.cdf(1.959964 * np.sqrt(0.5), 1) - 1 == pytest.approx(0.6021, abs=1e-4)
     cover = small_sample_coverage(pd.DataFrame({"n": [2, 10, 25, 300]}, index=list("abcd")))
     assert cover.to_dict() == pytest.approx({"a": 0.6021, "b": 0.9041}, abs=1e-4)  # 25: 0.933 ≥ 0.93
+
+
+def test_abilities_without_a_maximum_are_said_not_to_be_estimates(tmp_path):
+    # 30 human battles on 6 systems 2 logits apart (seed 3): some system never lost to the humans, so
+    # their abilities run off (they spread over 40 logits, with tight intervals around the runaway
+    # values); the command says so, and --json lists which estimates ran off
+    truth, h, j = judged_battles(n_human=30, n_judge=300, k=6, spread=2.0, random_state=3)
+    path = tmp_path / "battles.csv"
+    battles_frame(h, j).to_csv(path, index=False)
+    result = run("ppi", path)
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.stderr.split())
+    assert "warning: the humans alone: the abilities have no finite maximum" in said and "not estimates" in said
+    assert "the combined (PPI++) fit" not in said  # the judge's battles bound the combined fit
+    assert json.loads(run("ppi", path, "--json").stdout)["unbounded"] == ["human"]
+    fine = tmp_path / "fine.csv"
+    _battles_file(fine)
+    assert json.loads(run("ppi", fine, "--json").stdout)["unbounded"] == []

@@ -13,7 +13,7 @@ import click
 import numpy as np
 import pandas as pd
 
-from humeval.cli.common import (CONFIDENCE, SEED, SHARE, TABLE_OUT, Resamples, common_options, jsonable, load, out,
+from humeval.cli.common import (CONFIDENCE, SEED, SHARE, TABLE_OUT, Resamples, common_options, err, jsonable, load, out,
                                 print_skips, read_options, render, split_judges)
 from humeval.cli.judged import ratings_series as _series, with_judge_file
 from humeval.data.tables import Ratings
@@ -283,6 +283,14 @@ def _means(table, title, full, out_file, as_json, boot=None, confidence=0.95):
 def _battles(result, title, confidence, out_file, as_json, boot=None):
     frames = {k: v.intervals(confidence) for k, v in result.items()}
     ppi = result["ppi"]
+    from humeval.experiments.ppi import bounded
+    unbounded = [k for k, v in result.items() if not bounded(v.scores.to_numpy())]
+    for kind in unbounded:  # an ability that ran off: no maximum, so neither its score nor its interval is one
+        who = {"human": "the humans alone", "judge": "the judge alone", "ppi": "the combined (PPI++) fit"}[kind]
+        err.print(f"[yellow]warning:[/] {who}: the abilities have no finite maximum (they spread over "
+                  f"{np.ptp(result[kind].scores.to_numpy()):,.0f} logits: a system that never lost or never won in "
+                  f"these battles), so those scores and intervals are not estimates; more battles of the systems "
+                  f"at the ends would give them one")
     table = pd.concat({k: f for k, f in frames.items()}, axis=1)
     table.columns = [f"{k}_{c}" for k, c in table.columns]
     table = _with_bootstrap(table.sort_values("ppi_score", ascending=False), boot)
@@ -296,7 +304,7 @@ def _battles(result, title, confidence, out_file, as_json, boot=None):
     if as_json:
         all_human = ppi.extra.get("all_human")
         click.echo(json.dumps({"systems": jsonable(table.reset_index()), "lambda": ppi.lam, "n": ppi.n, "N": ppi.N,
-                               "effective_n": ppi.extra["effective_n"],
+                               "effective_n": ppi.extra["effective_n"], "unbounded": unbounded,
                                **({"all_human_n": all_human.n, "all_human_mean_width": _mean_width(all_human, confidence),
                                    "combined_mean_width": _mean_width(ppi, confidence)} if all_human else {}),
                                **({"nu": ppi.extra["nu"]} if "nu" in ppi.extra else {})}, indent=2))

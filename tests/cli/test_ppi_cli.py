@@ -268,7 +268,11 @@ def test_abilities_without_a_maximum_are_said_not_to_be_estimates(tmp_path):
     said = " ".join(result.stderr.split())
     assert "warning: the humans alone: the abilities have no finite maximum" in said and "not estimates" in said
     assert "the combined (PPI++) fit" not in said  # the judge's battles bound the combined fit
-    assert json.loads(run("ppi", path, "--json").stdout)["unbounded"] == ["human"]
+    # the judge's worth is measured against the humans' intervals: not given when they have none
+    assert "worth in human battles is not given" in " ".join(result.stdout.split())
+    got = json.loads(run("ppi", path, "--json").stdout)
+    assert got["unbounded"] == ["human"] and got["effective_n"] is None
     fine = tmp_path / "fine.csv"
     _battles_file(fine)
-    assert json.loads(run("ppi", fine, "--json").stdout)["unbounded"] == []
+    fine_got = json.loads(run("ppi", fine, "--json").stdout)
+    assert fine_got["unbounded"] == [] and fine_got["effective_n"] > fine_got["n"] == 200

@@ -18,12 +18,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from serve_helpers import Server, loopback_ssl, write_campaign
+from serve_helpers import Server, cheap_hash, loopback_ssl, write_campaign
 
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 
-from humeval.serve.auth import hash_password  # noqa: E402
 
 ANNOTATORS, SUBMISSIONS = (int(x) for x in os.environ.get("HUMEVAL_LOAD", "50x20").split("x"))
 PASSWORD = "load test password"
@@ -31,7 +30,7 @@ PASSWORD = "load test password"
 
 def campaign(folder, n_annotators) -> Path:
     path = write_campaign(folder, n_systems=8, n_items=300, annotators=(), organisers=())
-    hashed = hash_password(PASSWORD, n=2 ** 10)  # a cheap KDF setting: 50 logins in a test, not a deployment
+    hashed = cheap_hash(PASSWORD)  # 50 logins in a test, not a deployment
     text = path.read_text().replace("bootstrap = 20", "bootstrap = 50").replace("leaderboard_interval = 0.2",
                                                                                  "leaderboard_interval = 1.0")
     text += "".join(f'[[accounts]]\nname = "ann{i}"\nrole = "annotator"\npassword_hash = "{hashed}"\n'

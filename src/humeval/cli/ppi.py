@@ -304,7 +304,8 @@ def _battles(result, title, confidence, out_file, as_json, boot=None):
     if as_json:
         all_human = ppi.extra.get("all_human")
         click.echo(json.dumps({"systems": jsonable(table.reset_index()), "lambda": ppi.lam, "n": ppi.n, "N": ppi.N,
-                               "effective_n": ppi.extra["effective_n"], "unbounded": unbounded,
+                               "effective_n": None if "human" in unbounded else ppi.extra["effective_n"],
+                               "unbounded": unbounded,
                                **({"all_human_n": all_human.n, "all_human_mean_width": _mean_width(all_human, confidence),
                                    "combined_mean_width": _mean_width(ppi, confidence)} if all_human else {}),
                                **({"nu": ppi.extra["nu"]} if "nu" in ppi.extra else {})}, indent=2))
@@ -312,9 +313,11 @@ def _battles(result, title, confidence, out_file, as_json, boot=None):
     name = "Davidson" if "nu" in ppi.extra else "Bradley–Terry"
     out.print(render(shown, f"{title}: {name} abilities (± half-width, {confidence:.0%})", "system"))
     worth = ppi.extra["effective_n"]
-    out.print(f"  λ = {ppi.lam:.2f}; {ppi.n:,.0f} human battles the judge also judged, {ppi.N:,.0f} judge-only; the "
-              f"combined intervals are as narrow as {worth:,.0f} human battles alone (the judge is worth "
-              f"{worth - ppi.n:+,.0f}).")
+    out.print(f"  λ = {ppi.lam:.2f}; {ppi.n:,.0f} human battles the judge also judged, {ppi.N:,.0f} judge-only; "
+              + ("the judge's worth in human battles is not given: it is measured against the humans' own "
+                 "intervals, which have no estimate here." if "human" in unbounded else
+                 f"the combined intervals are as narrow as {worth:,.0f} human battles alone (the judge is worth "
+                 f"{worth - ppi.n:+,.0f})."))
     if "nu" in ppi.extra:
         out.print(f"  tie parameter ν: human {result['human'].extra['nu']:.3f}, judge {result['judge'].extra['nu']:.3f}, "
                   f"combined {ppi.extra['nu']:.3f}")

@@ -184,12 +184,13 @@ def test_the_leaderboard_api_gives_the_pages_agreement_numbers(tmp_path):
         assert rate == ("–" if row["agreement_rate"] is None else f"{100 * row['agreement_rate']:.1f}%")
         if row["value"] is not None:
             assert float(value.split(" ")[0]) == pytest.approx(row["value"], abs=5e-4)
-            # under 30 shared items the page flags the figure as rough
+            # under 30 shared items the page flags the figure as rough, and the API says so too
             assert value.endswith(f"(only {row['shared_items']} shared items: rough)") == (row["shared_items"] < 30)
+        assert row["rough"] is (0 < row["shared_items"] < 30)
     assert api["DA"]["value"] == pytest.approx(1.0) and api["DA"]["agreement_rate"] is None
     assert api["DA"]["shared_items"] > 0 and api["DA"]["annotators"] == 2
 
     olga = one_annotator(tmp_path / "alone")
     assert olga.get("/api/leaderboard").json()["agreement"] == [
         {"protocol": "DA", "shared_items": 0, "annotators": 0, "measure": "Krippendorff's alpha (interval)",
-         "agreement_rate": None, "value": None}]
+         "agreement_rate": None, "value": None, "rough": False}]

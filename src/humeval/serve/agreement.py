@@ -14,7 +14,10 @@ pairs of different annotators (an annotator's repeats are intra-annotator: the q
   two or more annotators scored, each annotator's first score of a unit.
 
 ``shared items`` counts the units judged by at least two annotators; with none the page says "not
-enough overlap" instead of a number.
+enough overlap" instead of a number. ``rough`` is true when there are some but fewer than
+``FEW_SHARED`` (30): the organiser's page and ``/api/leaderboard`` both flag such a figure, whose
+standard error is too large to read its value (kappa's is about
+sqrt(P(A)(1 − P(A)) / n) / (1 − P(E)): 0.125 at n = 30 items with P(A) = 0.7, P(E) = 1/3; 0.28 at 6).
 """
 
 from __future__ import annotations
@@ -26,7 +29,13 @@ from humeval.agreement import krippendorff_alpha, ranking_agreement, units_matri
 from humeval.data.tables import Comparisons, Ratings
 from humeval.serve import export
 
-COLUMNS = ["shared items", "annotators", "measure", "agreement rate", "value"]
+COLUMNS = ["shared items", "annotators", "measure", "agreement rate", "value", "rough"]
+FEW_SHARED = 30  # fewer shared items than this (and more than none): the figure is rough (see the module doc)
+
+
+def rough(shared: int) -> bool:
+    """Whether an agreement figure from ``shared`` shared items is too rough to read (0 < n < 30)."""
+    return 0 < shared < FEW_SHARED
 
 
 def _shared(unit: np.ndarray, judge: np.ndarray) -> np.ndarray:
@@ -42,8 +51,10 @@ def comparison_agreement(comparisons: Comparisons) -> dict:
     unit = (comparisons.item.astype(np.int64) * n + lo) * n + hi
     shared = _shared(unit, comparisons.judge)
     inter = ranking_agreement(comparisons)["inter"]
-    return {"shared items": len(np.unique(unit[shared])), "annotators": len(np.unique(comparisons.judge[shared])),
-            "measure": "WMT ranking kappa (inter-annotator)", "agreement rate": inter.p_agree, "value": inter.kappa}
+    units = len(np.unique(unit[shared]))
+    return {"shared items": units, "annotators": len(np.unique(comparisons.judge[shared])),
+            "measure": "WMT ranking kappa (inter-annotator)", "agreement rate": inter.p_agree, "value": inter.kappa,
+            "rough": rough(units)}
 
 
 def score_agreement(ratings: Ratings) -> dict:
@@ -53,9 +64,10 @@ def score_agreement(ratings: Ratings) -> dict:
     unit, judge, score = unit[first], ratings.judge[first], ratings.score[first]
     shared = _shared(unit, judge)
     alpha = krippendorff_alpha(units_matrix(unit[shared], score[shared]), "interval")
-    return {"shared items": len(np.unique(unit[shared])), "annotators": len(np.unique(judge[shared])),
+    units = len(np.unique(unit[shared]))
+    return {"shared items": units, "annotators": len(np.unique(judge[shared])),
             "measure": "Krippendorff's alpha (interval)", "agreement rate": float("nan"),
-            "value": alpha.kappa if shared.any() else float("nan")}
+            "value": alpha.kappa if shared.any() else float("nan"), "rough": rough(units)}
 
 
 def agreement(db, campaign) -> pd.DataFrame:

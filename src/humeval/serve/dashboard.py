@@ -144,20 +144,17 @@ def available_exports(db) -> list[tuple[str, str, str]]:
 
 
 NO_OVERLAP = "not enough overlap"
-# fewer shared items than this and the agreement figure is flagged as rough: kappa's standard error
-# is about sqrt(P(A)(1 − P(A)) / n) / (1 − P(E)), 0.125 at 30 items with P(A) = 0.7, P(E) = 1/3 (0.28 at 6)
-FEW_SHARED = 30
 
 
 def agreement_table(table: pd.DataFrame) -> Markup:
     """The agreement rows (``humeval.serve.agreement``) as HTML: "not enough overlap" for a
     protocol no two annotators judged the same output of, "–" for a rate the measure has not."""
     from humeval.report.render import number
-    shown = pd.DataFrame(index=table.index, columns=table.columns, dtype=object)
+    shown = pd.DataFrame(index=table.index, columns=table.columns.drop("rough"), dtype=object)
     for protocol, row in table.iterrows():
         value = NO_OVERLAP if not row["shared items"] else (
             "not defined (every judgment the same)" if _blank(row["value"]) else number(row["value"], "decimal"))
-        if 0 < row["shared items"] < FEW_SHARED:  # a kappa or alpha from a handful of items can be anything
+        if row["rough"]:  # a kappa or alpha from a handful of items can be anything (agreement.FEW_SHARED)
             value += f" (only {int(row['shared items'])} shared items: rough)"
         shown.loc[protocol] = [number(int(row["shared items"]), "count"), number(int(row["annotators"]), "count"),
                                row["measure"], number(row["agreement rate"], "percent"), value]

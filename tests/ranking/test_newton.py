@@ -31,7 +31,7 @@ def test_newton_ascent_on_a_logistic_loss_with_a_negatively_weighted_term():
 
 def test_line_search_stays_put_when_no_step_is_an_ascent():
     # a descent direction: f = −x², x = 1, step +1; every trial x + t (t down to 2⁻²⁷) is lower than
-    # f(1) = −1, so with stay x itself comes back (PPI++'s solver), and newton_ascent stops there
+    # f(1) = −1, so x itself comes back (never a worse point), and newton_ascent stops there
     f = lambda x: -float(x[0] ** 2)  # noqa: E731
     calls = []
 
@@ -39,11 +39,10 @@ def test_line_search_stays_put_when_no_step_is_an_ascent():
         calls.append(x[0])
         return f(x)
     x = np.array([1.0])
-    assert line_search(counted, f(x), x, np.array([1.0]), stay=True) is x
+    assert line_search(counted, f(x), x, np.array([1.0])) is x
     assert len(calls) == 28 and calls[-1] == 1.0 + 2.0 ** -27
-    assert line_search(f, f(x), x, np.array([1.0]))[0] == 1.0 + 2.0 ** -27  # without stay: the last trial
     wrong = lambda x: (f(x), np.array([1.0]), np.array([[1.0]]))  # noqa: E731  a gradient of the wrong sign
-    assert newton_ascent(wrong, f, x, None, 100, 1e-10, solve_or_least_squares, stay=True)[0] == 1.0
+    assert newton_ascent(wrong, f, x, None, 100, 1e-10, solve_or_least_squares)[0] == 1.0
 
 
 def test_abilities_that_ran_off_are_not_bounded():

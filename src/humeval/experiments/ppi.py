@@ -328,7 +328,7 @@ def _family_fit(link, a, b, counts, k, start, tol, max_iter):
         g, H = pair_derivatives(link, a, b, counts, None, theta, none, tie, 0.0)
         return objective(x), g, H
 
-    x = newton_ascent(derivatives, objective, x0, None, max_iter, tol, solve_or_least_squares, stay=True)
+    x = newton_ascent(derivatives, objective, x0, None, max_iter, tol, solve_or_least_squares)
     theta, tie = split(x)
     return theta[1:] - theta[0], tie
 

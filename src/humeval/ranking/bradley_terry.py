@@ -40,11 +40,14 @@ Style control (covariates): with per-comparison feature differences z (``Compari
 a − b) the models use x = θ_a − θ_b (+ h) + βᵀz, β fitted jointly with θ by the same Newton
 iteration. β and h have no prior (``coef_l2=None``) unless the data separate them: when the
 covariates (or the first position) predict the outcomes perfectly the maximum-likelihood
-coefficients are infinite (Albert & Anderson 1984), which shows as an estimate beyond
-``SEPARATED`` = 10 logits per RMS unit of the covariate; the fit then puts the prior
-N(0, 1/``COEF_L2``) per RMS unit on every fixed effect (the θ prior's one logit, on the
-covariate's typical size), refits, and warns (``SeparationWarning``) naming the covariates that
-ran away (``separated_``). A number for ``coef_l2`` puts that prior on them always; the scores and ``predict_proba`` hold z at zero. This is FastChat's
+coefficients are infinite (Albert & Anderson 1984). That shows as an estimate beyond
+``SEPARATED`` = 10 logits per RMS unit of the covariate, or a fit that stopped with the
+objective still rising outwards in a coefficient (the solver never takes a worse point, so it
+may stop short); which coefficients the data separate is then decided by linear programs on
+the data (``ranking.separation``: those that separate the outcomes alone, else those a joint
+separating direction moves). The fit then puts the prior N(0, 1/``COEF_L2``) per RMS unit on
+every fixed effect (the θ prior's one logit, on the covariate's typical size), refits, and warns
+(``SeparationWarning``) naming them (``separated_``). A number for ``coef_l2`` puts that prior on them always; the scores and ``predict_proba`` hold z at zero. This is FastChat's
 style control (its logistic regression on model indicators and z-scored style features) and
 arena-rank's contextual Bradley–Terry, fitted exactly rather than by L-BFGS. ``coef_`` and
 ``coef_std_`` report β. Weights: every comparison counts by its ``weight`` (``pair_cells``), in
@@ -255,8 +258,8 @@ class _PairModel(PreferenceModel):
         # per RMS unit of each fixed effect (h: one logit), as the solver sees it: rms / scale per column
         unit = np.concatenate([np.ones(self._extra_h), (self._rms / self._covariate_scale)[self._live]])
         self._phi_prec = (0.0 if self.coef_l2 is None else float(self.coef_l2)) * unit ** 2
-        theta, phi, tie = self._solve_full(a, b, counts, X, n, rated, None)
-        self.separated_ = self._runaway(phi, unit)
+        theta, phi, tie = self._solve_full(a, b, counts, X, n, rated, None, rising=unit)
+        self.separated_ = self._runaway(phi, unit, self._rising)
         if self.separated_ and self.coef_l2 is None:
             import warnings
             self._phi_prec = COEF_L2 * unit ** 2
@@ -279,12 +282,23 @@ class _PairModel(PreferenceModel):
             coef_std[self._live] = std[n + self._extra_h:n + self._extra_h + int(self._live.sum())]
             self.coef_std_ = pd.Series(coef_std, index=pd.Index(names, name="covariate"), name="std")
 
-    def _runaway(self, phi, unit) -> tuple[str, ...]:
-        """Names of the fixed effects whose estimate is beyond ``SEPARATED`` logits per RMS unit
-        (in the link's units: ``per_logit``)."""
+    def _runaway(self, phi, unit, rising) -> tuple[str, ...]:
+        """Names of the fixed effects without a finite estimate. A fit that ran beyond
+        ``SEPARATED`` logits per RMS unit (in the link's units: ``per_logit``) in some coefficient,
+        or stopped with the objective still rising outwards in one (``rising``), has separated
+        data; which coefficients the data separate is then read from the data, not from how far
+        each ran before the line search found no ascent (``ranking.separation``); those beyond
+        ``SEPARATED`` are named in any case."""
         names = (["position effect"] if self.position_effect else []) + [
             n for n, live in zip(self.covariate_names_, self._live) if live]
-        return tuple(n for n, v in zip(names, np.abs(phi) * unit) if not v <= SEPARATED * self.link.per_logit)
+        far = np.array([up or not v <= SEPARATED * self.link.per_logit
+                        for v, up in zip(np.abs(phi) * unit, rising)], dtype=bool)
+        if not far.any():
+            return ()
+        from humeval.ranking.separation import separated_columns
+        la, lb, counts, F, m = self._cone
+        cone = separated_columns(F, counts, la, lb, m if self.l2 <= 0 else 0)
+        return tuple(n for n, flagged in zip(names, far | cone) if flagged)
 
     @property
     def _extra_h(self) -> int:
@@ -416,10 +430,15 @@ class _PairModel(PreferenceModel):
                                                                        start[2]))
         return theta, float(phi[0]) if self.position_effect else 0.0, tie
 
-    def _solve_full(self, a, b, counts, X, n, rated, start):
+    def _solve_full(self, a, b, counts, X, n, rated, start, rising=None):
         """Newton's method on (θ of rated systems, φ = (h?, β), log tie?) with a backtracking line
         search (``ranking.newton.newton_ascent``, the solver Plackett–Luce uses too); ``start`` =
-        (θ over all systems, φ, tie) or None."""
+        (θ over all systems, φ, tie) or None. With ``rising`` (each fixed effect's RMS unit, as
+        ``_runaway`` takes it) ``self._rising`` says, per fixed effect, whether the objective at
+        the estimate moved ``SEPARATED`` logits per RMS unit further out (away from 0) is higher:
+        no finite maximum in that coordinate (Albert & Anderson 1984's separation). At a
+        maximum the objective falls there by about ½·(Fisher information)·(SEPARATED/unit)²,
+        some 10 log-likelihood units per comparison the covariate varies in."""
         idx = np.nonzero(rated)[0]
         m = len(idx)
         k = self._extra_h + (0 if X is None else X.shape[1])
@@ -452,11 +471,31 @@ class _PairModel(PreferenceModel):
         x = newton_ascent(derivatives, lambda x: self._objective(la, lb, counts, F, *unpack(x)),
                           np.concatenate([theta, phi, [tie] if extra_t else []]), bound, self.max_iter, self.tol,
                           solve_or_least_squares)
+        if rising is not None:
+            self._cone = (la, lb, counts, F, m)  # for _runaway's linear programs
+            self._rising = self._outwards(lambda y: self._objective(la, lb, counts, F, *unpack(y)), x, m, k,
+                                          rising)
         theta, phi, tie = unpack(x)
         theta = theta - theta.mean()
         full = np.full(n, np.nan)
         full[idx] = theta
         return full, phi, tie
+
+    def _outwards(self, objective, x, m, k, unit) -> np.ndarray:
+        """Per fixed effect j (x[m + j]), whether ``objective`` at x with that coordinate moved
+        ``SEPARATED`` logits per RMS unit away from 0 is higher than at x (see ``_solve_full``). A
+        coordinate at exactly 0 has no outward side: False."""
+        value = objective(x)
+        out = np.zeros(k, dtype=bool)
+        for j in range(k):
+            if x[m + j] == 0:
+                continue
+            moved = x.copy()
+            moved[m + j] += np.sign(x[m + j]) * SEPARATED * self.link.per_logit / unit[j]
+            # strictly higher: where another coefficient's separation has already saturated every
+            # probability the objective is flat in all directions, and this one is not to blame
+            out[j] = objective(moved) > value
+        return out
 
     def _set(self, theta, phi, tie):
         self.theta_, self._phi, self._tie = theta, np.asarray(phi, dtype=float), tie

@@ -6,8 +6,8 @@ active strategies' warm-started Bradley–Terry, PPI++'s Bradley–Terry and Dav
 H s = g (g the gradient, H the negative Hessian); the trial point x + t s (kept in bounds by
 ``project``) is accepted at the first t in 1, 1/2, 1/4, … that does not lower the objective (by
 more than 1e-12 of its size), or at t ≈ 7.5e-9 at the latest (a backtracking line search,
-``line_search``; Nocedal & Wright 2006, §3.1), or with ``stay`` not at all (x is kept and the
-iteration ends); it stops when no coordinate moves by ``tol``. PPI++'s loss weights
+``line_search``; Nocedal & Wright 2006, §3.1); when no t does, x is kept and the iteration ends.
+It stops when no coordinate moves by ``tol``. PPI++'s loss weights
 some battles' log-likelihoods negatively; for λ ∈ [0, 1] its negative is still concave, so the
 same iteration maximises it.
 """
@@ -30,35 +30,34 @@ def solve_or_least_squares(hess, grad):
         return least_squares(hess, grad)
 
 
-def line_search(objective, value, x, step, project=None, stay=False):
+def line_search(objective, value, x, step, project=None):
     """The first x + t·step, t = 1, 1/2, 1/4, … down to 2⁻²⁷ ≈ 7.5e-9 (kept in bounds by
     ``project``), whose objective is not below ``value`` (the objective at x) by more than 1e-12
-    of its size. When none is (the step is no ascent direction: a singular or indefinite Hessian,
-    an objective without a maximum): the last trial point, or with ``stay`` x itself, which ends
-    ``newton_ascent`` there. The Bradley–Terry family keeps the last trial: its separation check
-    (``bradley_terry.SEPARATED``) measures how far a coefficient without a finite maximum ran.
-    PPI++'s losses stay: their unbounded directions otherwise ran to abilities of 1e10 over 100
-    iterations of 27 halvings each."""
+    of its size; x itself when none is (the step is no ascent direction: a singular or
+    indefinite Hessian, or an objective without a maximum, flat to rounding far out), which ends
+    ``newton_ascent`` there. A worse point is never taken: before, the last trial was, and
+    PPI++'s unbounded losses ran to abilities of 1e10 over 100 iterations of 27 halvings each.
+    Where a fit stopped is then no measure of separation: the Bradley–Terry family tests the
+    objective outwards instead (``BradleyTerryBase._outwards``)."""
     keep = (lambda y: y) if project is None else project
     size = 1.0
     trial = keep(x + step)
     while objective(trial) < value - 1e-12 * abs(value):
         if size < 1e-8:
-            return x if stay else trial
+            return x
         size /= 2
         trial = keep(x + size * step)
     return trial
 
 
-def newton_ascent(derivatives, objective, x, project=None, max_iter=100, tol=1e-10, solve=least_squares,
-                  stay=False):
+def newton_ascent(derivatives, objective, x, project=None, max_iter=100, tol=1e-10, solve=least_squares):
     """Maximise a concave function by Newton's method: ``derivatives(x)`` gives (value, gradient,
     negative Hessian); each step is halved until ``objective`` does not fall (``project``, if
-    given, keeps the trial point in bounds; ``stay``: see ``line_search``); stops when no
-    coordinate moves by ``tol``."""
+    given, keeps the trial point in bounds; see ``line_search``); stops when no coordinate moves
+    by ``tol``."""
     value, grad, hess = derivatives(x)
     for _ in range(max_iter):
-        trial = line_search(objective, value, x, solve(hess, grad), project, stay)
+        trial = line_search(objective, value, x, solve(hess, grad), project)
         moved = np.max(np.abs(trial - x), initial=0.0)
         x = trial
         value, grad, hess = derivatives(x)

@@ -1,0 +1,88 @@
+"""Which fixed effects of a pairwise model the data separate: linear programs over the cone of
+directions in which no comparison's likelihood falls.
+
+A fixed effect φ_k (a covariate's coefficient, or the position effect) has no finite
+maximum-likelihood estimate when some direction d of the parameters raises or keeps every
+comparison's likelihood however far it is followed (Albert & Anderson 1984, "On the existence of
+maximum likelihood estimates in logistic regression models", Biometrika 71). With the linear
+predictor x_i = θ_a − θ_b + F_i·φ that is a d with
+
+    r_i·d ≥ 0 where a won,   r_i·d ≤ 0 where b won,   r_i·d = 0 where they tied,
+
+r_i = (e_a − e_b, F_i) (a tie's probability falls as |x| grows under every link), and φ_k is
+separated when some such d has d_k ≠ 0. With a prior on the abilities (``l2`` > 0) d moves φ
+only: the prior falls in every direction θ moves. For each k two linear programs, max d_k and
+min d_k over that cone cut to the box |d| ≤ 1, say whether one exists (Konis 2007, "Linear
+programming algorithms for detecting separated data in binary logistic regression models",
+DPhil thesis, Oxford; R's safeBinaryRegression). The answer depends on the data alone, not on
+how far a solver ran before it stopped.
+
+When one covariate separates the outcomes strictly, every other coefficient lies in some such
+direction too (the margin leaves room to move it), though it separates nothing: so the
+coefficients that separate the outcomes on their own (d = ±e_k) are named when there are any,
+and the cone's otherwise (a separation only several covariates make together).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+from scipy.optimize import linprog
+
+TOL = 1e-6  # an optimum below this is 0 (HiGHS' feasibility tolerance is 1e-7)
+
+
+def separated_columns(F: np.ndarray, counts: np.ndarray, a=None, b=None, m: int = 0) -> np.ndarray:
+    """Per column of ``F`` (cells × k), whether its coefficient is named as separated: those that
+    separate the outcomes alone, or, when none does, those some separating direction moves
+    (see the module doc).
+
+    ``counts`` (cells × 3): each cell's weight of ties, wins of a and wins of b. ``a``, ``b``
+    (each cell's systems, 0..m−1) and ``m`` > 0: the abilities move too (maximum likelihood, no
+    prior on them); ``m`` = 0: they do not."""
+    F = np.asarray(F, dtype=float)
+    k = F.shape[1]
+    rms = np.sqrt(np.mean(F ** 2, axis=0))
+    F = F / np.where(rms > 0, rms, 1.0)  # the direction's existence does not depend on the columns' units
+    won_a, won_b, tied = counts[:, 1] > 0, counts[:, 2] > 0, counts[:, 0] > 0
+    equal = tied | (won_a & won_b)
+    sign = np.where(equal, 0.0, np.where(won_a, -1.0, 1.0))  # −r·d ≤ 0 where a won, r·d ≤ 0 where b won
+    used = equal | won_a | won_b
+    alone = np.array([_alone(F[used, j], sign[used], equal[used]) for j in range(k)], dtype=bool)
+    if alone.any():
+        return alone
+    rows = sparse.hstack([_pairs(a, b, m), sparse.csr_matrix(F)]).tocsr() if m else sparse.csr_matrix(F)
+    upper = rows[used & ~equal].multiply(sign[used & ~equal][:, None]).tocsr()
+    same = rows[used & equal]
+    found = np.zeros(k, dtype=bool)
+    for j in range(k):
+        for direction in (1.0, -1.0):
+            if found[j]:
+                break
+            c = np.zeros(m + k)
+            c[m + j] = -direction
+            result = linprog(c, *_block(upper), *_block(same), bounds=(-1.0, 1.0), method="highs")
+            if result.status == 0 and -result.fun > TOL:
+                found |= np.abs(result.x[m:]) > TOL  # every coefficient this direction moves
+    return found
+
+
+def _alone(column, sign, equal) -> bool:
+    """Whether d = ±e_k is in the cone: the column is 0 where the cell is a tie (or both won),
+    and its sign, never against the outcome, is the same where a won (sign −1) or b won (+1)."""
+    if np.any(column[equal] != 0):
+        return False
+    signed = -sign[~equal] * column[~equal]  # > 0 where the column points the outcome's way
+    return bool(signed.size) and (np.all(signed >= 0) or np.all(signed <= 0)) and np.any(signed != 0)
+
+
+def _block(matrix):
+    """(A, 0) of a constraint block ``A d ≤ 0`` or ``A d = 0``, or (None, None) when it is empty."""
+    return (matrix, np.zeros(matrix.shape[0])) if matrix.shape[0] else (None, None)
+
+
+def _pairs(a, b, m):
+    """The cells' ability part e_a − e_b as a sparse (cells × m) matrix."""
+    n = len(a)
+    index = np.arange(n)
+    return sparse.csr_matrix((np.r_[np.ones(n), -np.ones(n)], (np.r_[index, index], np.r_[a, b])), shape=(n, m))

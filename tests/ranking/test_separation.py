@@ -1,0 +1,85 @@
+"""Which fixed effects the data separate (``ranking.separation``): hand-made cones, and the
+Bradley–Terry family's check, which must not depend on how far its solver ran."""
+
+import numpy as np
+import pytest
+
+from humeval.ranking.separation import separated_columns
+
+TIE, A, B = 0, 1, 2
+
+
+def cells(*outcomes):
+    """counts (cells × 3) with weight 1 at each cell's outcome."""
+    counts = np.zeros((len(outcomes), 3))
+    counts[np.arange(len(outcomes)), outcomes] = 1.0
+    return counts
+
+
+def test_a_covariate_that_separates_alone_is_named_and_the_one_it_leaves_room_for_is_not():
+    # z = +1 exactly where a won: d = e_z keeps every cell's likelihood rising. The noise column
+    # lies in the cone too (d = (1, 0.5): z's margin of 1 leaves room), but separates nothing alone
+    z = np.array([1.0, -1.0, 1.0, -1.0])
+    noise = np.array([1.0, 1.0, -1.0, -1.0])
+    assert list(separated_columns(np.c_[z, noise], cells(A, B, A, B))) == [True, False]
+    assert list(separated_columns(np.c_[-z, noise], cells(A, B, A, B))) == [True, False]  # d = −e_z
+
+
+def test_two_covariates_that_separate_only_together_are_both_named():
+    # a won exactly where z1 + z2 > 0; neither column alone has the outcomes' sign everywhere,
+    # so the linear programs find d = (1, 1) (both move)
+    z1 = np.array([2.0, -1.0, -2.0, 1.0])
+    z2 = np.array([-1.0, 2.0, 1.0, -2.0])
+    counts = cells(A, A, B, B)
+    assert list(separated_columns(np.c_[z1, z2], counts)) == [True, True]
+    assert list(separated_columns(z1[:, None], counts)) == [False]  # z1 alone: 2·1 ≥ 0 but −1 where a won
+
+
+def test_outcomes_both_ways_and_ties_leave_no_direction():
+    # each covariate value saw a win each way (or a tie, where the row must stay at 0): no direction
+    z = np.array([1.0, 1.0, -1.0, -1.0, 1.0])
+    assert list(separated_columns(z[:, None], cells(A, B, A, B, A))) == [False]
+    assert list(separated_columns(np.array([[1.0], [1.0], [-1.0]]), cells(A, TIE, B))) == [False]
+    assert list(separated_columns(np.array([[1.0], [0.0], [-1.0]]), cells(A, TIE, B))) == [True]  # 0 at the tie
+
+
+def test_without_a_prior_the_abilities_move_too():
+    # systems 0 and 1, z = ±1: (0 v 1, z = +1, a won), (0 v 1, z = −1, a won), (1 v 0, z = +1, a
+    # won), (1 v 0, z = −1, b won). With θ held (a prior on it) z has no direction: d_z ≥ 0 and
+    # −d_z ≥ 0 where 0 beat 1. With θ free, d = (θ₀ − θ₁ = 1, z = 1) keeps every cell rising
+    z = np.array([[1.0], [-1.0], [1.0], [-1.0]])
+    a, b = np.array([0, 0, 1, 1]), np.array([1, 1, 0, 0])
+    counts = cells(A, A, A, B)
+    assert list(separated_columns(z, counts)) == [False]
+    assert list(separated_columns(z, counts, a, b, m=2)) == [True]
+
+
+def test_separation_is_found_where_the_fit_stopped_short():
+    # one covariate z = ±1 that predicts every outcome (z = +1 exactly when a wins) separates the
+    # data: the likelihood rises for ever in β. Started where the solver stops short (β = 3, below
+    # SEPARATED = 10 logits per RMS unit), the outward test still finds the objective rising
+    # there, while a covariate unrelated to the outcomes (half its wins at z = +1) falls outward
+    import warnings
+    from humeval.data import Comparisons
+    from humeval.ranking import BradleyTerry
+    from humeval.ranking.bradley_terry import SeparationWarning
+    rng = np.random.default_rng(0)
+    n = 200
+    a = rng.integers(0, 4, n)
+    b = (a + 1 + rng.integers(0, 3, n)) % 4
+    outcome = rng.choice([1, 2], n)
+    z = np.where(outcome == 1, 1.0, -1.0)
+    unrelated = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    c = Comparisons(a=a, b=b, outcome=outcome, covariates=np.c_[z, unrelated], covariate_names=("z", "noise"),
+                    systems=("s0", "s1", "s2", "s3"))
+    with pytest.warns(SeparationWarning, match="covariate 'z' separates"):
+        model = BradleyTerry(standardize=True).fit(c)
+    assert model.separated_ == ("z",)
+    # the outward test alone, at β_z = 3 (short of SEPARATED; no iteration): rising for z, falling
+    # for the noise
+    model._phi_prec, model.max_iter = np.zeros(2), 0
+    model._solve_full(*model._fit_data(c, model._design(c)[1], model._fit_cells[1])[:4], 4, np.ones(4, bool),
+                      (np.zeros(4), np.array([3.0, 0.5]), 0.0), rising=np.ones(2))
+    assert list(model._rising) == [True, False]
+
+

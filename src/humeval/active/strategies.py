@@ -26,12 +26,6 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from humeval.ranking.bradley_terry import pair_derivatives, pair_objective
-from humeval.ranking.links import LINKS
-from humeval.ranking.newton import line_search
-
-LOGIT = LINKS["logit"]
-
 
 class PairState:
     """The judgments so far: counts per ordered pair and, for the environment, what is available."""
@@ -113,18 +107,27 @@ class TrueSkillActive(Strategy):
 
     def __init__(self, mu: float = 0.0, sigma: float = 0.5, expected_matches: int = 4000):
         self.mu0, self.sigma0, self.expected = mu, sigma, expected_matches
+        self._settings = None  # (beta, tau, margin): at the first update
 
     def reset(self, n):
-        from humeval.ranking.trueskill import TrueSkill
-        settings = TrueSkill(mu=self.mu0, sigma=self.sigma0)
-        self.beta, self.margin = settings._settings(self.expected)
-        self.tau = settings.tau
         self.mu, self.sigma = np.full(n, self.mu0), np.full(n, self.sigma0)
+
+    def _rates(self):
+        """(beta, tau, margin) of ``TrueSkill(mu, sigma)`` for ``expected_matches``: computed at the
+        first update, not at ``reset``, so a server whose campaign has no pairwise answer yet has not
+        loaded the ranking package (``next_batch`` needs only μ and σ)."""
+        if self._settings is None:
+            from humeval.ranking.trueskill import TrueSkill
+            settings = TrueSkill(mu=self.mu0, sigma=self.sigma0)
+            beta, margin = settings._settings(self.expected)
+            self._settings = (beta, settings.tau, margin)
+        return self._settings
 
     def update(self, state, a, b, outcome):
         from humeval.ranking._trueskill_kernel import rate_pair
+        beta, tau, margin = self._rates()
         for s, t, o in zip(a, b, outcome):
-            rate_pair(self.mu, self.sigma, int(s), int(t), int(o), self.beta, self.tau, self.margin)
+            rate_pair(self.mu, self.sigma, int(s), int(t), int(o), beta, tau, margin)
 
     def next_batch(self, state, n, rng):
         mask = state.mask()
@@ -159,15 +162,19 @@ class BTUncertainty(Strategy):
         log posterior with prior precision ``ridge`` (``bradley_terry.pair_derivatives``, on the
         pair counts, ties half a win each) from the last estimate (warm start); ``cov`` is the
         inverse negative Hessian there."""
+        from humeval.ranking.bradley_terry import pair_derivatives, pair_objective
+        from humeval.ranking.links import LINKS
+        from humeval.ranking.newton import line_search
+        logit = LINKS["logit"]
         s, t = np.triu_indices(state.n, 1)
         counts = np.column_stack([np.zeros(len(s)), state.wins[s, t], state.wins[t, s]])  # (tie, s, t)
         fixed = (s, t, counts, None)
         prior = (np.zeros(0), 0.0, self.ridge)
 
         def objective(theta):
-            return pair_objective(LOGIT, *fixed, theta, *prior)
+            return pair_objective(logit, *fixed, theta, *prior)
 
-        gradient, hessian = pair_derivatives(LOGIT, *fixed, self.theta, *prior)
+        gradient, hessian = pair_derivatives(logit, *fixed, self.theta, *prior)
         self.cov = np.linalg.inv(hessian)
         self.theta = line_search(objective, objective(self.theta), self.theta, self.cov @ gradient)
 

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import click
 import numpy as np
-import pandas as pd
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from humeval.data import FORMATS, read
-from humeval.data.readers._io import shown
 from humeval.errors import InputError
+
+# pandas and humeval.data are imported where they are used: ``humeval serve`` imports this module
+# and starts without them (tests/serve/test_serve_startup.py)
 
 # Piped output is not cut to 80 columns: tables are meant to be read in files and logs too.
 out = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
@@ -615,6 +615,7 @@ class Units(click.ParamType):
 
 
 def read_options(f):
+    from humeval.data import FORMATS
     for option in reversed([
         click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), help="Input format (default: guessed)."),
         click.option("--encoding", default=None, type=Encoding(), help="Text encoding of the input (default UTF-8)."),
@@ -910,6 +911,12 @@ class Sectioned(click.Command):
                     formatter.write_dl(rows)
 
 
+def read(path, fmt=None, **options):
+    """``humeval.data.read``, imported on first use (``load`` calls it by this name)."""
+    from humeval.data import read as read_judgments
+    return read_judgments(path, fmt, **options)
+
+
 def load(path, fmt=None, encoding=None, columns=None, outcomes=None, tracks=(), quiet=False, salt=None,
          drop_file=None, controls=False, reader=None, *, delimiter=None, sql=None, keep=(), unit=None, single=None):
     """Read ``path``; everything that changes the reading is a parameter (nothing is read from
@@ -1143,12 +1150,15 @@ def render(df: pd.DataFrame, title: str, index_name: str | None = None, breaks=(
 def plain(value) -> Text:
     """Text from the user's data for rich: no markup ("[/]" in a label is text), control
     characters escaped."""
+    from humeval.data.readers._io import shown
     return Text(shown(value, None))
 
 
 def cell(value, percent: bool = False, kind: str | None = None) -> str:
     """One table cell as the report writes it (``humeval.report.render.number``; ``kind`` one of
     its kinds, ``percent`` for "percent"); a missing number is "-"."""
+    import pandas as pd
+
     from humeval.report.render import number
     if value is pd.NA:  # a missing count in an Int64 column
         return "-"
@@ -1164,6 +1174,7 @@ def cell(value, percent: bool = False, kind: str | None = None) -> str:
 
 
 def print_report(report):
+    from humeval.data.readers._io import shown
     out.print(f"[bold]{escape(shown(report.path))}[/]: {plural(report.rows, 'row')} read as {escape(report.format)}")
     for note in report.notes:
         out.print(f"  {escape(shown(note))}")

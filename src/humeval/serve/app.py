@@ -41,7 +41,8 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from humeval.serve import dashboard, export
+# humeval.serve.dashboard and humeval.serve.export (pandas) are imported by the handlers that use
+# them: the server starts without pandas and the ranking stack (tests/serve/test_serve_startup.py)
 from humeval.serve.auth import hash_password, new_token, same_token, session_secret, verify_password
 from humeval.serve.db import Database
 from humeval.serve.hardening import BodyLimit, Throttle, Throttled, parse_json, safe_filename
@@ -258,6 +259,7 @@ class Server:
         """The completion code an annotator who finished the quota is shown (``[completion]``)."""
         if self.campaign.completion is None:
             return None
+        from humeval.serve import export
         return export.attention(self.db, self.campaign).loc[name, "completion_code"] or None
 
     def told(self, annotator_id: int, receipt: str) -> dict:
@@ -366,6 +368,7 @@ class Server:
             user = self.organiser(request)
         except Refused as refused:
             return self.refused_page(request, refused)
+        from humeval.serve import dashboard, export
         board = self.board.latest if self.run_board else await run_in_threadpool(self.board.refresh)
         now = time.time()
         context = {"summary": None, "sections": [], "progress": {}, "agreement": None, "timeline": False}
@@ -390,6 +393,7 @@ class Server:
         """``GET /organiser/chart/{key}.png``: a ranking with its intervals, or (``progress``) the
         answers over time, drawn on the server."""
         self.organiser(request)
+        from humeval.serve import dashboard
         key = request.path_params["key"]
         board = self.board.latest if self.run_board else await run_in_threadpool(self.board.refresh)
         if key == "progress" and board is not None and board["judgments"]:
@@ -439,6 +443,7 @@ class Server:
 
     async def export_file(self, request: Request):
         self.organiser(request)
+        from humeval.serve import export
         what, ext = request.path_params["what"], request.path_params["ext"]
         fixed = {"appraise": "csv", "mqm": "tsv"}
         if what not in export.EXPORTS or ext not in MEDIA or fixed.get(what, ext) != ext:

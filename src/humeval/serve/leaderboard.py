@@ -32,13 +32,14 @@ import time
 import traceback
 
 import numpy as np
-import pandas as pd
 
-from humeval.serve import export
+# pandas and humeval.serve.export are imported in the functions that compute: they run in the
+# leaderboard's own process (``process=True``), and the web server imports ``Leaderboard`` alone
 
 
 def progress(db) -> dict[str, pd.DataFrame]:
     """Answered tasks per annotator (by type and kind) and per system (outputs judged)."""
+    import pandas as pd
     rows = db.query("SELECT a.name AS annotator, t.type, t.kind, t.systems FROM judgments j "
                     "JOIN tasks t ON t.id = j.task_id JOIN accounts a ON a.id = t.annotator_id")
     systems = [r[0] for r in db.query("SELECT name FROM systems ORDER BY id")]
@@ -65,6 +66,7 @@ def timeline(db, by: str = "type", step: str | None = None) -> tuple[pd.DataFram
 
     ``step``: "hour" or "day"; by default hours when the answers span at most two days, else days.
     Returns (counts, step); the index holds each step's start as a UTC timestamp."""
+    import pandas as pd
     column = "t.type" if by == "type" else "a.name"
     rows = db.query(f"SELECT {column}, j.submitted_at FROM judgments j JOIN tasks t ON t.id = j.task_id "
                     "JOIN accounts a ON a.id = t.annotator_id")
@@ -83,6 +85,9 @@ def timeline(db, by: str = "type", step: str | None = None) -> tuple[pd.DataFram
 def pairwise_quality(db) -> pd.DataFrame:
     """Per annotator: degraded-reference tasks and the share the intact output won; repeats and
     the share answered as the first time."""
+    import pandas as pd
+
+    from humeval.serve import export
     out: dict[str, dict] = {}
     texts = {(r[0], r[1]): r[2] for r in db.query("SELECT item_id, system_id, text FROM outputs")}
     shown = {r[0]: json.loads(r[1]) for r in db.query("SELECT id, shown FROM tasks WHERE type = 'pairwise'")}
@@ -115,6 +120,7 @@ def compute(db, campaign) -> dict:
 def _compute(db, campaign) -> dict:
     from humeval.experiments.bootstrap import bootstrap
     from humeval.ranking.bradley_terry import BradleyTerry
+    from humeval.serve import export
     result = {"computed_at": time.time(), "progress": progress(db), "notes": []}
     result["counts"] = {f"{r[0]} {r[1]}": r[2] for r in db.query(
         "SELECT t.type, t.kind, COUNT(*) FROM judgments j JOIN tasks t ON t.id = j.task_id GROUP BY t.type, t.kind")}

@@ -85,3 +85,12 @@ def test_dask_logs_and_warnings_become_one_line_each(capsys):
     assert "note: distributed: full garbage collections took 12% CPU time recently (3 times)" in joined
     assert "note: distributed: Sending large graph of size 9.5 MiB." in joined
     assert "note: distributed: ours" not in joined and joined.count("garbage") == 1
+
+
+def test_rank_help_names_every_protocol():
+    """``rank --help`` lists the --protocol names by hand (the registry is not imported for --help):
+    each registered protocol must be among them (wmt25 and wmt-da-appraise were missing)."""
+    from humeval.ratings.protocols import PROTOCOLS
+    text = " ".join(CliRunner().invoke(cli, ["rank", "--help"]).output.split())
+    missing = [name for name in (*PROTOCOLS, "wmt15-trueskill", "wmt16-trueskill") if name not in text]
+    assert not missing, missing

@@ -125,7 +125,17 @@ def test_demo_writes_the_report(tmp_path):
     ranking = [s["title"] for s in report["sections"] if s["title"].endswith(": ranking")]
     tables = [t["title"] for s in report["sections"] for t in s["tables"] if s["title"] in ranking]
     assert tables and tables[0].startswith(f"simulated: {model} with 1,000 bootstrap resamples")
-    assert f"simulated: systems by {model} (the report's model" in " ".join(result.output.split())
+    # the terminal says whether the report singled that model out, as the report's summary does
+    recommended = any(line.startswith("Recommended model:") for line in report["summary"])
+    assert any(line.startswith("No model recommended") or line.startswith("No model is recommended")
+               for line in report["summary"]) is not recommended
+    said = " ".join(result.output.split())
+    assert f"simulated: systems by {model} (the report's {'model' if recommended else 'ranking model, not a'}" in said
+    # and the report's bootstrap rank ranges and clusters, so close systems are not shown as ordered
+    standings = json.loads(as_json.stdout)["standings"]["simulated"]
+    table = next(t for s in report["sections"] for t in s["tables"] if s["title"] in ranking)
+    assert {r["system"]: (r["rank"], r["cluster"]) for r in standings} == {
+        r["system"]: (r["rank"], r["cluster"]) for r in table["rows"]}
 
 
 def test_demo_report_commands_print_the_same_numbers(tmp_path, monkeypatch):

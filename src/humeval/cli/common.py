@@ -332,7 +332,8 @@ class OutputPath(click.Path):
 
 # -- no command writes over its input or an existing file -------------------------------------
 
-FORCE_HELP = "Overwrite output files that exist (never an input: that is refused with or without --force)."
+FORCE_HELP = ("Overwrite output files that exist (a report humeval wrote is replaced without it; never an input: "
+              "that is refused with or without --force).")
 
 
 def _option_name(param: click.Parameter) -> str:

@@ -190,7 +190,7 @@ def simulation_options(designs=DESIGNS, seed_help: str | None = None):
 
 @click.command()
 @click.argument("output", type=OutputPath(tuple(dict.fromkeys(TABLE_SUFFIXES + BATTLE_SUFFIXES))))
-@simulation_options(DESIGNS + ("battles",), "Seed.  [default: 0; 18 with --design battles: the README's battles.json]")
+@simulation_options(DESIGNS + ("battles",), "Seed.  [default: 0; 18 with --design battles: the arena tutorial's battles.json]")
 @click.option("--battles", "n_battles", default=4000, show_default=True, type=JUDGMENTS_COUNT,
               help="Battles to write (--design battles).")
 @click.option("--truth", type=OutputPath((".csv",)), help="Also write the true abilities (CSV).")
@@ -201,7 +201,7 @@ def simulate(output, systems, items, judges, judgments, design, random_judges, r
     its comparisons. With --design battles, write arena battles in FastChat's clean_battle
     layout instead (seven models; winner with "tie (bothbad)"; language, category,
     category_tag and the conv_metadata style counts; judges favour longer answers): the file
-    the README's "For arena operators" examples read, as .json (a JSON array, as FastChat
+    the arena tutorial's examples read (docs/tutorials/arena.md), as .json (a JSON array, as FastChat
     writes it), .jsonl, .parquet, .csv or .tsv.
 
     \b
@@ -307,16 +307,19 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, s
         flagged_judges = flagged(quality)
     model = None
     written = None
+    built = None
     if not no_report and (data.comparisons is not None or data.ratings is not None):
         from humeval.cli.campaign import read_arguments, write_report
         from humeval.report.campaign import DEFAULT_MODELS
         fmt_out = {".md": "md", ".json": "json"}.get(Path(report_file).suffix.lower(), "html")
-        model = write_report([(source, data)], report_file, fmt_out, DEFAULT_MODELS, 1000, 2, jobs, random_state,
+        built = write_report([(source, data)], report_file, fmt_out, DEFAULT_MODELS, 1000, 2, jobs, random_state,
                              quiet=quiet or as_json, l2=l2, tracks=tracks,
-                             read_args=read_arguments(fmt, encoding, columns, outcomes, delimiter)).ranking_model
+                             read_args=read_arguments(fmt, encoding, columns, outcomes, delimiter))
+        model = built.ranking_model
         written = str(report_file)
     # the terminal ranking uses the report's model (the best by held-out perplexity with a quick
-    # bootstrap), so the two agree; without a report, IRT-Gaussian (Hopkins & May 2013)
+    # bootstrap, or its fallback when none is singled out), so the two agree, with the report's
+    # bootstrap rank ranges and clusters; without a report, IRT-Gaussian (Hopkins & May 2013)
     from humeval.ranking import make_model
     model = model or "irt-gaussian"
     standings = {}
@@ -327,6 +330,10 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, s
             table[model] = fitted.scores_
             if getattr(fitted, "scores_std_", None) is not None:
                 table["± sd"] = fitted.scores_std_
+            view = built.rankings.get(name) if built is not None else None
+            if view is not None:  # systems whose rank ranges overlap are not ordered by the data
+                table["rank"] = view["rank"].reindex(table.index)
+                table["cluster"] = view["cluster"].reindex(table.index)
             table = table.sort_values(model, ascending=False)
             if truth is not None:
                 table["true ability"] = truth.reindex(table.index).to_numpy()
@@ -344,9 +351,17 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, s
         out.print(render(df, kind.replace("_", "-")))
     for name, table in standings.items():
         out.print()
-        why = ("the report's model: the best by held-out perplexity with a quick bootstrap" if written
-               else "Hopkins & May 2013; without --no-report, the report picks the model by held-out perplexity")
-        out.print(render(table, f"{name}: systems by {model} ({why}) beside the share of non-tied wins (Bojar 2011)"))
+        if not written:
+            why = "Hopkins & May 2013; without --no-report, the report picks the model by held-out perplexity"
+        elif built.ranking_recommended:
+            why = "the report's model: the best by held-out perplexity with a quick bootstrap"
+        else:
+            why = ("the report's ranking model, not a recommendation: held-out perplexity does not single out one "
+                   "model, see the report")
+        ranks = (", rank = 95 % bootstrap rank range, cluster = systems whose ranges overlap (WMT)"
+                 if "rank" in table else "")
+        out.print(render(table, f"{name}: systems by {model} ({why}) beside the share of non-tied wins (Bojar 2011)"
+                         + ranks))
         if truth is not None:
             for column in ("win_share", model):
                 rho = table[column].rank().corr(table["true ability"].rank())

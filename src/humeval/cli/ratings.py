@@ -32,7 +32,8 @@ def ratings_options(f):
         click.option("--protocol", metavar="NAME", default=None,
                      help="Ratings: run one organiser's procedure end to end (humeval.ratings.protocols): wmt-da-toen "
                           "(WMT DA into English 2019–2022: controls in each annotator's z, SYSTEM+REPEAT segment means, "
-                          "one-sided rank-sum, WINS clusters), wmt24-esa, google-mqm, humeval (the default: --model, "
+                          "one-sided rank-sum, WINS clusters), wmt-da-appraise, wmt24-esa, wmt25, google-mqm, humeval (the "
+                          "default: --model, "
                           "--significance, ...). Comparisons: wmt15-trueskill, wmt16-trueskill (WMT15/16's TrueSkill "
                           "runs, rank ranges and clusters as their scripts computed them)."),
         click.option("--worker-stats", type=click.Path(exists=True, dir_okay=False), default=None,

@@ -111,7 +111,8 @@ def serve(campaign_file, check, host, port, database, demo_dir, manifest, into_d
 
         from humeval.serve.app import create_app
     except ImportError as error:
-        raise UserError(f"humeval serve needs {error.name}: pip install 'humeval[serve]'") from None
+        raise UserError(f"humeval serve needs {error.name}: pip install 'humeval[serve]' (in a checkout: "
+                        "python -m pip install '.[serve]')") from None
     if not quiet:
         err.print(f"serving on http://{host}:{port}/ (Ctrl-C stops after the requests under way)")
     gc.set_threshold(*DEFAULT_GC_THRESHOLDS)  # a server runs for days: collect cycles at Python's pace (see main)

@@ -97,6 +97,8 @@ class Report:
     references: dict[str, str]
     summary: list[str] = field(default_factory=list)
     ranking_model: str | None = None  # the model the rankings were computed with (``demo`` prints its ranking)
+    ranking_recommended: bool = False  # whether held-out perplexity singled that model out (else: not a recommendation)
+    rankings: dict = field(default_factory=dict)  # per track, the rankings' WMT view (rank range, cluster): ``demo`` shows it
     signature: str | None = None  # the command's reproducibility signature (``humeval.signature``), when run by one
 
 
@@ -221,7 +223,7 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
     read_ratings, judgments = judgments.ratings, without_controls(judgments)  # controls: ratings_sections only
     step = progress or (lambda _: None)
     sections: list[Section] = []
-    chosen = None
+    chosen, recommended, views = None, False, {}
     summary: list[str] = []
     methods: list[str] = []
 
@@ -239,7 +241,7 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
     sections.append(data)
 
     if judgments.comparisons is not None:
-        ranked, chosen = _ranking_sections(judgments.comparisons, path, models, n_boot, trials, random_state, jobs, step,
+        ranked, chosen, recommended, views = _ranking_sections(judgments.comparisons, path, models, n_boot, trials, random_state, jobs, step,
                                            summary, methods, l2, read_args, tracks, sampling)
         sections += ranked
         if joint is not None:
@@ -303,7 +305,7 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
         methods.append("Agreement: kappa over pairs of judgments of the same item by two judges (inter) or the same "
                        "judge twice (intra), as Denkowski & Lavie 2010 and the WMT reports compute it.")
     return Report(f"humeval report: {path}", path, sections, methods, cited(sections, methods, summary), summary,
-                  chosen)
+                  chosen, recommended, views)
 
 
 def cited(sections, methods, summary) -> dict[str, str]:
@@ -404,6 +406,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         section.figures.append(Figure("Learning curves", _png(plot_learning_curve(curve, title="Held-out perplexity")),
                                       "held-out perplexity against training size, one line per model"))
         held_out = int(curve.drop_duplicates("track")["test"].sum())
+    views = {}
     if held_out < MIN_TO_CHOOSE:
         chosen = FALLBACK_MODEL
         recommended = False
@@ -465,7 +468,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
         # it saves, so ``jobs`` serves the learning curves only
         result = bootstrap(model, part, n=n_boot, confidence=CONFIDENCE, random_state=random_state)
         full = result.table()
-        view = wmt_view(full)
+        view = views[track] = wmt_view(full)
         s = Section(f"{track}: ranking")
         s.tables.append(Table(f"{track}: {chosen} with {n_boot:,} bootstrap resamples ({len(part):,} comparisons)", view,
                               f"score = {chosen}'s fit on all comparisons ({result.scale or 'its own scale'}); lower/upper "
@@ -534,7 +537,7 @@ def _ranking_sections(comparisons, path, models, n_boot, trials, random_state, j
                        "unit; a second bootstrap "
                        f"then resamples whole units ({number(n_boot, 'count')} resamples, the same model and seed), "
                        "and the summary gives both rankings' clusters.")
-    return sections, chosen
+    return sections, chosen, recommended, views
 
 
 def is_reference(name: str) -> bool:

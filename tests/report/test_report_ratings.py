@@ -118,3 +118,28 @@ def test_the_ratings_ranking_says_how_few_ratings_reverse_each_order(tmp_path):
     assert printed.exit_code == 0, printed.output
     line = next(li for li in printed.output.splitlines() if "A > B" in li)
     assert "1, 6" in line and " 2 " in line
+
+
+def test_the_ranking_on_an_organisers_file_names_their_protocol():
+    """On WMT's per-annotator DA file the report ranks by humeval's default procedure, so it says
+    so and names the command that gives WMT's numbers (an audit found "Ratings ranking as WMT"
+    and "cluster: WMT's groups" over numbers that differ from WMT22's); other files get no such note."""
+    from pathlib import Path
+
+    import humeval
+    from humeval.ratings.protocols import organisers
+    path = Path(__file__).parents[1] / "fixtures" / "wmt_da_toen" / "ad-csen-good-stnd.csv"
+    judgments = humeval.read(path)
+    assert [p.name for p in organisers(judgments.report.format)] == ["wmt-da-toen"]
+    assert [p.name for p in organisers("pairwise (csv)")] == [] and organisers(None) == []
+    methods = []
+    sections = ratings_sections(judgments.ratings, str(path), n_boot=20, methods=methods,
+                                fmt=judgments.report.format)
+    ranking = sections[-1]
+    assert any(n.startswith("not wmt-da-toen: this file is in the layout of WMT direct assessment into English")
+               and f"`humeval rank {path} --protocol wmt-da-toen" in n for n in ranking.notes), ranking.notes
+    assert "not an organiser's protocol" in ranking.tables[0].how
+    assert any(m.startswith("Ratings ranking, humeval's default procedure") for m in methods)
+    sim = simulate_ratings(n_systems=3, n_items=10, n_judges=6, n_ratings=600, random_state=2)
+    plain = ratings_sections(sim.ratings, "sim.csv", n_boot=20)[-1]
+    assert not any(n.startswith("not ") for n in plain.notes)

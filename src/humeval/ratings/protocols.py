@@ -16,7 +16,10 @@ returning a ``RatingsRanking``)::
                       source="WMT24 findings", ranker=esa_wmt24.rank))
 
 ``needs_controls=True`` asks the reader to keep quality-control rows (``Ratings.kind``);
-``options`` names the keyword options the ranker accepts beyond ``ratings`` and ``source``.
+``options`` names the keyword options the ranker accepts beyond ``ratings`` and ``source``;
+``formats`` the reader formats (``humeval.data.FORMATS``) whose files are the organiser's own, so
+that ``rank`` and ``report``, run without a protocol on such a file, say which one reproduces the
+organiser's numbers (``organisers``).
 """
 
 from __future__ import annotations
@@ -47,9 +50,16 @@ class Protocol:
     ranker: Callable[..., RatingsRanking]
     needs_controls: bool = False
     options: tuple[str, ...] = ()
+    formats: tuple[str, ...] = ()
 
 
 PROTOCOLS: dict[str, Protocol] = {}
+
+
+def organisers(fmt: str | None) -> list[Protocol]:
+    """The protocols whose organisers wrote files of reader format ``fmt`` (``Protocol.formats``)."""
+    name = (fmt or "").split(" (")[0]  # a ReadReport format may carry the file kind: "pairwise (csv)"
+    return [p for p in PROTOCOLS.values() if name and name in p.formats]
 
 
 def register(protocol: Protocol) -> Protocol:
@@ -277,7 +287,8 @@ register(Protocol(
     "wmt-da-toen", "WMT direct assessment into English as run 2019–2022 (crowd DA on MTurk)",
     steps=WMT_DA_TOEN_STEPS,
     source="Graham et al. (2017); WMT19–22 findings; wmt-conference/wmt22-news-systems humaneval/DA outputs",
-    ranker=wmt_da_toen, needs_controls=True, options=("worker_stats", "segment_scores", "alpha")))
+    ranker=wmt_da_toen, needs_controls=True, options=("worker_stats", "segment_scores", "alpha"),
+    formats=("wmt-da", "wmt-da-seg")))
 
 
 # ---------------------------------------------------------------- WMT24 ESA and Google's MQM
@@ -311,7 +322,7 @@ register(Protocol(
            "per-domain Wilcoxon signed-rank on the outputs both systems have, Stouffer-combined",
            "the scripts' rank-range and cluster rules (variant 'final', or '2024-09-13' for the committed tables)"),
     source="wmt-conference/wmt24-news-systems humeval/calculate_clusters.py, tools.py (humeval.ratings.esa_wmt24)",
-    ranker=_wmt24_esa, needs_controls=True, options=("variant", "alpha")))
+    ranker=_wmt24_esa, needs_controls=True, options=("variant", "alpha"), formats=("esa",)))
 
 register(Protocol(
     "google-mqm", "Google's MQM (Freitag et al. 2021): weighted error counts averaged over raters, then segments",
@@ -337,7 +348,7 @@ def _wmt25_steps() -> tuple[str, ...]:
 register(Protocol(
     "wmt25", "WMT25 ESA ranking (two waves crossed, one-sided Wilcoxon at 0.025, rank-range clusters)",
     steps=_wmt25_steps(), source="wmt-conference/wmt25-general-mt humeval/08-compute_clusters.py "
-    "(humeval.ratings.wmt25)", ranker=_wmt25, options=("alpha",)))
+    "(humeval.ratings.wmt25)", ranker=_wmt25, options=("alpha",), formats=("wmt25-jsonl",)))
 
 
 # ---------------------------------------------------------------- WMT DA out of English via Appraise (WMT20–22)

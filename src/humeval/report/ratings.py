@@ -37,9 +37,11 @@ def without_controls(judgments):
 
 
 def ratings_sections(ratings, path: str, n_boot: int = 1000, random_state: int = 0, step=None,
-                     summary: list | None = None, methods: list | None = None, read_args=(), tracks=()) -> list[Section]:
+                     summary: list | None = None, methods: list | None = None, read_args=(), tracks=(),
+                     fmt: str | None = None) -> list[Section]:
     """The ratings sections of the campaign report for ``ratings`` as read (controls included);
-    ``read_args`` and ``tracks`` (the reading options) are repeated in every table's command."""
+    ``read_args`` and ``tracks`` (the reading options) are repeated in every table's command;
+    ``fmt``: the reader format, to name the organiser's protocol for their own files."""
     step = step or (lambda _: None)
     summary = summary if summary is not None else []
     methods = methods if methods is not None else []
@@ -48,7 +50,7 @@ def ratings_sections(ratings, path: str, n_boot: int = 1000, random_state: int =
     sections = [annotator_section(ratings, path, summary, methods, where)]
     step("ratings: which model predicts unseen ratings")
     sections.append(model_section(ratings, path, summary, random_state, where))
-    sections += ranking_sections(ratings, path, n_boot, random_state, step, summary, methods, where)
+    sections += ranking_sections(ratings, path, n_boot, random_state, step, summary, methods, where, fmt)
     return sections
 
 
@@ -117,14 +119,19 @@ def model_section(ratings, path: str, summary: list, random_state: int = 0, wher
 
 
 def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, summary: list,
-                     methods: list, where=None) -> list[Section]:
+                     methods: list, where=None, fmt: str | None = None) -> list[Section]:
+    """The ratings rankings by humeval's default procedure (WMT-style, not an organiser's
+    protocol); on an organiser's own file (``fmt``) each section names the protocol that
+    reproduces their numbers (``rank --protocol``)."""
     from humeval.ratings.rank import default_model
     from humeval.ratings import rank_tracks
+    from humeval.ratings.protocols import organisers
     from humeval.report.ratings_plot import plot_scores, plot_significance_heatmap
     from humeval.ratings.quality import system_ratings
     system = system_ratings(ratings)
     model = default_model(system)
-    step(f"ratings: WMT ranking ({model}, {n_boot:,} bootstrap resamples)")
+    theirs = organisers(fmt)
+    step(f"ratings: ranking ({model}, {n_boot:,} bootstrap resamples)")
     sections = []
     try:
         results = rank_tracks(system, model=model, test=RANKING_TEST, n_boot=n_boot, random_state=random_state,
@@ -144,10 +151,14 @@ def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, s
             f"{track}: {result.model} ({n:,} ratings), clusters by {result.test}", result.table,
             "Per system: segments and ratings; the score averaged per segment, then per system (z: each annotator's "
             "ratings standardised first); lo/hi: bootstrap percentile interval over segments; wins: systems it beats "
-            f"(one-sided p < {result.alpha:g}); cluster: WMT's groups. " + " ".join(result.notes),
+            f"(one-sided p < {result.alpha:g}); cluster: groups drawn from the wins as WMT draws them. This is "
+            "humeval's default procedure, not an organiser's protocol. " + " ".join(result.notes),
             command("rank", path, "--model", result.model, "--bootstrap", n_boot, "--significance", result.test,
                     *sets, "--random-state", random_state, **_track(where, track.split(" / ")[0])), "system"))
         s.notes += [f"skipped {count:,} {reason}" for reason, count in result.skipped.items()]
+        s.notes += [f"not {p.name}: this file is in the layout of {p.title}; its numbers come from "
+                    f"`{command('rank', path, '--protocol', p.name, **_track(where, track.split(' / ')[0]))}`"
+                    for p in theirs]
         if track in parts:
             s.tables.append(fragility_table(parts[track], result.table.index, path, track, summary, where))
         title = f"{track}: {result.model}"
@@ -164,9 +175,11 @@ def ranking_sections(ratings, path: str, n_boot: int, random_state: int, step, s
     scales = {"mqm": "MQM: Freitag et al. 2021", "esa": "ESA: Kocmi et al. 2024", "z-mean": "DA: Graham et al. 2017",
               "raw": "DA: Graham et al. 2017"}
     sources = sorted({scales[r.model] for r in results.values() if r.model in scales})
-    methods.append("Ratings ranking as WMT: segment means, then system means (z-normalised per annotator for DA); "
-                   "one-sided Wilcoxon rank-sum test for every pair of systems; clusters where every system above "
-                   "a line beats every system below it" + (f" ({'; '.join(sources)})." if sources else "."))
+    methods.append("Ratings ranking, humeval's default procedure in WMT's style (not any organiser's exact protocol: "
+                   "`humeval rank --protocol` runs those): segment means, then system means (z-normalised per "
+                   "annotator for DA); one-sided Wilcoxon rank-sum test for every pair of systems; clusters where "
+                   "every system above a line beats every system below it"
+                   + (f" ({'; '.join(sources)})." if sources else "."))
     return sections
 
 

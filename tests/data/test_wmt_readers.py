@@ -273,3 +273,24 @@ def test_a_file_of_z_scores_is_ranked_under_a_z_column_not_raw(tmp_path):
     result = rank_ratings(ratings, model="raw")
     assert result.score == "z" and "raw" not in result.table.columns
     assert result.table["z"].tolist() == [0.5, -0.25]
+
+
+def test_a_named_format_that_refuses_the_file_says_which_format_fits():
+    """An audit read WMT24's ESA export with --format wmt-da and was told to save it space-delimited;
+    WMT22's good-stnd file with -f ratings --delimiter tab got "12 fields, expected 1" with no word
+    on its spaced header. Both errors now say what fits."""
+    from pathlib import Path
+
+    from humeval.errors import InputError
+    fixtures = Path(__file__).parents[1] / "fixtures"
+    with pytest.raises(InputError) as esa:
+        humeval.read(fixtures / "esa_wmt24_small.csv", "wmt-da")
+    assert esa.value.line == 1 and esa.value.fix.endswith("read it as the format its header fits: --format esa")
+    good = fixtures / "wmt_da_toen" / "ad-csen-good-stnd.csv"
+    with pytest.raises(InputError) as spaced:
+        humeval.read(good, "ratings", delimiter="tab")
+    assert spaced.value.line == 2 and "names are separated by spaces and this row's fields by tabs" in spaced.value.fix
+    assert spaced.value.fix.endswith("--format wmt-da")
+    with pytest.raises(InputError) as right:  # the format the header fits: no hint to read it as itself
+        humeval.read(good, "wmt-da", columns={"nope": "x"})
+    assert "--format" not in (right.value.fix or "")

@@ -121,10 +121,32 @@ def read(path, format: str | None = None, **options) -> Judgments:
         takes = ", ".join(p for p in accepted if p != "path") or "no options"
         raise InputError(path, None, f"option {', '.join(wrong)} does not apply to format {format}",
                          f"{format} takes {takes}")
-    result = nonempty(reader(path, **options))
+    try:
+        result = nonempty(reader(path, **options))
+    except InputError as error:
+        if guessed is None:  # the format the user named refused the file: say which one its header fits
+            other = _fitting_format(path, options, format)
+            if other is not None:
+                raise InputError(error.path, error.line, error.problem,
+                                 f"{error.fix + '; or' if error.fix else 'or'} read it as the format its header "
+                                 f"fits: --format {other}") from None
+        raise
     if guessed:
         result.report.notes.insert(0, f"format {format} guessed from {guessed}")
     return result
+
+
+def _fitting_format(path, options: dict, refused: str) -> str | None:
+    """The format ``guess_format`` finds for ``path``, when it is another than the ``refused``
+    one the user named (an ESA export read with --format wmt-da): with the user's columns and
+    delimiter, else with neither (they may be part of the mistake); None when nothing fits."""
+    for columns, delimiter in ((options.get("columns"), options.get("delimiter")), (None, None)):
+        try:
+            other, _ = guess_format(path, check_encoding(options.get("encoding", "utf-8"), path), columns, delimiter)
+        except (InputError, OSError, ValueError):
+            continue
+        return other if other != refused else None
+    return None
 
 
 def guess_format(path, encoding: str = "utf-8", columns: dict | None = None,

@@ -245,8 +245,12 @@ _SPACE = re.compile(r"[ \t\r\n]*")
 def _raise_csv_error(path, text, delimiter, width, error):
     for line, fields in records(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter), path):
         if fields and len(fields) != width:
-            raise InputError(path, line, f"{len(fields)} fields, expected {width} as in the header",
-                             "check the delimiters and quotes in this row")
+            fix = "check the delimiters and quotes in this row"
+            head = until_newline(text)
+            if width == 1 and len(head.split()) == len(fields):  # WMT's *-good-stnd.csv: a spaced header, tabbed rows
+                fix = (f"the header's names are separated by spaces and this row's fields by "
+                       f"{'tabs' if delimiter == chr(9) else repr(delimiter)}: separate both the same way")
+            raise InputError(path, line, f"{len(fields)} fields, expected {width} as in the header", fix)
     raise InputError(path, None, f"cannot be parsed as {'TSV' if delimiter == chr(9) else 'CSV'} ({shown(error)})",
                      "check the delimiters and quotes")
 

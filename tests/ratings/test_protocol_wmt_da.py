@@ -104,6 +104,25 @@ def test_segment_file_comparison_names_the_rows_without_judgments():
     assert any("7 of our 7 segment rows found in it" in n for n in result.notes)
 
 
+def test_segment_file_of_another_pair_is_refused(tmp_path):
+    """Before: another pair's file was joined on the systems both happen to share and its means
+    printed as 'official z' beside ours."""
+    other = tmp_path / "ad-seg-scores-de-en.csv"
+    other.write_text("SYS SID RAW.SCR Z.SCR N \nA.1 1 50 0 2 \nA.1 2 90 1 1 \nD.4 1 20 -1 1 \n")
+    with pytest.raises(InputError, match=r"lacks 2 of their 3 systems \(B.2, C.3\) and 5 of their 7 \(system, "
+                                         r"segment\) keys") as error:
+        run("wmt-da-toen", small("ad-csen-good-stnd.csv"), segment_scores=read_segment_scores(other))
+    assert error.value.path == str(other) and "same language pair" in error.value.fix
+    # one key of 7 missing is more than 1 %: refused too; all 7 present (the fixture's own file) passes
+    one_short = tmp_path / "ad-seg-scores-cs-en.csv"
+    one_short.write_text("".join(line for line in (SMALL / "ad-seg-scores-cs-en.csv").read_text().splitlines(True)
+                                 if not line.startswith("C.3 2 ")))
+    with pytest.raises(InputError, match=r"lacks 0 of their 3 systems and 1 of their 7"):
+        run("wmt-da-toen", small("ad-csen-good-stnd.csv"), segment_scores=read_segment_scores(one_short))
+    result = cli_run("rank", SMALL / "ad-csen-good-stnd.csv", "--protocol", "wmt-da-toen", "--segment-scores", other)
+    assert result.exit_code == 2 and str(other) in result.output and "official z" not in result.output
+
+
 def test_wins_rule_against_all_below_on_hand_matrices():
     # S1 beats S4; S2 beats S3, S4: WINS = 1, 2, 0, 0 → boundary after S2 (2 wins, 2 below) and S4
     s = np.zeros((4, 4), dtype=bool)
@@ -289,3 +308,15 @@ def test_wmt22_worker_mean_and_sd_over_all_rows_equal_trk_mean_sd(pair):
     # R printed 7 significant digits: |Δ| ≤ half a unit of the 7th digit of values in 10–100 (5e-6)
     assert np.abs(table["mean"] - stats["mean"].reindex(table.index)).max() <= 5e-6 + 1e-12
     assert np.abs(table["sd"] - stats["sd"].reindex(table.index)).max() <= 5e-6 + 1e-12
+
+
+def test_wmt22_segment_file_of_another_pair_is_refused():
+    """The audit's command: cs-en judgments with de-en's segment file exited 0 and printed de-en's
+    means as 'official z' (Online-W.2 −0.0228 beside its cs-en 0.133)."""
+    folder = shared_file("wmt22-da-toen/README.md").parent
+    result = cli_run("rank", folder / "ad-csen-good-stnd.csv", "--protocol", "wmt-da-toen",
+                     "--segment-scores", folder / "ad-seg-scores-de-en.csv")
+    assert result.exit_code == 2, result.output
+    assert "ad-seg-scores-de-en.csv: its systems and segments do not match" in result.output
+    assert "lacks 9 of their 12 systems" in result.output and "12,461 of their 16,008" in result.output
+    assert "official z" not in result.output

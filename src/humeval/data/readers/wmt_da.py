@@ -243,4 +243,6 @@ def read_segment_scores(path, encoding: str = "utf-8") -> pd.DataFrame:
         out.append((cells[where[0]], cells[where[1]], raw, z, n))
     if not out:
         raise InputError(path, None, "no segment scores", "check the file")
-    return pd.DataFrame(out, columns=["system", "item", "raw", "z", "n"])
+    frame = pd.DataFrame(out, columns=["system", "item", "raw", "z", "n"])
+    frame.attrs["path"] = str(path)  # named by the protocol's errors about this file
+    return frame

@@ -163,6 +163,22 @@ def test_worker_stats_file_errors(tmp_path):
         read_worker_stats(bad)
 
 
+def test_worker_stats_that_give_fractional_raw_scores_are_refused(tmp_path):
+    """Before: a wrong mean gave raw means off by the difference, silently."""
+    wrong = tmp_path / "ad-csen-trk-mean-sd-no-refs.txt"
+    wrong.write_text('[1] "W1"\n[1] 50\n[1] 10\n[1] "W2"\n[1] 70.4\n[1] 20\n[1] "W3"\n[1] 30\n[1] 10\n')
+    with pytest.raises(InputError, match=r"not a whole number \(the 0–100 slider\) for 5 of 15 ratings, of 1 workers "
+                                         r"\(e.g. W2; median distance 0.4, tolerance 1e-06\)") as error:
+        run("wmt-da-toen", small("ad-csen-good-stnd.csv"), worker_stats=read_worker_stats(wrong))
+    assert error.value.path == str(wrong)
+    # an sd off by 2 %: W3's z of ±1 give 30 ± 10.2, its z of 0 stays 30 (4 of its 5 rows off)
+    wrong.write_text('[1] "W1"\n[1] 50\n[1] 10\n[1] "W2"\n[1] 70\n[1] 20\n[1] "W3"\n[1] 30\n[1] 10.2\n')
+    with pytest.raises(InputError, match=r"for 4 of 15 ratings, of 1 workers \(e.g. W3"):
+        run("wmt-da-toen", small("ad-csen-good-stnd.csv"), worker_stats=read_worker_stats(wrong))
+    result = cli_run("rank", SMALL / "ad-csen-good-stnd.csv", "--protocol", "wmt-da-toen", "--worker-stats", wrong)
+    assert result.exit_code == 2 and "not *-no-refs.txt" in result.output
+
+
 def test_missing_worker_in_stats_is_an_input_error(tmp_path):
     stats = read_worker_stats(SMALL / "ad-csen-trk-mean-sd.txt").drop(index="W2")
     with pytest.raises(InputError, match="1 worker\\(s\\) not in the worker-stats file \\(e.g. W2\\)"):
@@ -320,3 +336,17 @@ def test_wmt22_segment_file_of_another_pair_is_refused():
     assert "ad-seg-scores-de-en.csv: its systems and segments do not match" in result.output
     assert "lacks 9 of their 12 systems" in result.output and "12,461 of their 16,008" in result.output
     assert "official z" not in result.output
+
+
+@pytest.mark.parametrize("pair", PAIRS)
+def test_wmt22_no_refs_worker_stats_are_refused(pair):
+    """The audit's command: cs-en with ad-csen-trk-mean-sd-no-refs.txt exited 0 with raw scores off by
+    −0.29 to −1.25 (Online-W.2 72.9 vs the official 74.0). Every rating's recovered raw score is then
+    fractional (median distance 0.23–0.25); with the right file none is (max 2.2e-13)."""
+    folder = shared_file("wmt22-da-toen/README.md").parent
+    code = PAIRS[pair]
+    result = cli_run("rank", folder / f"ad-{code}-good-stnd.csv", "--protocol", "wmt-da-toen",
+                     "--worker-stats", folder / f"ad-{code}-trk-mean-sd-no-refs.txt")
+    total = {"cs-en": 25070, "de-en": 26154, "ja-en": 35773}[pair]
+    assert result.exit_code == 2, result.output
+    assert f"for {total:,} of {total:,} ratings" in result.output and "not *-no-refs.txt" in result.output

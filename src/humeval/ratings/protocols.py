@@ -257,7 +257,34 @@ def _unstandardise(ratings, z, keep, worker_stats, source) -> np.ndarray:
                          "give the *-trk-mean-sd.txt of the same language pair")
     mean = np.append(stats["mean"].to_numpy(), np.nan)[ratings.judge]
     sd = np.append(stats["sd"].to_numpy(), np.nan)[ratings.judge]
-    return z * sd + mean
+    raw = z * sd + mean
+    check_whole(raw, judges, keep, worker_stats.attrs.get("path", "the worker-stats file"))
+    return raw
+
+
+# How far z·sd + mean may lie from a whole number (the 0–100 slider) with the right worker statistics.
+# WMT's z are written to 15 significant digits (|z| < 10: error ≤ 5e-15) and sd < 50, so float error is
+# below 2.5e-13; measured with ad-<xxen>-trk-mean-sd.txt: max 2.0e-13 (cs-en, de-en), 2.2e-13 (ja-en).
+# 1e-6 also admits z written with 9 significant digits. The wrong file (…-no-refs.txt) leaves every row
+# off: median 0.23 (cs-en), 0.25 (de-en, ja-en), max 0.50, 98 % of the rows beyond 0.01.
+WHOLE = 1e-6
+
+
+def check_whole(raw: np.ndarray, judges: np.ndarray, keep: np.ndarray, path) -> None:
+    """Refuse worker statistics under which the recovered raw scores are not whole numbers (to
+    ``WHOLE``): they are not the mean and sd the z-scores were made with (another pair's file, or
+    WMT's ``*-no-refs.txt``), and the raw means would be silently wrong."""
+    off = np.abs(raw - np.round(raw))
+    bad = keep & ~(off <= WHOLE)
+    if not bad.any():
+        return
+    workers = np.unique(judges[bad])
+    raise InputError(path, None, f"raw = z·sd + mean is not a whole number (the 0–100 slider) for {int(bad.sum()):,} of "
+                     f"{int(keep.sum()):,} ratings, of {len(workers)} workers (e.g. {', '.join(map(str, workers[:3]))}; "
+                     f"median distance {float(np.median(off[bad])):.2g}, tolerance {WHOLE:g}): these are not the mean "
+                     "and sd the z-scores were made with",
+                     "give the *-trk-mean-sd.txt of the same language pair (not *-no-refs.txt); without worker "
+                     "statistics the ranking by z stands and the raw column is left out")
 
 
 def worker_table(ratings: Ratings, score: np.ndarray, keep: np.ndarray) -> pd.DataFrame:

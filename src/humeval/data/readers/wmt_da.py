@@ -216,6 +216,7 @@ def read_worker_stats(path, encoding: str = "utf-8") -> pd.DataFrame:
         out[name] = (values[0], values[1])
     frame = pd.DataFrame.from_dict(out, orient="index", columns=["mean", "sd"])
     frame.index.name = "judge"
+    frame.attrs["path"] = str(path)  # named by the protocol's errors about this file
     return frame
 
 

@@ -123,6 +123,39 @@ def test_segment_file_of_another_pair_is_refused(tmp_path):
     assert result.exit_code == 2 and str(other) in result.output and "official z" not in result.output
 
 
+def test_segment_file_as_input_counts_its_ratings_and_says_what_it_is(tmp_path):
+    """Before: 'ratings' counted the file's rows, and the notes spoke of annotators, of
+    *-good-stnd.csv and of raw means unavailable on a file that has RAW.SCR."""
+    result = cli_run("rank", SMALL / "ad-seg-scores-cs-en.csv", "--protocol", "wmt-da-toen", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)["cs-en"]
+    table = {row["system"]: row for row in data["table"]}
+    # N: A.1 2 + 1 + 1, B.2 1 + 2 + 1 (its zero row), C.3 1 + 1; RAW.SCR means (B.2: (50 + 60 + 0)/3)
+    assert {s: (r["segments"], r["ratings"]) for s, r in table.items()} == {"A.1": (3, 4), "B.2": (3, 4), "C.3": (2, 2)}
+    assert table["B.2"]["raw"] == pytest.approx(110 / 3) and table["B.2"]["z"] == pytest.approx(-1 / 6)
+    notes = " ".join(data["notes"])
+    assert "ratings = the sum of its N" in notes and "1 segments have RAW.SCR = Z.SCR = 0" in notes
+    for wrong in ("raw means unavailable", "good-stnd.csv): used as given", "each annotator is standardised",
+                  "segment score = mean of the SYSTEM and REPEAT"):
+        assert wrong not in notes
+    printed = cli_run("rank", SMALL / "ad-seg-scores-cs-en.csv", "--protocol", "wmt-da-toen").output
+    assert "cs-en: wmt-da-toen (10 ratings)" in printed
+    refused = cli_run("rank", SMALL / "ad-seg-scores-cs-en.csv", "--protocol", "wmt-da-toen",
+                      "--worker-stats", SMALL / "ad-csen-trk-mean-sd.txt")
+    assert refused.exit_code == 2 and "segment scores without annotators" in refused.output
+    # WMT17–19's layout has no RAW.SCR and no N: no raw column, and the table counts segments
+    graham = tmp_path / "DA-seglevel.csv"
+    graham.write_text("LP DATA SYSTEM SID HUMAN\ncs-en newstest2019 A.1 1 0.5\ncs-en newstest2019 A.1 2 1.5\n"
+                      "cs-en newstest2019 B.2 1 -0.5\ncs-en newstest2019 B.2 2 0.0\n")
+    result = cli_run("rank", graham, "--protocol", "wmt-da-toen", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)["cs-en"]
+    assert [(r["system"], r["segments"], r["z"]) for r in data["table"]] == [("A.1", 2, 1.0), ("B.2", 2, -0.25)]
+    assert "ratings" not in data["table"][0] and "raw" not in data["table"][0]
+    assert any("no raw score or count of ratings per segment" in n for n in data["notes"])
+    assert "cs-en: wmt-da-toen (4 segments)" in cli_run("rank", graham, "--protocol", "wmt-da-toen").output
+
+
 def test_wins_rule_against_all_below_on_hand_matrices():
     # S1 beats S4; S2 beats S3, S4: WINS = 1, 2, 0, 0 → boundary after S2 (2 wins, 2 below) and S4
     s = np.zeros((4, 4), dtype=bool)
@@ -350,3 +383,20 @@ def test_wmt22_no_refs_worker_stats_are_refused(pair):
     total = {"cs-en": 25070, "de-en": 26154, "ja-en": 35773}[pair]
     assert result.exit_code == 2, result.output
     assert f"for {total:,} of {total:,} ratings" in result.output and "not *-no-refs.txt" in result.output
+
+
+@pytest.mark.parametrize("pair", PAIRS)
+def test_wmt22_segment_file_as_input_gives_the_official_counts(pair):
+    """The audit's command: the de-en segment file's 'ratings' said 1,799 for Lan-Bridge (its rows);
+    WMT's N.ALL is 2,181, and the file's N sums to 21,006, not 17,204."""
+    folder = shared_file("wmt22-da-toen/README.md").parent
+    result = cli_run("rank", folder / f"ad-seg-scores-{pair}.csv", "--protocol", "wmt-da-toen", "--json")
+    assert result.exit_code == 0, result.output
+    table = pd.DataFrame(json.loads(result.output)[pair]["table"]).set_index("system")
+    systems = pd.read_csv(folder / f"ad-sys-scores-{pair}.csv", sep=" ", index_col=False).set_index("SYS")
+    assert (table["ratings"] == systems["N.ALL"].reindex(table.index)).all()
+    assert (table["segments"] == systems["N"].reindex(table.index)).all()
+    assert np.abs(table["raw"] - systems["RAW.SCR"].reindex(table.index)).max() < 1e-9
+    assert np.abs(table["z"] - systems["Z.SCR"].reindex(table.index)).max() < 1e-9
+    if pair == "de-en":
+        assert table.loc["Lan-Bridge.1", "ratings"] == 2181 and table["ratings"].sum() == 21006

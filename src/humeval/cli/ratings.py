@@ -157,7 +157,8 @@ def refuse_protocol(ratings_kw) -> None:
 
 def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx) -> dict:
     """``humeval.ratings.protocols.run`` with the files the protocol reads beside the ratings."""
-    from humeval.data.readers.wmt_da import read_segment_scores, read_worker_stats, worker_stats_beside
+    from humeval.data.readers.wmt_da import (has_segment_counts, read_segment_scores, read_worker_stats,
+                                             worker_stats_beside)
     from humeval.ratings.protocols import PROTOCOLS, run
     protocol_controls({"protocol": name})  # refuses an unknown name
     fixed = [flag for param, flag in PROTOCOL_FIXES.items()
@@ -176,6 +177,9 @@ def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx) -> di
         raise click.BadParameter(f"the {name} protocol compares no segment file", param_hint="--segment-scores")
     if segment_scores:
         options["segment_scores"] = read_segment_scores(segment_scores)
+    if "given_segments" in accepted and judgments.report is not None and judgments.report.format == "wmt-da-seg":
+        # a segment file's own RAW.SCR and N per segment (its ratings hold the Z.SCR only)
+        options["given_segments"] = read_segment_scores(file) if has_segment_counts(file) else None
     try:
         results = run(name, judgments.ratings, source=file, **options)
     except ValueError as error:
@@ -255,8 +259,10 @@ def print_ranking(track: str, result) -> None:
     table = result.table
     clusters = table["cluster"].to_numpy() if "cluster" in table else [0] * len(table)  # google-mqm has none
     breaks = tuple(i for i in range(len(clusters) - 1) if clusters[i] != clusters[i + 1])
-    counted = next((column for column in ("ratings", "n") if column in table), None)  # protocols name it differently
-    size = f" ({int(table[counted].sum()):,} {'ratings' if counted == 'ratings' else 'scored outputs'})" if counted else ""
+    # protocols name the count differently; a segment file without counts of ratings has segments only
+    counted = next((column for column in ("ratings", "n", "segments") if column in table), None)
+    noun = {"ratings": "ratings", "n": "scored outputs", "segments": "segments"}.get(counted)
+    size = f" ({int(table[counted].sum()):,} {noun})" if counted else ""
     what = "raw mean of the file's z scores" if result.model == "raw" and result.score == "z" else result.model
     what = result.protocol if result.protocol != "humeval" else what  # the humeval procedure is named in the notes
     how = f"clusters by {result.test}" if result.test != "none" else "no significance test"

@@ -102,7 +102,8 @@ def significant15(values: np.ndarray) -> np.ndarray:
 
 
 def wmt_da_toen(ratings: Ratings, worker_stats: pd.DataFrame | None = None, segment_scores: pd.DataFrame | None = None,
-                alpha: float = 0.05, source: str = "ratings") -> RatingsRanking:
+                alpha: float = 0.05, source: str = "ratings", given_segments: pd.DataFrame | None = None
+                ) -> RatingsRanking:
     """WMT's to-English DA ranking of one track as run 2019–2022 (``WMT_DA_TOEN_STEPS``).
 
     ``ratings`` must keep the control rows (``read(..., controls=True)``); their ``kind`` says
@@ -111,9 +112,21 @@ def wmt_da_toen(ratings: Ratings, worker_stats: pd.DataFrame | None = None, segm
     mean and sd computed here. ``segment_scores`` (``read_segment_scores``: an official segment
     file) is compared row by row with the segments computed here, and the official system means
     over its rows are added as ``official z`` / ``official raw``.
+
+    Ratings without annotators or controls in z (a segment file, format ``wmt-da-seg``) are segment
+    scores already: steps 3–5 run on them as given (``ranked_segment_file``); ``given_segments``
+    (``read_segment_scores`` of that same file) adds each segment's RAW.SCR and N.
     Sources: Graham et al. (2017); WMT19–22 findings; wmt22-news-systems/humaneval/DA scripts' outputs.
     """
     kinds = kind_names(ratings)
+    if ratings.scale == "z" and (ratings.judge < 0).all() and not np.isin(kinds, CONTROLS).any():
+        if worker_stats is not None:
+            raise InputError(source, None, "these are segment scores without annotators: worker statistics do not "
+                             "apply", "leave --worker-stats out (a segment file's raw means are its RAW.SCR)")
+        result = ranked_segment_file(ratings, given_segments, alpha)
+        if segment_scores is not None:
+            compare_segments(result, segment_scores)
+        return result
     score = np.asarray(ratings.score, dtype=np.float64)
     skipped: dict[str, int] = {}
     notes: list[str] = []
@@ -160,9 +173,48 @@ def wmt_da_toen(ratings: Ratings, worker_stats: pd.DataFrame | None = None, segm
     return result
 
 
-def rank_segments(segments: pd.DataFrame, alpha: float = 0.05) -> RatingsRanking:
+def ranked_segment_file(ratings: Ratings, given: pd.DataFrame | None, alpha: float = 0.05) -> RatingsRanking:
+    """Steps 3–5 of ``wmt_da_toen`` on a file of segment scores (one z per system and segment, no
+    annotators). ``given`` (``read_segment_scores`` of the same file) supplies RAW.SCR and N per
+    segment; without it (WMT17–19's ``LP DATA SYSTEM SID HUMAN``) the raw and ratings columns are
+    left out, and the table counts segments only."""
+    keep = np.isfinite(ratings.score) & (ratings.system >= 0) & (ratings.item >= 0)
+    skipped: dict[str, int] = {}
+    _count(skipped, "scores without a number, system or segment", (~keep).sum())
+    segments = pd.DataFrame({"system": np.array(ratings.systems, dtype=object)[ratings.system[keep]],
+                             "item": np.array(ratings.items, dtype=object)[ratings.item[keep]].astype(str),
+                             "z": np.asarray(ratings.score, dtype=np.float64)[keep]})
+    notes = ["the file holds segment scores (no annotators): each is the mean z of a (system, segment) as the file "
+             "gives it; WMT standardised each annotator and averaged the SYSTEM and REPEAT ratings before writing it"]
+    matched = None
+    if given is not None:
+        rows = given.assign(item=lambda d: d["item"].astype(str)).drop_duplicates(["system", "item"])
+        matched = segments.merge(rows[["system", "item", "raw", "n"]], on=["system", "item"], how="left")
+        if matched[["raw", "n"]].isna().any().any():
+            notes.append(f"{int(matched[['raw', 'n']].isna().any(axis=1).sum()):,} segment scores have no RAW.SCR or N "
+                         "in the file: raw means and rating counts left out")
+            matched = None
+    if matched is not None:
+        segments = matched
+        zeros = int(((segments["raw"] == 0) & (segments["z"] == 0)).sum())
+        notes.append("raw = the file's RAW.SCR; ratings = the sum of its N over the system's segments (WMT's N.ALL)")
+        if zeros:
+            notes.append(f"{zeros:,} segments have RAW.SCR = Z.SCR = 0 exactly (WMT22 wrote such rows for segments "
+                         "with no judgment in its *-good-stnd.csv); counted, as WMT's system scores count them")
+    else:
+        segments = segments.assign(raw=np.nan, n=1)
+        notes.append("the file gives no raw score or count of ratings per segment: no raw column, and the table "
+                     "counts segments, not ratings")
+    result = rank_segments(segments, alpha, given=True)
+    if matched is None:
+        result.table = result.table.drop(columns=["raw", "ratings"])
+    result.skipped, result.notes = skipped, notes + result.notes
+    return result
+
+
+def rank_segments(segments: pd.DataFrame, alpha: float = 0.05, given: bool = False) -> RatingsRanking:
     """Steps 3–5 of ``wmt_da_toen`` on segment scores (columns system, item, raw, z, n: ours, or
-    an official ``ad-seg-scores`` file as ``read_segment_scores`` gives it)."""
+    an official ``ad-seg-scores`` file as ``read_segment_scores`` gives it, ``given=True``)."""
     codes, systems = pd.factorize(segments["system"], sort=True)
     k = len(systems)
     n_seg = np.bincount(codes, minlength=k)
@@ -179,8 +231,8 @@ def rank_segments(segments: pd.DataFrame, alpha: float = 0.05) -> RatingsRanking
     table["cluster"] = clusters(significant, order, "wins")
     names = [systems[i] for i in order]
     pv = pd.DataFrame(p[np.ix_(order, order)], index=pd.Index(names, name="system"), columns=names)
-    notes = [f"segment score = mean of the SYSTEM and REPEAT ratings; system = mean of its {int(n_seg.sum()):,} "
-             "segment scores",
+    made = "" if given else "segment score = mean of the SYSTEM and REPEAT ratings; "
+    notes = [f"{made}system = mean of its {int(n_seg.sum()):,} segment scores",
              "one-sided Wilcoxon rank-sum on segment z-scores (15 significant digits, as WMT's segment file holds them)",
              f"clusters: WMT's WINS rule, a cluster ends after a system that significantly beats (p < {alpha:g}) as many "
              "systems as there are below it"]
@@ -327,7 +379,7 @@ register(Protocol(
     "wmt-da-toen", "WMT direct assessment into English as run 2019–2022 (crowd DA on MTurk)",
     steps=WMT_DA_TOEN_STEPS,
     source="Graham et al. (2017); WMT19–22 findings; wmt-conference/wmt22-news-systems humaneval/DA outputs",
-    ranker=wmt_da_toen, needs_controls=True, options=("worker_stats", "segment_scores", "alpha")))
+    ranker=wmt_da_toen, needs_controls=True, options=("worker_stats", "segment_scores", "alpha", "given_segments")))
 
 
 # ---------------------------------------------------------------- WMT24 ESA and Google's MQM

@@ -230,6 +230,13 @@ def worker_stats_beside(path) -> Path | None:
     return found if found.is_file() else None
 
 
+def has_segment_counts(path, encoding: str = "utf-8") -> bool:
+    """Whether a ``wmt-da-seg`` file has WMT20–22's ``RAW.SCR`` and ``N`` columns (the
+    ``LP DATA SYSTEM SID HUMAN`` layout has neither), so ``read_segment_scores`` reads it."""
+    cells = {c.strip('"').lower() for c in first_line(read_bytes(path), encoding).split()}
+    return {"sys", "sid", "raw.scr", "z.scr", "n"} <= cells
+
+
 def read_segment_scores(path, encoding: str = "utf-8") -> pd.DataFrame:
     """WMT20–22's segment scores ``SYS SID RAW.SCR Z.SCR N`` as a frame (system, item, raw, z, n),
     every row kept (WMT's own zero-valued rows included), for comparing a protocol's segments."""

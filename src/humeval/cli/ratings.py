@@ -22,7 +22,9 @@ PROTOCOL_FIXES = {"model_names": "--model", "n_boot": "--bootstrap", "significan
 # the options that shape the ratings procedure only: refused on a file of comparisons (parameter -> option)
 RATINGS_ONLY = {"significance": "--significance", "correction": "--correction", "test_resamples": "--test-resamples",
                 "scale_text": "--scale", "exclude_reference": "--exclude-reference", "heldout": "--heldout",
-                "worker_stats": "--worker-stats", "segment_scores": "--segment-scores"}
+                "worker_stats": "--worker-stats", "segment_scores": "--segment-scores", "variant": "--variant"}
+# the protocols with versions of their organisers' scripts: name -> module whose VARIANTS lists them (first = default)
+VARIANT_MODULES = {"wmt24-esa": "humeval.ratings.esa_wmt24", "wmt-da-appraise": "humeval.ratings.wmt_da_appraise"}
 
 
 def ratings_options(f):
@@ -41,6 +43,10 @@ def ratings_options(f):
         click.option("--segment-scores", type=click.Path(exists=True, dir_okay=False), default=None,
                      help="Ratings, --protocol wmt-da-toen: an official segment-score file (ad-seg-scores-xx-en.csv) "
                           "to compare the computed segments with, row by row (adds its system means as 'official z')."),
+        click.option("--variant", default=None, metavar="NAME",
+                     help="Ratings: which version of the organisers' scripts the --protocol runs. wmt24-esa: final "
+                          "(the default) or 2024-09-13 (the version that wrote WMT24's committed tables); "
+                          "wmt-da-appraise: wmt22 (the default) or wmt21 (Appraise's ComputeWMT21Results)."),
         click.option("--significance", type=click.Choice(["wilcoxon", "signed-rank", "paired-bootstrap",
                                                          "permutation"]), default="wilcoxon", show_default=True,
                      help="Ratings files (--model z-mean|raw|mqm|esa|mixed|ordinal; default z-mean, mqm for MQM): pairwise "
@@ -66,7 +72,7 @@ def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_f
                          random_state, quiet, as_json, significance="wilcoxon", correction="none",
                          resample="segment", test_resamples=1000, scale_text=None, exclude_reference=False,
                          heldout=False, protocol=None, worker_stats=None, segment_scores=None, rank_sets=False,
-                         top_k=None, robust=None):
+                         top_k=None, robust=None, variant=None):
     """Rank each track of a ratings file and print/write the WMT-style table (with ``rank_sets``,
     the rank confidence sets from its bootstrap resamples)."""
     from humeval.ratings import MODELS, rank_tracks
@@ -79,11 +85,13 @@ def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_f
                                  f"the {protocol + ' protocol' if protocol not in (None, 'humeval') else model_names + ' model'}",
                                  param_hint="--rank-sets")
     if protocol not in (None, "humeval"):
-        results = run_protocol(file, judgments, protocol, worker_stats, segment_scores, ctx)
+        results = run_protocol(file, judgments, protocol, worker_stats, segment_scores, ctx, variant)
         return show_results(file, results, {}, out_file, plot, heatmap, quiet, as_json, judgments.report, robust)
     for option, value in (("--worker-stats", worker_stats), ("--segment-scores", segment_scores)):
         if value:
             raise click.BadParameter("applies to --protocol wmt-da-toen", param_hint=option)
+    if variant is not None:
+        raise click.BadParameter(f"applies to --protocol {' or '.join(VARIANT_MODULES)}", param_hint="--variant")
     model = model_names if given else default_model(ratings)
     choices = ", ".join(MODELS + NOT_YET)
     if model not in MODELS + NOT_YET:
@@ -155,7 +163,7 @@ def refuse_protocol(ratings_kw) -> None:
                                  param_hint="--protocol")
 
 
-def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx) -> dict:
+def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx, variant=None) -> dict:
     """``humeval.ratings.protocols.run`` with the files the protocol reads beside the ratings."""
     from humeval.data.readers.wmt_da import (has_segment_counts, read_segment_scores, read_worker_stats,
                                              worker_stats_beside)
@@ -177,6 +185,16 @@ def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx) -> di
         raise click.BadParameter(f"the {name} protocol compares no segment file", param_hint="--segment-scores")
     if segment_scores:
         options["segment_scores"] = read_segment_scores(segment_scores)
+    if variant is not None:
+        if name not in VARIANT_MODULES or "variant" not in accepted:
+            raise click.BadParameter(f"the {name} protocol has one version; --variant applies to "
+                                     f"{' and '.join(VARIANT_MODULES)}", param_hint="--variant")
+        import importlib
+        choices = importlib.import_module(VARIANT_MODULES[name]).VARIANTS
+        if variant not in choices:
+            raise click.BadParameter(f"{variant!r}: the {name} protocol has {', '.join(choices)}",
+                                     param_hint="--variant")
+        options["variant"] = variant
     if "given_segments" in accepted and judgments.report is not None and judgments.report.format == "wmt-da-seg":
         # a segment file's own RAW.SCR and N per segment (its ratings hold the Z.SCR only)
         options["given_segments"] = read_segment_scores(file) if has_segment_counts(file) else None

@@ -391,7 +391,20 @@ def _wmt24_esa(ratings: Ratings, source: str = "ratings", variant: str = "final"
     result = wmt24_esa(ratings, variant=variant, alpha=alpha)
     return RatingsRanking(result.table, result.pvalues, "esa", "score",
                           "Wilcoxon signed-rank per domain, Stouffer-combined", alpha, dict(result.set_aside),
-                          list(result.notes), "wmt24-esa")
+                          list(result.notes) + [wmt24_variant_note(variant)], "wmt24-esa")
+
+
+def wmt24_variant_note(variant: str) -> str:
+    """Which version of WMT24's scripts ran, how to run the other, and why neither need meet the
+    committed tables on one wave's file."""
+    ran = ("the scripts after the 2024-09-25 rank fix and the 2024-10-03 cluster update; --variant 2024-09-13 "
+           "(variant='2024-09-13') runs the version that wrote the committed generated_human_ranking.tex"
+           if variant == "final" else
+           "commit 71cc027, the version that wrote the committed generated_human_ranking.tex; --variant final "
+           "runs the scripts as they stand")
+    return (f"variant {variant} of WMT24's scripts ran ({ran}); the committed tables also counted waves 0–1 "
+            "(not published) and the ESA files as they were before their 2024-11-29 re-issue, so one wave's "
+            "file need not reproduce them")
 
 
 def _google_mqm(ratings: Ratings, source: str = "ratings") -> RatingsRanking:

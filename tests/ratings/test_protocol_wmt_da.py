@@ -156,6 +156,17 @@ def test_segment_file_as_input_counts_its_ratings_and_says_what_it_is(tmp_path):
     assert "cs-en: wmt-da-toen (4 segments)" in cli_run("rank", graham, "--protocol", "wmt-da-toen").output
 
 
+def test_z_ratings_without_annotators_but_repeated_segments_are_averaged_not_taken_as_a_segment_file():
+    df = pd.DataFrame({"system": ["A", "A", "A", "B", "B"], "item": ["1", "1", "2", "1", "2"],
+                       "score": [1.0, 0.0, 1.0, 0.0, -1.0], "track": "cs-en"})
+    result = run("wmt-da-toen", Ratings.from_pandas(df, scale="z"))["cs-en"]
+    assert result.table.loc["A", "z"] == pytest.approx(0.75) and result.table.loc["A", "ratings"] == 3
+    assert not any("segment scores (no annotators)" in n or "each annotator is standardised" in n
+                   for n in result.notes)
+    single = run("wmt-da-toen", Ratings.from_pandas(df.drop(index=1), scale="z"))["cs-en"]
+    assert any("segment scores (no annotators)" in n for n in single.notes) and "ratings" not in single.table
+
+
 def test_wins_rule_against_all_below_on_hand_matrices():
     # S1 beats S4; S2 beats S3, S4: WINS = 1, 2, 0, 0 → boundary after S2 (2 wins, 2 below) and S4
     s = np.zeros((4, 4), dtype=bool)

@@ -119,7 +119,7 @@ def wmt_da_toen(ratings: Ratings, worker_stats: pd.DataFrame | None = None, segm
     Sources: Graham et al. (2017); WMT19–22 findings; wmt22-news-systems/humaneval/DA scripts' outputs.
     """
     kinds = kind_names(ratings)
-    if ratings.scale == "z" and (ratings.judge < 0).all() and not np.isin(kinds, CONTROLS).any():
+    if _segment_file(ratings, kinds):
         if worker_stats is not None:
             raise InputError(source, None, "these are segment scores without annotators: worker statistics do not "
                              "apply", "leave --worker-stats out (a segment file's raw means are its RAW.SCR)")
@@ -132,7 +132,7 @@ def wmt_da_toen(ratings: Ratings, worker_stats: pd.DataFrame | None = None, segm
     notes: list[str] = []
     keep = np.isfinite(score) & (ratings.system >= 0) & (ratings.item >= 0)
     _count(skipped, "ratings without a number, system or segment", (~keep).sum())
-    if not np.isin(kinds, CONTROLS).any():
+    if ratings.scale != "z" and not np.isin(kinds, CONTROLS).any():  # a z file is not standardised here
         notes.append("the ratings carry no control rows (REPEAT, BAD_REF, REF): each annotator is standardised over "
                      "the rows given; WMT standardises over the controls too (read the file with its controls)")
     workers = None
@@ -171,6 +171,15 @@ def wmt_da_toen(ratings: Ratings, worker_stats: pd.DataFrame | None = None, segm
     if segment_scores is not None:
         compare_segments(result, segment_scores)
     return result
+
+
+def _segment_file(ratings: Ratings, kinds: np.ndarray) -> bool:
+    """Whether ``ratings`` are segment scores (a ``wmt-da-seg`` file): z-scores without annotators or
+    controls, one per (system, segment)."""
+    if ratings.scale != "z" or (ratings.judge >= 0).any() or np.isin(kinds, CONTROLS).any():
+        return False
+    keys = ratings.system.astype(np.int64) * (len(ratings.items) + 1) + ratings.item
+    return len(np.unique(keys)) == len(keys)
 
 
 def ranked_segment_file(ratings: Ratings, given: pd.DataFrame | None, alpha: float = 0.05) -> RatingsRanking:

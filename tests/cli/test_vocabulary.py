@@ -89,7 +89,7 @@ def test_old_spellings_are_listed_nowhere():
 
 @pytest.mark.parametrize("option, value", [("--significance", "permutation"), ("--correction", "holm"),
                                            ("--test-resamples", "50"), ("--scale", "0,100"),
-                                           ("--exclude-reference", None), ("--heldout", None)])
+                                           ("--exclude-reference", None), ("--heldout", None), ("--variant", "final")])
 def test_ratings_options_are_refused_on_comparisons(pairs, option, value):
     result = run("rank", pairs, "-m", "bt", option, *([value] if value else []))
     assert result.exit_code == 2 and option in result.output and "on comparisons" in result.output, result.output

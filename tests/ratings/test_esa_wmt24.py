@@ -1,6 +1,7 @@
 """WMT24's ESA ranking procedure (humeval.ratings.esa_wmt24): hand-calculated fixtures, and the
 organisers' committed table (generated_human_ranking.tex) beside the shared waves 2 and 3."""
 
+import json
 import re
 
 import numpy as np
@@ -11,7 +12,7 @@ from scipy import stats
 from humeval.data import read
 from humeval.data.tables import Ratings
 from humeval.ratings.esa_wmt24 import domain_of, wmt24_esa, wmt24_esa_tracks
-from conftest import shared_file
+from conftest import FIXTURES, shared_file
 
 # news has 4 segments, speech 5; A beats B and B beats C on every one of them, by distinct amounts
 NEWS = [f"test-en-news_doc1:{i}" for i in range(1, 5)]
@@ -32,6 +33,39 @@ def three_systems():
         base = 60 + (k % 3)
         rows += [("A", item, "j1", base + 30 - k), ("B", item, "j1", base + 10), ("C", item, "j1", base - 1 - k)]
     return rows
+
+
+def rank_cli(*args):
+    from click.testing import CliRunner
+    from humeval.cli import cli
+    return CliRunner().invoke(cli, ["rank", *map(str, args)])
+
+
+def test_rank_says_which_variant_ran_and_variant_chooses_it():
+    """Before: the CLI ran 'final' only, and nothing said the committed tables came from 2024-09-13."""
+    fixture = FIXTURES / "esa_wmt24_small.csv"
+    runs = {}
+    for variant in (None, "final", "2024-09-13"):
+        result = rank_cli(fixture, "--protocol", "wmt24-esa", "--json", *(("--variant", variant) if variant else ()))
+        assert result.exit_code == 0, result.output
+        runs[variant] = json.loads(result.output)["en-ja"]
+    assert {k: v for k, v in runs[None].items() if k != "signature"} == \
+        {k: v for k, v in runs["final"].items() if k != "signature"}
+    final, dated = runs["final"]["notes"], runs["2024-09-13"]["notes"]
+    assert sum("of WMT24's scripts ran" in n for n in final) == 1
+    assert any(n.startswith("variant final of WMT24's scripts ran") and "--variant 2024-09-13" in n
+               and "waves 0–1" in n for n in final)
+    assert any(n.startswith("variant 2024-09-13 of WMT24's scripts ran (commit 71cc027") for n in dated)
+    # en-ja: sysX over sysY on 4 outputs of one domain, all better: two-sided p 0.5 (final), one-sided 0.25
+    assert runs["final"]["pvalues"][0]["sysY"] == pytest.approx(0.5)
+    assert runs["2024-09-13"]["pvalues"][0]["sysY"] == pytest.approx(0.25)
+    printed = rank_cli(fixture, "--protocol", "wmt24-esa", "--variant", "2024-09-13").output
+    assert "variant:2024-09-13" in printed  # in the signature
+    wrong = rank_cli(fixture, "--protocol", "wmt24-esa", "--variant", "wmt21")
+    assert wrong.exit_code == 2 and "'wmt21': the wmt24-esa protocol has final, 2024-09-13" in wrong.output
+    unused = rank_cli(FIXTURES / "wmt_da_toen" / "ad-csen-raw.csv", "--protocol", "wmt-da-toen", "--variant", "final")
+    assert unused.exit_code == 2 and "the wmt-da-toen protocol has one version" in unused.output
+    assert rank_cli(fixture, "--variant", "final").exit_code == 2  # no protocol: no variant
 
 
 def test_domain_of_reads_the_wmt24_document_id():
@@ -174,3 +208,17 @@ def test_the_committed_tables_follow_the_2024_09_13_rules():
         in_row_order = pd.Series(-np.arange(len(table), dtype=float), index=table.index)  # rows are best first
         assert _clusters_dated(in_row_order, table["hi"].to_numpy()).tolist() == table["cluster"].tolist(), track
         assert (len(table) - table["hi"]).sum() == (table["lo"] - 1).sum(), track
+
+
+def test_shared_wave_says_which_variant_ran():
+    """The audit's command ran the final scripts without saying that the committed .tex came from
+    2024-09-13 (selectable only through the API then) nor that the tables counted waves 0–1."""
+    wave = shared_file("wmt24-esa/esa_generalMT2024_wave2.csv")
+    result = rank_cli(wave, "--protocol", "wmt24-esa", "--track", "en-hi", "--json")
+    assert result.exit_code == 0, result.output
+    notes = json.loads(result.output)["en-hi"]["notes"]
+    assert any(n.startswith("variant final of WMT24's scripts ran") and "--variant 2024-09-13" in n for n in notes)
+    dated = rank_cli(wave, "--protocol", "wmt24-esa", "--track", "en-hi", "--variant", "2024-09-13", "--json")
+    table = pd.DataFrame(json.loads(dated.output)["en-hi"]["table"]).set_index("system")
+    expected = wmt24_esa(read(wave), track="en-hi", variant="2024-09-13").table
+    assert table["rank"].tolist() == expected["rank"].tolist() and table.index.tolist() == expected.index.tolist()

@@ -104,6 +104,69 @@ def test_segment_file_comparison_names_the_rows_without_judgments():
     assert any("7 of our 7 segment rows found in it" in n for n in result.notes)
 
 
+def test_segment_file_of_another_pair_is_refused(tmp_path):
+    """Before: another pair's file was joined on the systems both happen to share and its means
+    printed as 'official z' beside ours."""
+    other = tmp_path / "ad-seg-scores-de-en.csv"
+    other.write_text("SYS SID RAW.SCR Z.SCR N \nA.1 1 50 0 2 \nA.1 2 90 1 1 \nD.4 1 20 -1 1 \n")
+    with pytest.raises(InputError, match=r"lacks 2 of their 3 systems \(B.2, C.3\) and 5 of their 7 \(system, "
+                                         r"segment\) keys") as error:
+        run("wmt-da-toen", small("ad-csen-good-stnd.csv"), segment_scores=read_segment_scores(other))
+    assert error.value.path == str(other) and "same language pair" in error.value.fix
+    # one key of 7 missing is more than 1 %: refused too; all 7 present (the fixture's own file) passes
+    one_short = tmp_path / "ad-seg-scores-cs-en.csv"
+    one_short.write_text("".join(line for line in (SMALL / "ad-seg-scores-cs-en.csv").read_text().splitlines(True)
+                                 if not line.startswith("C.3 2 ")))
+    with pytest.raises(InputError, match=r"lacks 0 of their 3 systems and 1 of their 7"):
+        run("wmt-da-toen", small("ad-csen-good-stnd.csv"), segment_scores=read_segment_scores(one_short))
+    result = cli_run("rank", SMALL / "ad-csen-good-stnd.csv", "--protocol", "wmt-da-toen", "--segment-scores", other)
+    assert result.exit_code == 2 and str(other) in result.output and "official z" not in result.output
+
+
+def test_segment_file_as_input_counts_its_ratings_and_says_what_it_is(tmp_path):
+    """Before: 'ratings' counted the file's rows, and the notes spoke of annotators, of
+    *-good-stnd.csv and of raw means unavailable on a file that has RAW.SCR."""
+    result = cli_run("rank", SMALL / "ad-seg-scores-cs-en.csv", "--protocol", "wmt-da-toen", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)["cs-en"]
+    table = {row["system"]: row for row in data["table"]}
+    # N: A.1 2 + 1 + 1, B.2 1 + 2 + 1 (its zero row), C.3 1 + 1; RAW.SCR means (B.2: (50 + 60 + 0)/3)
+    assert {s: (r["segments"], r["ratings"]) for s, r in table.items()} == {"A.1": (3, 4), "B.2": (3, 4), "C.3": (2, 2)}
+    assert table["B.2"]["raw"] == pytest.approx(110 / 3) and table["B.2"]["z"] == pytest.approx(-1 / 6)
+    notes = " ".join(data["notes"])
+    assert "ratings = the sum of its N" in notes and "1 segments have RAW.SCR = Z.SCR = 0" in notes
+    for wrong in ("raw means unavailable", "good-stnd.csv): used as given", "each annotator is standardised",
+                  "segment score = mean of the SYSTEM and REPEAT"):
+        assert wrong not in notes
+    printed = cli_run("rank", SMALL / "ad-seg-scores-cs-en.csv", "--protocol", "wmt-da-toen").output
+    assert "cs-en: wmt-da-toen (10 ratings)" in printed
+    refused = cli_run("rank", SMALL / "ad-seg-scores-cs-en.csv", "--protocol", "wmt-da-toen",
+                      "--worker-stats", SMALL / "ad-csen-trk-mean-sd.txt")
+    assert refused.exit_code == 2 and "segment scores without annotators" in refused.output
+    # WMT17–19's layout has no RAW.SCR and no N: no raw column, and the table counts segments
+    graham = tmp_path / "DA-seglevel.csv"
+    graham.write_text("LP DATA SYSTEM SID HUMAN\ncs-en newstest2019 A.1 1 0.5\ncs-en newstest2019 A.1 2 1.5\n"
+                      "cs-en newstest2019 B.2 1 -0.5\ncs-en newstest2019 B.2 2 0.0\n")
+    result = cli_run("rank", graham, "--protocol", "wmt-da-toen", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)["cs-en"]
+    assert [(r["system"], r["segments"], r["z"]) for r in data["table"]] == [("A.1", 2, 1.0), ("B.2", 2, -0.25)]
+    assert "ratings" not in data["table"][0] and "raw" not in data["table"][0]
+    assert any("no raw score or count of ratings per segment" in n for n in data["notes"])
+    assert "cs-en: wmt-da-toen (4 segments)" in cli_run("rank", graham, "--protocol", "wmt-da-toen").output
+
+
+def test_z_ratings_without_annotators_but_repeated_segments_are_averaged_not_taken_as_a_segment_file():
+    df = pd.DataFrame({"system": ["A", "A", "A", "B", "B"], "item": ["1", "1", "2", "1", "2"],
+                       "score": [1.0, 0.0, 1.0, 0.0, -1.0], "track": "cs-en"})
+    result = run("wmt-da-toen", Ratings.from_pandas(df, scale="z"))["cs-en"]
+    assert result.table.loc["A", "z"] == pytest.approx(0.75) and result.table.loc["A", "ratings"] == 3
+    assert not any("segment scores (no annotators)" in n or "each annotator is standardised" in n
+                   for n in result.notes)
+    single = run("wmt-da-toen", Ratings.from_pandas(df.drop(index=1), scale="z"))["cs-en"]
+    assert any("segment scores (no annotators)" in n for n in single.notes) and "ratings" not in single.table
+
+
 def test_wins_rule_against_all_below_on_hand_matrices():
     # S1 beats S4; S2 beats S3, S4: WINS = 1, 2, 0, 0 → boundary after S2 (2 wins, 2 below) and S4
     s = np.zeros((4, 4), dtype=bool)
@@ -144,6 +207,22 @@ def test_worker_stats_file_errors(tmp_path):
         read_worker_stats(bad)
 
 
+def test_worker_stats_that_give_fractional_raw_scores_are_refused(tmp_path):
+    """Before: a wrong mean gave raw means off by the difference, silently."""
+    wrong = tmp_path / "ad-csen-trk-mean-sd-no-refs.txt"
+    wrong.write_text('[1] "W1"\n[1] 50\n[1] 10\n[1] "W2"\n[1] 70.4\n[1] 20\n[1] "W3"\n[1] 30\n[1] 10\n')
+    with pytest.raises(InputError, match=r"not a whole number \(the 0–100 slider\) for 5 of 15 ratings, of 1 workers "
+                                         r"\(e.g. W2; median distance 0.4, tolerance 1e-06\)") as error:
+        run("wmt-da-toen", small("ad-csen-good-stnd.csv"), worker_stats=read_worker_stats(wrong))
+    assert error.value.path == str(wrong)
+    # an sd off by 2 %: W3's z of ±1 give 30 ± 10.2, its z of 0 stays 30 (4 of its 5 rows off)
+    wrong.write_text('[1] "W1"\n[1] 50\n[1] 10\n[1] "W2"\n[1] 70\n[1] 20\n[1] "W3"\n[1] 30\n[1] 10.2\n')
+    with pytest.raises(InputError, match=r"for 4 of 15 ratings, of 1 workers \(e.g. W3"):
+        run("wmt-da-toen", small("ad-csen-good-stnd.csv"), worker_stats=read_worker_stats(wrong))
+    result = cli_run("rank", SMALL / "ad-csen-good-stnd.csv", "--protocol", "wmt-da-toen", "--worker-stats", wrong)
+    assert result.exit_code == 2 and "not *-no-refs.txt" in result.output
+
+
 def test_missing_worker_in_stats_is_an_input_error(tmp_path):
     stats = read_worker_stats(SMALL / "ad-csen-trk-mean-sd.txt").drop(index="W2")
     with pytest.raises(InputError, match="1 worker\\(s\\) not in the worker-stats file \\(e.g. W2\\)"):
@@ -169,7 +248,7 @@ def test_rank_without_protocol_says_which_procedure_and_what_the_reader_set_asid
     result = cli_run("rank", SMALL / "ad-csen-good-stnd.csv")
     assert result.exit_code == 0, result.output
     assert "procedure: humeval (z-mean, the default for this file); no --protocol given" in result.output
-    assert "--protocol wmt-da-toen runs WMT's own" in result.output
+    assert "--protocol wmt-da-toen runs the organisers' own procedure" in " ".join(result.output.split())
     assert "skipped 2 quality-control rows of type REPEAT" in result.output
     data = json.loads(cli_run("rank", SMALL / "ad-csen-good-stnd.csv", "--json").output)["cs-en"]
     assert data["protocol"] == "humeval" and data["read_skipped"]["quality-control rows of type BAD_REF "
@@ -289,3 +368,46 @@ def test_wmt22_worker_mean_and_sd_over_all_rows_equal_trk_mean_sd(pair):
     # R printed 7 significant digits: |Δ| ≤ half a unit of the 7th digit of values in 10–100 (5e-6)
     assert np.abs(table["mean"] - stats["mean"].reindex(table.index)).max() <= 5e-6 + 1e-12
     assert np.abs(table["sd"] - stats["sd"].reindex(table.index)).max() <= 5e-6 + 1e-12
+
+
+def test_wmt22_segment_file_of_another_pair_is_refused():
+    """The audit's command: cs-en judgments with de-en's segment file exited 0 and printed de-en's
+    means as 'official z' (Online-W.2 −0.0228 beside its cs-en 0.133)."""
+    folder = shared_file("wmt22-da-toen/README.md").parent
+    result = cli_run("rank", folder / "ad-csen-good-stnd.csv", "--protocol", "wmt-da-toen",
+                     "--segment-scores", folder / "ad-seg-scores-de-en.csv")
+    assert result.exit_code == 2, result.output
+    assert "ad-seg-scores-de-en.csv: its systems and segments do not match" in result.output
+    assert "lacks 9 of their 12 systems" in result.output and "12,461 of their 16,008" in result.output
+    assert "official z" not in result.output
+
+
+@pytest.mark.parametrize("pair", PAIRS)
+def test_wmt22_no_refs_worker_stats_are_refused(pair):
+    """The audit's command: cs-en with ad-csen-trk-mean-sd-no-refs.txt exited 0 with raw scores off by
+    −0.29 to −1.25 (Online-W.2 72.9 vs the official 74.0). Every rating's recovered raw score is then
+    fractional (median distance 0.23–0.25); with the right file none is (max 2.2e-13)."""
+    folder = shared_file("wmt22-da-toen/README.md").parent
+    code = PAIRS[pair]
+    result = cli_run("rank", folder / f"ad-{code}-good-stnd.csv", "--protocol", "wmt-da-toen",
+                     "--worker-stats", folder / f"ad-{code}-trk-mean-sd-no-refs.txt")
+    total = {"cs-en": 25070, "de-en": 26154, "ja-en": 35773}[pair]
+    assert result.exit_code == 2, result.output
+    assert f"for {total:,} of {total:,} ratings" in result.output and "not *-no-refs.txt" in result.output
+
+
+@pytest.mark.parametrize("pair", PAIRS)
+def test_wmt22_segment_file_as_input_gives_the_official_counts(pair):
+    """The audit's command: the de-en segment file's 'ratings' said 1,799 for Lan-Bridge (its rows);
+    WMT's N.ALL is 2,181, and the file's N sums to 21,006, not 17,204."""
+    folder = shared_file("wmt22-da-toen/README.md").parent
+    result = cli_run("rank", folder / f"ad-seg-scores-{pair}.csv", "--protocol", "wmt-da-toen", "--json")
+    assert result.exit_code == 0, result.output
+    table = pd.DataFrame(json.loads(result.output)[pair]["table"]).set_index("system")
+    systems = pd.read_csv(folder / f"ad-sys-scores-{pair}.csv", sep=" ", index_col=False).set_index("SYS")
+    assert (table["ratings"] == systems["N.ALL"].reindex(table.index)).all()
+    assert (table["segments"] == systems["N"].reindex(table.index)).all()
+    assert np.abs(table["raw"] - systems["RAW.SCR"].reindex(table.index)).max() < 1e-9
+    assert np.abs(table["z"] - systems["Z.SCR"].reindex(table.index)).max() < 1e-9
+    if pair == "de-en":
+        assert table.loc["Lan-Bridge.1", "ratings"] == 2181 and table["ratings"].sum() == 21006

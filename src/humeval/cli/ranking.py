@@ -83,7 +83,7 @@ RANK_SECTIONS = {
                                                     "provisional_below", "siblings", "families_file", "joint_file",
                                                     "board_by"),
     "Ratings files (DA, ESA, MQM)": ("significance", "correction", "test_resamples", "scale_text", "exclude_reference",
-                                     "heldout", "worker_stats", "segment_scores"),
+                                     "heldout", "worker_stats", "segment_scores", "variant"),
     "Output": ("out_file", "plot", "heatmap", "clusters", "as_json", "quiet", "signature", "force"),
 }
 # options that shape the pairwise procedure only: refused on a ratings file (parameter -> option)

@@ -22,7 +22,9 @@ PROTOCOL_FIXES = {"model_names": "--model", "n_boot": "--bootstrap", "significan
 # the options that shape the ratings procedure only: refused on a file of comparisons (parameter -> option)
 RATINGS_ONLY = {"significance": "--significance", "correction": "--correction", "test_resamples": "--test-resamples",
                 "scale_text": "--scale", "exclude_reference": "--exclude-reference", "heldout": "--heldout",
-                "worker_stats": "--worker-stats", "segment_scores": "--segment-scores"}
+                "worker_stats": "--worker-stats", "segment_scores": "--segment-scores", "variant": "--variant"}
+# the protocols with versions of their organisers' scripts: name -> module whose VARIANTS lists them (first = default)
+VARIANT_MODULES = {"wmt24-esa": "humeval.ratings.esa_wmt24", "wmt-da-appraise": "humeval.ratings.wmt_da_appraise"}
 
 
 def ratings_options(f):
@@ -42,6 +44,10 @@ def ratings_options(f):
         click.option("--segment-scores", type=click.Path(exists=True, dir_okay=False), default=None,
                      help="Ratings, --protocol wmt-da-toen: an official segment-score file (ad-seg-scores-xx-en.csv) "
                           "to compare the computed segments with, row by row (adds its system means as 'official z')."),
+        click.option("--variant", default=None, metavar="NAME",
+                     help="Ratings: which version of the organisers' scripts the --protocol runs. wmt24-esa: final "
+                          "(the default) or 2024-09-13 (the version that wrote WMT24's committed tables); "
+                          "wmt-da-appraise: wmt22 (the default) or wmt21 (Appraise's ComputeWMT21Results)."),
         click.option("--significance", type=click.Choice(["wilcoxon", "signed-rank", "paired-bootstrap",
                                                          "permutation"]), default="wilcoxon", show_default=True,
                      help="Ratings files (--model z-mean|raw|mqm|esa|mixed|ordinal; default z-mean, mqm for MQM): pairwise "
@@ -67,7 +73,7 @@ def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_f
                          random_state, quiet, as_json, significance="wilcoxon", correction="none",
                          resample="segment", test_resamples=1000, scale_text=None, exclude_reference=False,
                          heldout=False, protocol=None, worker_stats=None, segment_scores=None, rank_sets=False,
-                         top_k=None, robust=None):
+                         top_k=None, robust=None, variant=None):
     """Rank each track of a ratings file and print/write the WMT-style table (with ``rank_sets``,
     the rank confidence sets from its bootstrap resamples)."""
     from humeval.ratings import MODELS, rank_tracks
@@ -80,11 +86,13 @@ def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_f
                                  f"the {protocol + ' protocol' if protocol not in (None, 'humeval') else model_names + ' model'}",
                                  param_hint="--rank-sets")
     if protocol not in (None, "humeval"):
-        results = run_protocol(file, judgments, protocol, worker_stats, segment_scores, ctx)
+        results = run_protocol(file, judgments, protocol, worker_stats, segment_scores, ctx, variant)
         return show_results(file, results, {}, out_file, plot, heatmap, quiet, as_json, judgments.report, robust)
     for option, value in (("--worker-stats", worker_stats), ("--segment-scores", segment_scores)):
         if value:
             raise click.BadParameter("applies to --protocol wmt-da-toen", param_hint=option)
+    if variant is not None:
+        raise click.BadParameter(f"applies to --protocol {' or '.join(VARIANT_MODULES)}", param_hint="--variant")
     model = model_names if given else default_model(ratings)
     choices = ", ".join(MODELS + NOT_YET)
     if model not in MODELS + NOT_YET:
@@ -126,9 +134,10 @@ def procedure_reason(judgments, protocol, model, given) -> str:
         return f"procedure: humeval ({model}), as --protocol asked"
     line = (f"procedure: humeval ({model}{', as --model asked' if given else ', the default for this file'}); "
             "no --protocol given")
-    if judgments.report is not None and judgments.report.format == "wmt-da":
-        line += ("; this is WMT's per-annotator DA layout: --protocol wmt-da-toen runs WMT's own to-English "
-                 "procedure (controls in each annotator's z, repeats in the segment means, WINS clusters)")
+    from humeval.ratings.protocols import organisers  # the report names them from the same declaration
+    for theirs in organisers(judgments.report.format if judgments.report is not None else None):
+        line += (f"; this file is in the layout of {theirs.title}: --protocol {theirs.name} runs the organisers' own "
+                 "procedure")
     return line
 
 
@@ -156,9 +165,10 @@ def refuse_protocol(ratings_kw) -> None:
                                  param_hint="--protocol")
 
 
-def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx) -> dict:
+def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx, variant=None) -> dict:
     """``humeval.ratings.protocols.run`` with the files the protocol reads beside the ratings."""
-    from humeval.data.readers.wmt_da import read_segment_scores, read_worker_stats, worker_stats_beside
+    from humeval.data.readers.wmt_da import (has_segment_counts, read_segment_scores, read_worker_stats,
+                                             worker_stats_beside)
     from humeval.ratings.protocols import PROTOCOLS, run
     protocol_controls({"protocol": name})  # refuses an unknown name
     fixed = [flag for param, flag in PROTOCOL_FIXES.items()
@@ -177,6 +187,19 @@ def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx) -> di
         raise click.BadParameter(f"the {name} protocol compares no segment file", param_hint="--segment-scores")
     if segment_scores:
         options["segment_scores"] = read_segment_scores(segment_scores)
+    if variant is not None:
+        if name not in VARIANT_MODULES or "variant" not in accepted:
+            raise click.BadParameter(f"the {name} protocol has one version; --variant applies to "
+                                     f"{' and '.join(VARIANT_MODULES)}", param_hint="--variant")
+        import importlib
+        choices = importlib.import_module(VARIANT_MODULES[name]).VARIANTS
+        if variant not in choices:
+            raise click.BadParameter(f"{variant!r}: the {name} protocol has {', '.join(choices)}",
+                                     param_hint="--variant")
+        options["variant"] = variant
+    if "given_segments" in accepted and judgments.report is not None and judgments.report.format == "wmt-da-seg":
+        # a segment file's own RAW.SCR and N per segment (its ratings hold the Z.SCR only)
+        options["given_segments"] = read_segment_scores(file) if has_segment_counts(file) else None
     try:
         results = run(name, judgments.ratings, source=file, **options)
     except ValueError as error:
@@ -256,8 +279,10 @@ def print_ranking(track: str, result) -> None:
     table = result.table
     clusters = table["cluster"].to_numpy() if "cluster" in table else [0] * len(table)  # google-mqm has none
     breaks = tuple(i for i in range(len(clusters) - 1) if clusters[i] != clusters[i + 1])
-    counted = next((column for column in ("ratings", "n") if column in table), None)  # protocols name it differently
-    size = f" ({int(table[counted].sum()):,} {'ratings' if counted == 'ratings' else 'scored outputs'})" if counted else ""
+    # protocols name the count differently; a segment file without counts of ratings has segments only
+    counted = next((column for column in ("ratings", "n", "segments") if column in table), None)
+    noun = {"ratings": "ratings", "n": "scored outputs", "segments": "segments"}.get(counted)
+    size = f" ({int(table[counted].sum()):,} {noun})" if counted else ""
     what = "raw mean of the file's z scores" if result.model == "raw" and result.score == "z" else result.model
     what = result.protocol if result.protocol != "humeval" else what  # the humeval procedure is named in the notes
     how = f"clusters by {result.test}" if result.test != "none" else "no significance test"

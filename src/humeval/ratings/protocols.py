@@ -112,7 +112,8 @@ def significant15(values: np.ndarray) -> np.ndarray:
 
 
 def wmt_da_toen(ratings: Ratings, worker_stats: pd.DataFrame | None = None, segment_scores: pd.DataFrame | None = None,
-                alpha: float = 0.05, source: str = "ratings") -> RatingsRanking:
+                alpha: float = 0.05, source: str = "ratings", given_segments: pd.DataFrame | None = None
+                ) -> RatingsRanking:
     """WMT's to-English DA ranking of one track as run 2019–2022 (``WMT_DA_TOEN_STEPS``).
 
     ``ratings`` must keep the control rows (``read(..., controls=True)``); their ``kind`` says
@@ -121,15 +122,27 @@ def wmt_da_toen(ratings: Ratings, worker_stats: pd.DataFrame | None = None, segm
     mean and sd computed here. ``segment_scores`` (``read_segment_scores``: an official segment
     file) is compared row by row with the segments computed here, and the official system means
     over its rows are added as ``official z`` / ``official raw``.
+
+    Ratings without annotators or controls in z (a segment file, format ``wmt-da-seg``) are segment
+    scores already: steps 3–5 run on them as given (``ranked_segment_file``); ``given_segments``
+    (``read_segment_scores`` of that same file) adds each segment's RAW.SCR and N.
     Sources: Graham et al. (2017); WMT19–22 findings; wmt22-news-systems/humaneval/DA scripts' outputs.
     """
     kinds = kind_names(ratings)
+    if _segment_file(ratings, kinds):
+        if worker_stats is not None:
+            raise InputError(source, None, "these are segment scores without annotators: worker statistics do not "
+                             "apply", "leave --worker-stats out (a segment file's raw means are its RAW.SCR)")
+        result = ranked_segment_file(ratings, given_segments, alpha)
+        if segment_scores is not None:
+            compare_segments(result, segment_scores)
+        return result
     score = np.asarray(ratings.score, dtype=np.float64)
     skipped: dict[str, int] = {}
     notes: list[str] = []
     keep = np.isfinite(score) & (ratings.system >= 0) & (ratings.item >= 0)
     _count(skipped, "ratings without a number, system or segment", (~keep).sum())
-    if not np.isin(kinds, CONTROLS).any():
+    if ratings.scale != "z" and not np.isin(kinds, CONTROLS).any():  # a z file is not standardised here
         notes.append("the ratings carry no control rows (REPEAT, BAD_REF, REF): each annotator is standardised over "
                      "the rows given; WMT standardises over the controls too (read the file with its controls)")
     workers = None
@@ -170,9 +183,57 @@ def wmt_da_toen(ratings: Ratings, worker_stats: pd.DataFrame | None = None, segm
     return result
 
 
-def rank_segments(segments: pd.DataFrame, alpha: float = 0.05) -> RatingsRanking:
+def _segment_file(ratings: Ratings, kinds: np.ndarray) -> bool:
+    """Whether ``ratings`` are segment scores (a ``wmt-da-seg`` file): z-scores without annotators or
+    controls, one per (system, segment)."""
+    if ratings.scale != "z" or (ratings.judge >= 0).any() or np.isin(kinds, CONTROLS).any():
+        return False
+    keys = ratings.system.astype(np.int64) * (len(ratings.items) + 1) + ratings.item
+    return len(np.unique(keys)) == len(keys)
+
+
+def ranked_segment_file(ratings: Ratings, given: pd.DataFrame | None, alpha: float = 0.05) -> RatingsRanking:
+    """Steps 3–5 of ``wmt_da_toen`` on a file of segment scores (one z per system and segment, no
+    annotators). ``given`` (``read_segment_scores`` of the same file) supplies RAW.SCR and N per
+    segment; without it (WMT17–19's ``LP DATA SYSTEM SID HUMAN``) the raw and ratings columns are
+    left out, and the table counts segments only."""
+    keep = np.isfinite(ratings.score) & (ratings.system >= 0) & (ratings.item >= 0)
+    skipped: dict[str, int] = {}
+    _count(skipped, "scores without a number, system or segment", (~keep).sum())
+    segments = pd.DataFrame({"system": np.array(ratings.systems, dtype=object)[ratings.system[keep]],
+                             "item": np.array(ratings.items, dtype=object)[ratings.item[keep]].astype(str),
+                             "z": np.asarray(ratings.score, dtype=np.float64)[keep]})
+    notes = ["the file holds segment scores (no annotators): each is the mean z of a (system, segment) as the file "
+             "gives it; WMT standardised each annotator and averaged the SYSTEM and REPEAT ratings before writing it"]
+    matched = None
+    if given is not None:
+        rows = given.assign(item=lambda d: d["item"].astype(str)).drop_duplicates(["system", "item"])
+        matched = segments.merge(rows[["system", "item", "raw", "n"]], on=["system", "item"], how="left")
+        if matched[["raw", "n"]].isna().any().any():
+            notes.append(f"{int(matched[['raw', 'n']].isna().any(axis=1).sum()):,} segment scores have no RAW.SCR or N "
+                         "in the file: raw means and rating counts left out")
+            matched = None
+    if matched is not None:
+        segments = matched
+        zeros = int(((segments["raw"] == 0) & (segments["z"] == 0)).sum())
+        notes.append("raw = the file's RAW.SCR; ratings = the sum of its N over the system's segments (WMT's N.ALL)")
+        if zeros:
+            notes.append(f"{zeros:,} segments have RAW.SCR = Z.SCR = 0 exactly (WMT22 wrote such rows for segments "
+                         "with no judgment in its *-good-stnd.csv); counted, as WMT's system scores count them")
+    else:
+        segments = segments.assign(raw=np.nan, n=1)
+        notes.append("the file gives no raw score or count of ratings per segment: no raw column, and the table "
+                     "counts segments, not ratings")
+    result = rank_segments(segments, alpha, given=True)
+    if matched is None:
+        result.table = result.table.drop(columns=["raw", "ratings"])
+    result.skipped, result.notes = skipped, notes + result.notes
+    return result
+
+
+def rank_segments(segments: pd.DataFrame, alpha: float = 0.05, given: bool = False) -> RatingsRanking:
     """Steps 3–5 of ``wmt_da_toen`` on segment scores (columns system, item, raw, z, n: ours, or
-    an official ``ad-seg-scores`` file as ``read_segment_scores`` gives it)."""
+    an official ``ad-seg-scores`` file as ``read_segment_scores`` gives it, ``given=True``)."""
     codes, systems = pd.factorize(segments["system"], sort=True)
     k = len(systems)
     n_seg = np.bincount(codes, minlength=k)
@@ -189,8 +250,8 @@ def rank_segments(segments: pd.DataFrame, alpha: float = 0.05) -> RatingsRanking
     table["cluster"] = clusters(significant, order, "wins")
     names = [systems[i] for i in order]
     pv = pd.DataFrame(p[np.ix_(order, order)], index=pd.Index(names, name="system"), columns=names)
-    notes = [f"segment score = mean of the SYSTEM and REPEAT ratings; system = mean of its {int(n_seg.sum()):,} "
-             "segment scores",
+    made = "" if given else "segment score = mean of the SYSTEM and REPEAT ratings; "
+    notes = [f"{made}system = mean of its {int(n_seg.sum()):,} segment scores",
              "one-sided Wilcoxon rank-sum on segment z-scores (15 significant digits, as WMT's segment file holds them)",
              f"clusters: WMT's WINS rule, a cluster ends after a system that significantly beats (p < {alpha:g}) as many "
              "systems as there are below it"]
@@ -204,6 +265,7 @@ def compare_segments(result: RatingsRanking, official: pd.DataFrame) -> pd.DataF
     ``result.table`` and notes saying exactly what differs. Returns the merged rows."""
     ours = result.segments.assign(item=lambda d: d["item"].astype(str))
     theirs = official.assign(item=lambda d: d["item"].astype(str))
+    check_segment_file(ours, theirs, official.attrs.get("path", "the segment-score file"))
     theirs = theirs[theirs["system"].isin(ours["system"].unique())]
     merged = ours.merge(theirs, on=["system", "item"], how="outer", suffixes=("", "_official"), indicator=True)
     both = merged[merged["_merge"] == "both"]
@@ -234,6 +296,28 @@ def compare_segments(result: RatingsRanking, official: pd.DataFrame) -> pd.DataF
     return merged
 
 
+# Share of the judgments' (system, segment) keys a segment file may lack and still be compared. WMT22's
+# files of the same pair lack none (cs-en 0 of 16,008, de-en 0 of 17,139, ja-en 0 of 23,259 keys); another
+# pair's file lacks 78–95 % of them (cs-en judgments with de-en's file: 12,461 of 16,008, 9 of 12 systems).
+MISSING_KEYS = 0.01
+
+
+def check_segment_file(ours: pd.DataFrame, theirs: pd.DataFrame, path) -> None:
+    """Refuse an official segment file that does not hold the judgments' segments (another language
+    pair's or year's file): an ``InputError`` when more than ``MISSING_KEYS`` of our (system,
+    segment) keys are not in it."""
+    keys = pd.MultiIndex.from_frame(theirs[["system", "item"]])
+    lacking = ~pd.MultiIndex.from_frame(ours[["system", "item"]]).isin(keys)
+    if lacking.sum() <= MISSING_KEYS * len(ours):
+        return
+    systems = sorted(set(ours["system"]) - set(theirs["system"]))
+    named = f" ({', '.join(systems[:3])}{', …' if len(systems) > 3 else ''})" if systems else ""
+    raise InputError(path, None, f"its systems and segments do not match the judgments': it lacks "
+                     f"{len(systems)} of their {ours['system'].nunique()} systems{named} and {int(lacking.sum()):,} "
+                     f"of their {len(ours):,} (system, segment) keys (more than {MISSING_KEYS:.0%} missing)",
+                     "give the ad-seg-scores file of the same language pair and year as the judgments")
+
+
 def _unstandardise(ratings, z, keep, worker_stats, source) -> np.ndarray:
     judges = np.array(list(ratings.judges) + [""], dtype=object)[ratings.judge]
     stats = worker_stats.reindex(pd.Index(ratings.judges, name="judge"))
@@ -244,7 +328,34 @@ def _unstandardise(ratings, z, keep, worker_stats, source) -> np.ndarray:
                          "give the *-trk-mean-sd.txt of the same language pair")
     mean = np.append(stats["mean"].to_numpy(), np.nan)[ratings.judge]
     sd = np.append(stats["sd"].to_numpy(), np.nan)[ratings.judge]
-    return z * sd + mean
+    raw = z * sd + mean
+    check_whole(raw, judges, keep, worker_stats.attrs.get("path", "the worker-stats file"))
+    return raw
+
+
+# How far z·sd + mean may lie from a whole number (the 0–100 slider) with the right worker statistics.
+# WMT's z are written to 15 significant digits (|z| < 10: error ≤ 5e-15) and sd < 50, so float error is
+# below 2.5e-13; measured with ad-<xxen>-trk-mean-sd.txt: max 2.0e-13 (cs-en, de-en), 2.2e-13 (ja-en).
+# 1e-6 also admits z written with 9 significant digits. The wrong file (…-no-refs.txt) leaves every row
+# off: median 0.23 (cs-en), 0.25 (de-en, ja-en), max 0.50, 98 % of the rows beyond 0.01.
+WHOLE = 1e-6
+
+
+def check_whole(raw: np.ndarray, judges: np.ndarray, keep: np.ndarray, path) -> None:
+    """Refuse worker statistics under which the recovered raw scores are not whole numbers (to
+    ``WHOLE``): they are not the mean and sd the z-scores were made with (another pair's file, or
+    WMT's ``*-no-refs.txt``), and the raw means would be silently wrong."""
+    off = np.abs(raw - np.round(raw))
+    bad = keep & ~(off <= WHOLE)
+    if not bad.any():
+        return
+    workers = np.unique(judges[bad])
+    raise InputError(path, None, f"raw = z·sd + mean is not a whole number (the 0–100 slider) for {int(bad.sum()):,} of "
+                     f"{int(keep.sum()):,} ratings, of {len(workers)} workers (e.g. {', '.join(map(str, workers[:3]))}; "
+                     f"median distance {float(np.median(off[bad])):.2g}, tolerance {WHOLE:g}): these are not the mean "
+                     "and sd the z-scores were made with",
+                     "give the *-trk-mean-sd.txt of the same language pair (not *-no-refs.txt); without worker "
+                     "statistics the ranking by z stands and the raw column is left out")
 
 
 def worker_table(ratings: Ratings, score: np.ndarray, keep: np.ndarray) -> pd.DataFrame:
@@ -287,7 +398,7 @@ register(Protocol(
     "wmt-da-toen", "WMT direct assessment into English as run 2019–2022 (crowd DA on MTurk)",
     steps=WMT_DA_TOEN_STEPS,
     source="Graham et al. (2017); WMT19–22 findings; wmt-conference/wmt22-news-systems humaneval/DA outputs",
-    ranker=wmt_da_toen, needs_controls=True, options=("worker_stats", "segment_scores", "alpha"),
+    ranker=wmt_da_toen, needs_controls=True, options=("worker_stats", "segment_scores", "alpha", "given_segments"),
     formats=("wmt-da", "wmt-da-seg")))
 
 
@@ -300,7 +411,20 @@ def _wmt24_esa(ratings: Ratings, source: str = "ratings", variant: str = "final"
     result = wmt24_esa(ratings, variant=variant, alpha=alpha)
     return RatingsRanking(result.table, result.pvalues, "esa", "score",
                           "Wilcoxon signed-rank per domain, Stouffer-combined", alpha, dict(result.set_aside),
-                          list(result.notes), "wmt24-esa")
+                          list(result.notes) + [wmt24_variant_note(variant)], "wmt24-esa")
+
+
+def wmt24_variant_note(variant: str) -> str:
+    """Which version of WMT24's scripts ran, how to run the other, and why neither need meet the
+    committed tables on one wave's file."""
+    ran = ("the scripts after the 2024-09-25 rank fix and the 2024-10-03 cluster update; --variant 2024-09-13 "
+           "(variant='2024-09-13') runs the version that wrote the committed generated_human_ranking.tex"
+           if variant == "final" else
+           "commit 71cc027, the version that wrote the committed generated_human_ranking.tex; --variant final "
+           "runs the scripts as they stand")
+    return (f"variant {variant} of WMT24's scripts ran ({ran}); the committed tables also counted waves 0–1 "
+            "(not published) and the ESA files as they were before their 2024-11-29 re-issue, so one wave's "
+            "file need not reproduce them")
 
 
 def _google_mqm(ratings: Ratings, source: str = "ratings") -> RatingsRanking:

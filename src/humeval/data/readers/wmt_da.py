@@ -216,6 +216,7 @@ def read_worker_stats(path, encoding: str = "utf-8") -> pd.DataFrame:
         out[name] = (values[0], values[1])
     frame = pd.DataFrame.from_dict(out, orient="index", columns=["mean", "sd"])
     frame.index.name = "judge"
+    frame.attrs["path"] = str(path)  # named by the protocol's errors about this file
     return frame
 
 
@@ -227,6 +228,13 @@ def worker_stats_beside(path) -> Path | None:
         return None
     found = Path(path).with_name(f"{stem}-trk-mean-sd.txt")
     return found if found.is_file() else None
+
+
+def has_segment_counts(path, encoding: str = "utf-8") -> bool:
+    """Whether a ``wmt-da-seg`` file has WMT20–22's ``RAW.SCR`` and ``N`` columns (the
+    ``LP DATA SYSTEM SID HUMAN`` layout has neither), so ``read_segment_scores`` reads it."""
+    cells = {c.strip('"').lower() for c in first_line(read_bytes(path), encoding).split()}
+    return {"sys", "sid", "raw.scr", "z.scr", "n"} <= cells
 
 
 def read_segment_scores(path, encoding: str = "utf-8") -> pd.DataFrame:
@@ -243,4 +251,6 @@ def read_segment_scores(path, encoding: str = "utf-8") -> pd.DataFrame:
         out.append((cells[where[0]], cells[where[1]], raw, z, n))
     if not out:
         raise InputError(path, None, "no segment scores", "check the file")
-    return pd.DataFrame(out, columns=["system", "item", "raw", "z", "n"])
+    frame = pd.DataFrame(out, columns=["system", "item", "raw", "z", "n"])
+    frame.attrs["path"] = str(path)  # named by the protocol's errors about this file
+    return frame

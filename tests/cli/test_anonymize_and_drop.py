@@ -154,7 +154,9 @@ def test_drop_judges_names_judges_of_other_tracks(campaign, tmp_path):
     assert result.exit_code == 0, result.output
     text = " ".join(result.stderr.split())
     assert f"left out 1 of 4 listed judges ({n:,} comparisons)" in text
-    assert f"2 listed judges judged in {tmp_path / 'two.csv'} but not in --track A: {random[0]}, {random[1]}" in text
+    # without white space: the console wraps a long path (pytest's numbered temporary folders grow)
+    assert (f"2 listed judges judged in {tmp_path / 'two.csv'} but not in --track A: {random[0]}, {random[1]}"
+            .replace(" ", "") in "".join(text.split()))
     # only the judge the file lacks altogether is called missing
     assert "1 listed judge not in" in text and text.count("nobody-here") == 1
     # the same with pseudonyms: the whole file's people are pseudonymised with the same salt

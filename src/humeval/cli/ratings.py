@@ -43,7 +43,8 @@ def ratings_options(f):
                           "raw scores from a z-score file (default: the one beside the input, if any)."),
         click.option("--segment-scores", type=click.Path(exists=True, dir_okay=False), default=None,
                      help="Ratings, --protocol wmt-da-toen: an official segment-score file (ad-seg-scores-xx-en.csv) "
-                          "to compare the computed segments with, row by row (adds its system means as 'official z')."),
+                          "to compare the computed segments with, row by row (adds its system means as 'official z'; "
+                          "default: the one beside the input, if any)."),
         click.option("--variant", default=None, metavar="NAME",
                      help="Ratings: which version of the organisers' scripts the --protocol runs. wmt24-esa: final "
                           "(the default) or 2024-09-13 (the version that wrote WMT24's committed tables); "
@@ -168,7 +169,7 @@ def refuse_protocol(ratings_kw) -> None:
 def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx, variant=None) -> dict:
     """``humeval.ratings.protocols.run`` with the files the protocol reads beside the ratings."""
     from humeval.data.readers.wmt_da import (has_segment_counts, read_segment_scores, read_worker_stats,
-                                             worker_stats_beside)
+                                             segment_scores_beside, worker_stats_beside)
     from humeval.ratings.protocols import PROTOCOLS, run
     protocol_controls({"protocol": name})  # refuses an unknown name
     fixed = [flag for param, flag in PROTOCOL_FIXES.items()
@@ -185,6 +186,11 @@ def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx, varia
         raise click.BadParameter(f"the {name} protocol reads no worker statistics", param_hint="--worker-stats")
     if segment_scores and "segment_scores" not in accepted:
         raise click.BadParameter(f"the {name} protocol compares no segment file", param_hint="--segment-scores")
+    beside = None
+    if not segment_scores and "segment_scores" in accepted:
+        # the official segment file of the same pair, as the worker statistics are found: its
+        # comparison says where and why WMT's published numbers differ (its zero-score rows)
+        beside = segment_scores = segment_scores_beside(file)
     if segment_scores:
         options["segment_scores"] = read_segment_scores(segment_scores)
     if variant is not None:
@@ -211,6 +217,9 @@ def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx, varia
         result.notes.insert(0, why)
         if found and not worker_stats:
             result.notes.insert(1, f"worker mean and sd read from {found} (found beside the input)")
+        if beside:
+            result.notes.append(f"official segment scores read from {beside} (found beside the input; "
+                                "--segment-scores names another)")
     return results
 
 

@@ -230,6 +230,15 @@ def worker_stats_beside(path) -> Path | None:
     return found if found.is_file() else None
 
 
+def segment_scores_beside(path) -> Path | None:
+    """WMT's ``ad-seg-scores-<xx>-en.csv`` beside ``ad-<xxen>-good-stnd[-redup].csv``, if it exists."""
+    match = re.fullmatch(r"ad-([a-z]{2})([a-z]{2})-good-stnd(-redup)?\.csv", Path(path).name)
+    if match is None:
+        return None
+    found = Path(path).with_name(f"ad-seg-scores-{match.group(1)}-{match.group(2)}.csv")
+    return found if found.is_file() else None
+
+
 def has_segment_counts(path, encoding: str = "utf-8") -> bool:
     """Whether a ``wmt-da-seg`` file has WMT20–22's ``RAW.SCR`` and ``N`` columns (the
     ``LP DATA SYSTEM SID HUMAN`` layout has neither), so ``read_segment_scores`` reads it."""

@@ -8,6 +8,13 @@ with the others is not above chance (one-sided binomial test of P(A) > P(E) at `
 p-value P(X ≥ agreements) for X ~ Binomial(pairs, P(E)) from ``scipy.special.bdtrc``, with
 at least ``min_pairs`` pairs), ``outlier`` when its kappa lies more than ``outlier_mads`` median
 absolute deviations below the median judge's. Judges with too few pairs are marked ``few pairs``.
+
+Exact agreement needs labels: pairwise rankings (<, =, >) and small scales (at most
+``scales.CATEGORICAL_MAX`` distinct whole-number scores, ``scales.is_categorical``, the rule the
+agreement table uses). On continuous scores (z-scores, MQM, DA's 0–100 slider with its many
+values) two judges' scores rarely match exactly whatever their quality, so P(A) ≈ 0 and every
+judge would test "at chance": there the four exact-agreement columns are NaN, the assessable
+judges get the flag ``n/a`` and nobody is flagged (``not_applicable`` says why and what applies).
 """
 
 from __future__ import annotations
@@ -18,10 +25,31 @@ from scipy.special import bdtrc
 
 from humeval.agreement.pairs import LabelCounts
 from humeval.agreement.rankings import expected_agreement, ranking_labels
+from humeval.agreement.scales import CATEGORICAL_MAX, is_categorical
 from humeval.data.tables import Comparisons, Ratings, Table
 
+NOT_APPLICABLE = "n/a"  # the flag of an assessable judge when exact agreement does not apply
+EXACT_COLUMNS = ["agreement", "kappa", "consensus", "self-consistency", "p (above chance)"]
 
-def _quality(counts: LabelCounts, p_e: float, names, alpha: float, min_pairs: int, outlier_mads: float) -> pd.DataFrame:
+
+def not_applicable(table: Comparisons | Ratings) -> str | None:
+    """Why exact agreement says nothing about ``table``'s judges, with what does; None where it applies
+    (comparisons, and ratings whose scores are labels: ``scales.is_categorical``)."""
+    if not isinstance(table, Ratings) or not len(table) or is_categorical(table.score):
+        return None
+    score = table.score[~np.isnan(table.score)]
+    distinct = len(np.unique(score))
+    kind = "whole numbers" if np.all(score == np.round(score)) else "not all whole numbers"
+    return (f"exact agreement does not apply to these scores: they are continuous ({distinct:,} distinct values, "
+            f"{kind}; a label scale has at most {CATEGORICAL_MAX} whole-number points), so two judges' scores "
+            "rarely match exactly whatever their quality; nobody is flagged on it. What applies: WMT's quality "
+            "control on degraded references (humeval judges FILE with the file's control rows, or --wmt-qc) and "
+            "intra-annotator consistency on repeated items (humeval agreement FILE: repeat correlation, and "
+            "interval alpha between judges)")
+
+
+def _quality(counts: LabelCounts, p_e: float, names, alpha: float, min_pairs: int, outlier_mads: float,
+             exact: bool = True) -> pd.DataFrame:
     inter = counts.per_judge_inter()
     intra = counts.per_judge_intra()
     consensus = pd.Series(counts.leave_one_out_majority()).groupby(counts.judge).mean()
@@ -43,6 +71,9 @@ def _quality(counts: LabelCounts, p_e: float, names, alpha: float, min_pairs: in
     outlier = enough & (df["kappa"] < median - outlier_mads * mad) if mad > 0 else enough & False
     chance = enough & (df["p (above chance)"] >= alpha)
     df["flag"] = np.where(~enough, "few pairs", np.where(chance, "chance", np.where(outlier, "outlier", "")))
+    if not exact:  # continuous scores: equal labels measure nothing (not_applicable)
+        df[EXACT_COLUMNS] = np.nan
+        df["flag"] = np.where(~enough, "few pairs", NOT_APPLICABLE)
     df.index = [names[j] if 0 <= j < len(names) else "(unknown judge)" for j in df.index]
     df.index.name = "judge"
     df["_known"] = df["flag"] == "few pairs"  # unknown reliability goes last, not first
@@ -51,7 +82,8 @@ def _quality(counts: LabelCounts, p_e: float, names, alpha: float, min_pairs: in
 
 def judge_quality(table: Comparisons | Ratings, exclude=(), drop_ties: bool = False, expected: str = "observed",
                   alpha: float = 0.01, min_pairs: int = 20, outlier_mads: float = 3.0) -> pd.DataFrame:
-    """One row per judge, least reliable first (see the module doc for the columns and flags)."""
+    """One row per judge, least reliable first (see the module doc for the columns and flags; on
+    continuous scores the exact-agreement columns are NaN and nobody is flagged)."""
     if isinstance(table, Comparisons):
         counts, share, _ = ranking_labels(table, exclude, drop_ties)
         p_e = expected_agreement(share, expected, 2 if drop_ties else 3)
@@ -61,7 +93,8 @@ def judge_quality(table: Comparisons | Ratings, exclude=(), drop_ties: bool = Fa
         values, label = np.unique(table.score, return_inverse=True)
         counts = LabelCounts(_units(table), table.judge.astype(np.int64), label, len(values))
         _, share = chance_shares(table, values, label, expected)
-        return _quality(counts, float((share ** 2).sum()), table.judges, alpha, min_pairs, outlier_mads)
+        return _quality(counts, float((share ** 2).sum()), table.judges, alpha, min_pairs, outlier_mads,
+                        exact=not_applicable(table) is None)
     raise TypeError(f"judge_quality takes Comparisons or Ratings, not {type(table).__name__}")
 
 

@@ -134,7 +134,7 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep,
       humeval rank data_RNK-public.csv --drop-judges drop.txt
       humeval judges ad-latest.csv --drop-list failed.txt
     """
-    from humeval.agreement import flagged, judge_quality
+    from humeval.agreement import flagged, judge_quality, not_applicable
     keep_controls = controls is not False
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, pseudonym_salt(anon, salt),
                      controls=keep_controls, delimiter=delimiter, sql=sql, keep=keep)
@@ -155,10 +155,12 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep,
                             min_pairs=min_pairs)
     drop = flagged(quality)
     scope = flag_scope(table, tracks)
+    inapplicable = not_applicable(table)
     if drop_list:
         write_list(drop_list, drop)
     if as_json:
-        click.echo(json.dumps({"judges": jsonable(quality), "flagged": drop, "scope": scope}, indent=2))
+        click.echo(json.dumps({"judges": jsonable(quality), "flagged": drop, "scope": scope,
+                               "not applicable": inapplicable}, indent=2))
     elif not quiet:
         shown = quality if show_all else quality.head(25)
         out.print(render(shown, f"{file}: {len(quality)} judges, least reliable first"
@@ -166,6 +168,8 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep,
         counts = quality["flag"].value_counts()
         out.print("  flags: " + ", ".join(f"{n} {f or 'none'}" for f, n in counts.items())
                   + (f"; wrote {len(drop)} flagged judges to {drop_list}" if drop_list else ""))
+        if inapplicable:
+            out.print(f"  {inapplicable}")
         out.print(f"  {scope}")
 
 

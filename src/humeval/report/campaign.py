@@ -215,7 +215,7 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
     SamplingOptions``): the weighting policy and provisional flags of the rankings; ``joint``:
     (ratings file, its ratings) of the same systems, fitted with the comparisons on one scale
     (``report.joint``)."""
-    from humeval.agreement import agreement_table, flagged, judge_quality
+    from humeval.agreement import agreement_table, flagged, judge_quality, not_applicable
     from humeval.data.describe import describe
     from humeval.report.ratings import ratings_sections, without_controls
     read_ratings, judgments = judgments.ratings, without_controls(judgments)  # controls: ratings_sections only
@@ -281,11 +281,16 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
             drop = flagged(quality)
             assessed = int((quality["flag"] != "few pairs").sum())
             judges.tables.append(judge_quality_table(quality, path, read_args, tracks))
+            inapplicable = not_applicable(table)
             if assessed == 0:  # "0 of 4 judges flagged" would read as "all 4 are fine"
                 line = (f"none of the {len(quality)} judges could be assessed: each shares fewer than "
                         f"{judge_min_pairs()} pairs with the other judges")
                 judges.notes.append(line)
                 summary.append(f"Judges: {line}.")
+            elif inapplicable:  # continuous scores: equal labels say nothing, nobody is flagged
+                judges.notes.append(inapplicable)
+                summary.append("Judges: none flagged, none assessed by agreement: exact agreement does not apply to "
+                               "continuous scores (the judges section says what does).")
             else:
                 judges.notes.append(f"{len(drop)} judges flagged" + (": " + ", ".join(map(str, drop[:20])) if drop else "")
                                     + (" …" if len(drop) > 20 else ""))
@@ -340,6 +345,7 @@ def judge_quality_table(quality: pd.DataFrame, path: str, read_args=(), tracks=(
     import inspect
 
     from humeval.agreement import judge_quality
+    from humeval.agreement.judges import NOT_APPLICABLE
     default = {k: v.default for k, v in inspect.signature(judge_quality).parameters.items()}
     n = len(quality)
     cut = n > shown
@@ -354,7 +360,9 @@ def judge_quality_table(quality: pd.DataFrame, path: str, read_args=(), tracks=(
                  f"chance (one-sided binomial test of P(A) > P(E): p (above chance) ≥ {default['alpha']:g}); "
                  f"'outlier' = kappa more than {default['outlier_mads']:g} median absolute deviations below the median "
                  f"judge's; 'few pairs' = fewer than {default['min_pairs']} pairs shared with other judges, too few to "
-                 "judge (not flagged, listed last).",
+                 "judge (not flagged, listed last)."
+                 + (f" '{NOT_APPLICABLE}' = exact agreement does not apply (continuous scores): its columns are "
+                    "empty and nobody is flagged." if (quality["flag"] == NOT_APPLICABLE).any() else ""),
                  command("judges", path, read_args=read_args, tracks=tracks), "judge")
 
 

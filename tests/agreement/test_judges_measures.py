@@ -91,3 +91,59 @@ def test_wmt22_z_scores_flag_nobody_on_exact_agreement():
     data = json.loads(result.output[result.output.index("{"):])
     flags = pd.DataFrame(data["judges"])["flag"].value_counts().to_dict()
     assert flags == {"few pairs": 122, "n/a": 29} and data["flagged"] == []
+
+
+HEADER = "HITId WorkerId Input.src Input.trg Input.item hit sys_id rid type sid score time"
+
+
+def wmt_file(tmp_path):
+    """A WMT per-annotator DA file: four annotators, each scoring 20 segments of their own by three
+    systems, plus a degraded copy and a repeat of system A's output on 5 of them (20 REPEAT rows)."""
+    rng = np.random.default_rng(2)
+    rows = []
+    for k in range(4):
+        for i in range(20):
+            segment = str(20 * k + i)
+            for system in "ABC":
+                rows.append((f"a{k}", system, "SYSTEM", segment, rng.integers(30, 101)))
+            if i < 5:
+                rows += [(f"a{k}", "A", "BAD_REF", segment, rng.integers(0, 30)),
+                         (f"a{k}", "A", "REPEAT", segment, rng.integers(30, 101))]
+    lines = [HEADER] + ["\t".join(["H", judge, "de", "en", "ad", "1", system, "r", kind, segment, str(score), "9"])
+                        for judge, system, kind, segment, score in rows]
+    path = tmp_path / "campaign-da.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path, 20
+
+
+def test_repeats_left_out_as_controls_are_named_not_called_absent(tmp_path):
+    """Before: self-consistency '-' and intra pairs 0 with no word of the file's REPEAT rows."""
+    path, n = wmt_file(tmp_path)
+    said = f"the file's {n:,} REPEAT rows (outputs shown again to the same annotator) are quality controls"
+    judged = run("judges", path, "--no-controls")
+    assert judged.exit_code == 0, judged.output
+    assert said in " ".join(judged.output.split())
+    data = json.loads(run("judges", path, "--no-controls", "--json").output)
+    assert said in data["repeats"] and {j["repeat pairs"] for j in data["judges"]} == {0}
+    agreed = run("agreement", path)
+    assert agreed.exit_code == 0, agreed.output
+    assert "intra: " + said in " ".join(agreed.output.split())
+    # with the controls (the default) the repeats are paired per annotator, and nothing is said to be missing
+    kept = run("judges", path, "--json")
+    assert sum(j["repeat pairs"] for j in json.loads(kept.output)["judges"]) == n and said not in kept.output
+
+
+def test_the_report_says_the_repeats_are_controls():
+    """The report reads the controls but keeps them out of agreement: 'no item judged twice' is now
+    followed by why, with the count."""
+    from humeval.data.judgments import Judgments, ReadReport
+    from humeval.report import build_report, to_markdown
+    rng = np.random.default_rng(3)
+    rows = [(f"s{i}", s, f"a{i % 4}", float(rng.integers(0, 101)), "SYSTEM") for i in range(40) for s in "ABC"]
+    rows += [(f"s{i}", "A", f"a{i % 4}", float(rng.integers(0, 101)), "REPEAT") for i in range(12)]
+    ratings = Ratings.from_pandas(pd.DataFrame(rows, columns=["item", "system", "judge", "score", "kind"]),
+                                  scale="0-100")
+    report = build_report(Judgments(ReadReport("r.csv", "ratings"), ratings=ratings), "r.csv", n_boot=20, trials=1)
+    md = to_markdown(report)
+    assert "no item was judged twice (by two judges or by one judge twice) among the judgments agreement uses " \
+           "(the file's 12 REPEAT rows (outputs shown again to the same annotator) are quality controls" in md

@@ -3,7 +3,7 @@
 For every judge: the number of judgments, agreement with the other judges (P(A) over the judge's
 inter-annotator pairs and the kappa with the pooled P(E)), agreement with the consensus (the
 leave-one-out majority label of the other judges on the same unit), self-consistency (agreement
-of the judge's repeated judgments), and a flag. A judge is flagged ``chance`` when its agreement
+of the judge's repeated judgments) with the number of repeated pairs it rests on, and a flag. A judge is flagged ``chance`` when its agreement
 with the others is not above chance (one-sided binomial test of P(A) > P(E) at ``alpha``, the
 p-value P(X ≥ agreements) for X ~ Binomial(pairs, P(E)) from ``scipy.special.bdtrc``, with
 at least ``min_pairs`` pairs), ``outlier`` when its kappa lies more than ``outlier_mads`` median
@@ -43,9 +43,8 @@ def not_applicable(table: Comparisons | Ratings) -> str | None:
     return (f"exact agreement does not apply to these scores: they are continuous ({distinct:,} distinct values, "
             f"{kind}; a label scale has at most {CATEGORICAL_MAX} whole-number points), so two judges' scores "
             "rarely match exactly whatever their quality; nobody is flagged on it. What applies: WMT's quality "
-            "control on degraded references (humeval judges FILE with the file's control rows, or --wmt-qc) and "
-            "intra-annotator consistency on repeated items (humeval agreement FILE: repeat correlation, and "
-            "interval alpha between judges)")
+            "control on degraded references and its consistency of repeated items per annotator (humeval judges FILE "
+            "with the file's control rows, or --wmt-qc), and between judges interval alpha (humeval agreement FILE)")
 
 
 def _quality(counts: LabelCounts, p_e: float, names, alpha: float, min_pairs: int, outlier_mads: float,
@@ -60,6 +59,7 @@ def _quality(counts: LabelCounts, p_e: float, names, alpha: float, min_pairs: in
     df["kappa"] = (df["agreement"] - p_e) / (1 - p_e) if p_e < 1 else np.nan
     df["consensus"] = consensus
     df["self-consistency"] = intra["agree"] / intra["pairs"].replace(0, np.nan)
+    df["repeat pairs"] = intra["pairs"].reindex(df.index).fillna(0).astype(np.int64)
     agree = np.round(inter["agree"].reindex(df.index).fillna(0).to_numpy())
     pairs = df["pairs"].fillna(0).to_numpy().astype(np.int64)
     with np.errstate(invalid="ignore"):  # P(X ≥ agree) for X ~ Binomial(pairs, P(E)): binomtest's "greater" p

@@ -93,6 +93,10 @@ def agreement(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, k
             out.print("  " + "; ".join(methods) + ("; P(E) as WMT" if expected == "wmt" else "")
                       + ("; P(E) uniform over the labels or scale points (WMT07)" if expected == "uniform" else "")
                       + ("; (all): pooled over the tracks" if (table["track"] == "(all)").any() else ""))
+            rated = table[(table["judgments"] != "rankings") & table["agreement"].str.startswith("intra")]
+            repeats = left_out_repeats(judgments, rated["pairs"].fillna(0).sum(), "agreement")
+            if repeats:
+                out.print(f"  intra: {repeats}")
             out.print()
     if as_json:
         click.echo(json.dumps({p: json.loads(t.to_json(orient="records")) for p, t in results.items()}, indent=2))
@@ -156,11 +160,12 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep,
     drop = flagged(quality)
     scope = flag_scope(table, tracks)
     inapplicable = not_applicable(table)
+    repeats = left_out_repeats(judgments, quality, "the ratings judged here (--no-controls)")
     if drop_list:
         write_list(drop_list, drop)
     if as_json:
         click.echo(json.dumps({"judges": jsonable(quality), "flagged": drop, "scope": scope,
-                               "not applicable": inapplicable}, indent=2))
+                               "not applicable": inapplicable, "repeats": repeats}, indent=2))
     elif not quiet:
         shown = quality if show_all else quality.head(25)
         out.print(render(shown, f"{file}: {len(quality)} judges, least reliable first"
@@ -170,7 +175,18 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep,
                   + (f"; wrote {len(drop)} flagged judges to {drop_list}" if drop_list else ""))
         if inapplicable:
             out.print(f"  {inapplicable}")
+        if repeats:
+            out.print(f"  self-consistency: {repeats}")
         out.print(f"  {scope}")
+
+
+def left_out_repeats(judgments, intra, where: str) -> str | None:
+    """Why no judge has a repeated pair (``intra``: a frame with "repeat pairs", or an Agreement's
+    pairs) although the file holds repeat controls the reader left out; None otherwise."""
+    from humeval.ratings.quality import repeat_rows, repeats_left_out
+    pairs = intra["repeat pairs"].fillna(0).sum() if hasattr(intra, "columns") else intra
+    n = repeat_rows(skipped=judgments.report.skipped) if judgments.ratings is not None else 0
+    return repeats_left_out(n, where) if n and not pairs else None
 
 
 def flag_scope(table, tracks) -> str:

@@ -86,6 +86,24 @@ def system_ratings(ratings: Ratings) -> Ratings:
     return ratings if keep.all() else ratings.take(keep).compact()
 
 
+def repeat_rows(ratings: Ratings | None = None, skipped: dict[str, int] | None = None) -> int:
+    """How many repeat controls (REPEAT/CHK rows) the file holds: marked in ``ratings`` read with
+    their controls, or counted among the reader's ``skipped`` reasons ("quality-control rows of
+    type REPEAT …") when they were left out at reading (``--no-controls``)."""
+    marked = int(np.isin(kind_names(ratings), REPEATS).sum()) if ratings is not None and len(ratings) else 0
+    prefix = "quality-control rows of type "
+    dropped = sum(n for reason, n in (skipped or {}).items()
+                  if reason.startswith(prefix) and reason[len(prefix):].split(" ")[0].upper() in REPEATS)
+    return marked + dropped
+
+
+def repeats_left_out(n: int, where: str = "agreement") -> str:
+    """The sentence that says why ``n`` repeat controls give no intra-annotator pair in ``where``."""
+    return (f"the file's {n:,} REPEAT rows (outputs shown again to the same annotator) are quality controls, left "
+            f"out of {where}; each annotator's consistency on them (repeat pairs, r, |diff|) is in WMT's annotator "
+            "quality control: humeval judges FILE with its control rows (the default)")
+
+
 def control_pairs(ratings: Ratings) -> tuple[pd.DataFrame, dict[str, int]]:
     """Every degraded-reference and repeat rating beside the same annotator's first rating of
     the original (same track, criterion, system, segment). Returns (pairs, skipped counts)."""

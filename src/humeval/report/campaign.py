@@ -217,6 +217,7 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
     (``report.joint``)."""
     from humeval.agreement import agreement_table, flagged, judge_quality, not_applicable
     from humeval.data.describe import describe
+    from humeval.ratings.quality import repeat_rows, repeats_left_out
     from humeval.report.ratings import ratings_sections, without_controls
     read_ratings, judgments = judgments.ratings, without_controls(judgments)  # controls: ratings_sections only
     step = progress or (lambda _: None)
@@ -258,13 +259,15 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
         judges = Section("Judges: agreement and quality")
         # rows with no pair of judgments (no item judged twice) hold nothing but "–": say so instead
         empty = agreement["pairs"].fillna(0).to_numpy() == 0 if "pairs" in agreement else np.ones(len(agreement), bool)
+        repeats = repeat_rows(read_ratings)  # controls: left out of agreement, but the file has them
+        because = f" ({repeats_left_out(repeats)})" if repeats else ""
         if empty.all():
             judges.notes.append("no agreement to measure: no item was judged twice (by two judges or by one judge "
-                                "twice)")
+                                f"twice) among the judgments agreement uses{because}")
         elif empty.any():
             judges.notes.append("no agreement to measure for " + ", ".join(
                 " / ".join(map(str, r)) for r in agreement.loc[empty, ["track", "judgments", "agreement"]].to_numpy())
-                + ": no item judged twice there")
+                + f": no item judged twice there among the judgments agreement uses{because}")
         agreement = agreement.loc[~empty]
         if len(agreement):
             shown = agreement.set_index(["track", "judgments", "agreement"]).drop(columns="method")

@@ -96,22 +96,25 @@ def test_wmt22_z_scores_flag_nobody_on_exact_agreement():
 HEADER = "HITId WorkerId Input.src Input.trg Input.item hit sys_id rid type sid score time"
 
 
-def wmt_file(tmp_path):
+def wmt_file(tmp_path, name="campaign-da.csv", careless=()):
     """A WMT per-annotator DA file: four annotators, each scoring 20 segments of their own by three
-    systems, plus a degraded copy and a repeat of system A's output on 5 of them (20 REPEAT rows)."""
+    systems, plus a degraded copy and a repeat of system A's output on 5 of them (20 REPEAT rows).
+    Careful annotators score the degraded copy below 30, under every original (5 of 5 drops: the
+    signed-rank p is 2⁻⁵, a pass); ``careless`` ones score it 5 above the original (p = 1, a fail)."""
     rng = np.random.default_rng(2)
     rows = []
     for k in range(4):
         for i in range(20):
             segment = str(20 * k + i)
-            for system in "ABC":
-                rows.append((f"a{k}", system, "SYSTEM", segment, rng.integers(30, 101)))
+            scores = {system: int(rng.integers(30, 96)) for system in "ABC"}
+            rows += [(f"a{k}", system, "SYSTEM", segment, score) for system, score in scores.items()]
             if i < 5:
-                rows += [(f"a{k}", "A", "BAD_REF", segment, rng.integers(0, 30)),
-                         (f"a{k}", "A", "REPEAT", segment, rng.integers(30, 101))]
+                bad = scores["A"] + 5 if f"a{k}" in careless else int(rng.integers(0, 30))
+                rows += [(f"a{k}", "A", "BAD_REF", segment, bad),
+                         (f"a{k}", "A", "REPEAT", segment, int(rng.integers(30, 101)))]
     lines = [HEADER] + ["\t".join(["H", judge, "de", "en", "ad", "1", system, "r", kind, segment, str(score), "9"])
                         for judge, system, kind, segment, score in rows]
-    path = tmp_path / "campaign-da.csv"
+    path = tmp_path / name
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path, 20
 
@@ -147,3 +150,47 @@ def test_the_report_says_the_repeats_are_controls():
     md = to_markdown(report)
     assert "no item was judged twice (by two judges or by one judge twice) among the judgments agreement uses " \
            "(the file's 12 REPEAT rows (outputs shown again to the same annotator) are quality controls" in md
+
+
+KEPT = "this is WMT's kept-workers file: WMT's quality control already kept all 4 annotators in it"
+
+
+def test_wmt_kept_workers_file_is_not_offered_for_dropping(tmp_path):
+    """Before: "quality control as WMT runs it … 3 pass, 1 fail" on a file whose every worker WMT kept."""
+    path, _ = wmt_file(tmp_path, "ad-deen-good-stnd.csv", careless=("a3",))
+    result = run("judges", path)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "annotators: 3 pass, 1 fail, 0 no pairs" in text and "as WMT runs it" not in text
+    assert "WMT's degraded-reference test recomputed on this file's rows" in text
+    assert KEPT in text and "(1 fail here;" in text and "docs/validation.md" in text
+    assert "WMT's MTurk to-English filter ran a one-sided paired t-test instead" in text
+    assert "(WMT, Graham et al. 2017)" not in text
+    assert json.loads(run("judges", path, "--json").output)["kept by WMT"] is True
+    filtered = " ".join(run("judges", path, "--wmt-qc", "paired-t").output.split())
+    assert "kept 3 of 4 annotators" in filtered and KEPT in filtered and "(1 dropped here;" in filtered
+    # the same rows under another name: nothing claimed about WMT's decisions
+    other, _ = wmt_file(tmp_path, "campaign-da.csv", careless=("a3",))
+    plain = " ".join(run("judges", other).output.split())
+    assert "annotators: 3 pass, 1 fail, 0 no pairs" in plain and "kept-workers" not in plain
+    assert json.loads(run("judges", other, "--json").output)["kept by WMT"] is False
+
+
+def test_the_report_on_a_kept_workers_file_does_not_count_wmt_failures(tmp_path):
+    """Before: "1 of 4 annotators … fail WMT's quality control" and rank --drop-judges failed.txt offered."""
+    import humeval
+    from humeval.report import build_report, to_markdown
+    path, _ = wmt_file(tmp_path, "ad-deen-good-stnd.csv", careless=("a3",))
+    report = build_report(humeval.read(path, controls=True), str(path), n_boot=20, trials=1)
+    assert not any("fail WMT's quality control" in s for s in report.summary), report.summary
+    assert any("1 of 4 annotators fail the degraded-reference test recomputed on this file's rows, but WMT's "
+               "quality control kept all 4" in s for s in report.summary), report.summary
+    md = to_markdown(report)
+    assert "--drop-judges failed.txt" not in md and "--drop-list failed.txt" not in md and KEPT in md
+
+
+def test_wmt22_kept_workers_qc_says_wmt_kept_them_all():
+    path = shared_file("wmt22-da-toen/ad-deen-good-stnd.csv")
+    text = " ".join(run("judges", path).output.split())
+    assert "annotators: 78 pass, 73 fail, 0 no pairs" in text
+    assert "WMT's quality control already kept all 151 annotators in it" in text and "(73 fail here;" in text

@@ -130,7 +130,10 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep,
 
     Ratings with quality controls (WMT DA's BAD_REF and REPEAT rows, ESA's BAD rows): per
     annotator, the one-sided Wilcoxon test that degraded outputs get lower scores than their
-    originals (fail: p >= 0.05, as WMT) and the consistency of repeated ratings.
+    originals (fail: p >= 0.05; Graham et al. 2017's test, WMT's MTurk to-English filter ran a
+    paired t-test: --wmt-qc paired-t), recomputed on the file's rows, and the consistency of
+    repeated ratings. On WMT's kept-workers file (*-good-stnd.csv) the output says that WMT kept
+    every annotator in it.
 
     \b
     Example:
@@ -148,9 +151,11 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep,
     ranking_options_apply(judgments)
     if judgments.comparisons is None:
         needs(click.get_current_context(), {"alpha": "--alpha"}, keep_controls, "with --no-controls")
+        from humeval.data.readers.wmt_da import kept_workers_file
+        kept = kept_workers_file(file, judgments.report.format)
         if wmt_qc:
-            return _wmt_filter(file, table, wmt_qc, alpha, drop_list, show_all, quiet, as_json)
-        done = _rating_controls(file, table, controls, alpha, drop_list, show_all, quiet, as_json)
+            return _wmt_filter(file, table, wmt_qc, alpha, drop_list, show_all, quiet, as_json, kept)
+        done = _rating_controls(file, table, controls, alpha, drop_list, show_all, quiet, as_json, kept)
         if done:
             return
         from humeval.ratings.quality import system_ratings
@@ -205,10 +210,11 @@ def write_list(path, names) -> None:
     Path(path).write_text("".join(f"{j}\n" for j in names), encoding="utf-8")
 
 
-def _rating_controls(file, ratings, controls, alpha, drop_list, show_all, quiet, as_json) -> bool:
+def _rating_controls(file, ratings, controls, alpha, drop_list, show_all, quiet, as_json, kept=False) -> bool:
     """WMT's annotator quality control when the ratings carry control items; returns False (after
-    saying so) when they do not, so generic judge quality follows."""
-    from humeval.ratings.quality import annotator_qc
+    saying so) when they do not, so generic judge quality follows. ``kept``: the file is WMT's
+    kept-workers file (every annotator in it passed WMT's own filter)."""
+    from humeval.ratings.quality import annotator_qc, kept_by_wmt
     if controls is False:
         return False
     qc = annotator_qc(ratings, alpha)
@@ -221,17 +227,20 @@ def _rating_controls(file, ratings, controls, alpha, drop_list, show_all, quiet,
         write_list(drop_list, failed)
     if as_json:
         click.echo(json.dumps({"judges": jsonable(qc.table), "flagged": failed, "skipped": qc.skipped,
-                               "notes": qc.notes}, indent=2))
+                               "notes": qc.notes, "kept by WMT": kept}, indent=2))
         return True
     if quiet:
         return True
-    _print_annotators(qc, f"{file}: {len(qc.table)} annotators, quality control as WMT runs it (failing first)",
-                      show_all, drop_list and f"wrote {len(failed)} failing annotators to {drop_list}")
+    _print_annotators(qc, f"{file}: {len(qc.table)} annotators, WMT's degraded-reference test recomputed on this file's "
+                      "rows (failing first)", show_all,
+                      drop_list and f"wrote {len(failed)} failing annotators to {drop_list}",
+                      kept and kept_by_wmt(len(qc.table), len(failed)))
     return True
 
 
-def _print_annotators(qc, title, show_all, wrote) -> None:
-    """The per-annotator table (first 25 unless ``show_all``), what was skipped, the notes."""
+def _print_annotators(qc, title, show_all, wrote, warning=None) -> None:
+    """The per-annotator table (first 25 unless ``show_all``), what was skipped, the notes, then
+    ``warning`` (in yellow) when given."""
     shown = qc.table if show_all else qc.table.head(25)
     out.print(render(shown, title + ("" if show_all or len(qc.table) <= 25 else " (first 25; --all for every annotator)"),
                      "judge"))
@@ -239,12 +248,15 @@ def _print_annotators(qc, title, show_all, wrote) -> None:
         err.print(f"  [yellow]skipped {n:,} {reason}[/]")
     for note in qc.notes:
         out.print(f"  {note}")
+    if warning:
+        out.print(f"  [yellow]{warning}[/]")
     if wrote:
         out.print(f"  {wrote}")
 
 
-def _wmt_filter(file, ratings, test, alpha, drop_list, show_all, quiet, as_json) -> None:
+def _wmt_filter(file, ratings, test, alpha, drop_list, show_all, quiet, as_json, kept=False) -> None:
     """``judges --wmt-qc``: WMT's good-annotator filter, the kept annotators and the test per annotator."""
+    from humeval.ratings.quality import kept_by_wmt
     from humeval.ratings.wmt_qc import wmt_quality_control
     qc = wmt_quality_control(ratings, test, alpha)
     if not len(qc.table):
@@ -253,9 +265,11 @@ def _wmt_filter(file, ratings, test, alpha, drop_list, show_all, quiet, as_json)
         write_list(drop_list, qc.dropped)
     if as_json:
         click.echo(json.dumps({"judges": jsonable(qc.table), "kept": qc.kept, "dropped": qc.dropped,
-                               "test": test, "skipped": qc.skipped, "notes": qc.notes}, indent=2))
+                               "test": test, "skipped": qc.skipped, "notes": qc.notes, "kept by WMT": kept},
+                              indent=2))
         return
     if quiet:
         return
-    _print_annotators(qc, f"{file}: WMT's annotator filter ({test}), dropped first", show_all,
-                      drop_list and f"wrote {len(qc.dropped)} dropped annotators to {drop_list}")
+    _print_annotators(qc, f"{file}: WMT's annotator filter ({test}) recomputed on this file's rows, dropped first",
+                      show_all, drop_list and f"wrote {len(qc.dropped)} dropped annotators to {drop_list}",
+                      kept and kept_by_wmt(len(qc.table), len(qc.dropped), "dropped"))

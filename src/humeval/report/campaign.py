@@ -249,7 +249,9 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
             sections += joint_sections(judgments.comparisons, joint, path, summary, methods, l2, random_state,
                                        read_args, tracks)
     if read_ratings is not None:
-        sections += ratings_sections(read_ratings, path, n_boot, random_state, step, summary, methods, read_args, tracks)
+        from humeval.data.readers.wmt_da import kept_workers_file
+        sections += ratings_sections(read_ratings, path, n_boot, random_state, step, summary, methods, read_args, tracks,
+                                     kept_workers_file(path, judgments.report.format))
     from humeval.report.judges import judges_sections  # humans and automatic judges (judge_kind): a module of its own
     sections += judges_sections(judgments, path, summary, methods, read_args, tracks, random_state, step)
     step("agreement")

@@ -194,3 +194,31 @@ def test_wmt22_kept_workers_qc_says_wmt_kept_them_all():
     text = " ".join(run("judges", path).output.split())
     assert "annotators: 78 pass, 73 fail, 0 no pairs" in text
     assert "WMT's quality control already kept all 151 annotators in it" in text and "(73 fail here;" in text
+
+
+def test_repeat_pairs_count_what_self_consistency_rests_on():
+    """Segment s1: j1 ranks A1 B2 C2, j2 A1 B1 C3, j1 again A1 B2 C3: j1's 3 repeated pairs agree on 2."""
+    from humeval.data import Rankings
+    comparisons = Rankings(system=[[0, 1, 2]] * 3, rank=[[1, 2, 2], [1, 1, 3], [1, 2, 3]], item=[0, 0, 0],
+                           judge=[0, 1, 0], systems=("A", "B", "C"), items=("s1",), judges=("j1", "j2")).expand()
+    q = judge_quality(comparisons, min_pairs=1)
+    assert q.loc["j1", "repeat pairs"] == 3 and q.loc["j1", "self-consistency"] == pytest.approx(2 / 3)
+    assert q.loc["j2", "repeat pairs"] == 0 and pd.isna(q.loc["j2", "self-consistency"])
+
+
+def test_judges_states_the_cut_off_and_does_not_assert_chance(tmp_path):
+    """README's tour: before, 'chance' at p 0.011 with no cut-off in sight, and 'flags per file (one track)'."""
+    path = tmp_path / "campaign.parquet"
+    assert run("simulate", path, "--random-judges", "0.3", "--quiet").exit_code == 0
+    result = run("judges", path)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert ("cut-off: 'not above chance' when p (above chance) ≥ 0.01 (binomial test of P(A) > P(E), judges with "
+            "≥ 20 pairs); 'outlier' when kappa < median − 3 MADs") in text
+    assert "flags per file" not in text and " chance │" not in result.output
+    quality = pd.DataFrame(json.loads(run("judges", path, "--json").output)["judges"])
+    flagged_rows = quality[quality["flag"] == "not above chance"]
+    assert len(flagged_rows) >= 6 and (flagged_rows["p (above chance)"] >= 0.01).all()
+    assert (quality.loc[quality["flag"] == "", "p (above chance)"] < 0.01).all()
+    assert "repeat pairs" in quality.columns and quality["repeat pairs"].sum() > 0
+    assert "repeat pairs" in text

@@ -125,8 +125,9 @@ def agreement(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, k
 def judges(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, exclude_reference, exclude_systems,
            drop_ties, expected, min_pairs, controls, alpha, drop_list, wmt_qc, show_all, anon, salt, quiet, as_json):
     """Judge quality, least reliable first: judgments, agreement with the other judges (P(A) and
-    kappa), with the leave-one-out majority, self-consistency, and a flag (chance: agreement not
-    above chance; outlier: kappa far below the median judge's).
+    kappa), with the leave-one-out majority, self-consistency with its repeat pairs, and a flag
+    (not above chance: agreement not shown above chance, p >= 0.01; outlier: kappa far below the
+    median judge's; n/a: continuous scores, where exact agreement does not apply).
 
     Ratings with quality controls (WMT DA's BAD_REF and REPEAT rows, ESA's BAD rows): per
     annotator, the one-sided Wilcoxon test that degraded outputs get lower scores than their
@@ -142,6 +143,7 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep,
       humeval judges ad-latest.csv --drop-list failed.txt
     """
     from humeval.agreement import flagged, judge_quality, not_applicable
+    from humeval.agreement.judges import cutoff_line
     keep_controls = controls is not False
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, pseudonym_salt(anon, salt),
                      controls=keep_controls, delimiter=delimiter, sql=sql, keep=keep)
@@ -180,9 +182,12 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep,
                   + (f"; wrote {len(drop)} flagged judges to {drop_list}" if drop_list else ""))
         if inapplicable:
             out.print(f"  {inapplicable}")
+        else:
+            out.print(f"  {cutoff_line(min_pairs=min_pairs)}")
         if repeats:
             out.print(f"  self-consistency: {repeats}")
-        out.print(f"  {scope}")
+        if scope:
+            out.print(f"  {scope}")
 
 
 def left_out_repeats(judgments, intra, where: str) -> str | None:
@@ -194,8 +199,9 @@ def left_out_repeats(judgments, intra, where: str) -> str | None:
     return repeats_left_out(n, where) if n and not pairs else None
 
 
-def flag_scope(table, tracks) -> str:
-    """Whether the flags were computed per file (every track pooled) or within the --track given."""
+def flag_scope(table, tracks) -> str | None:
+    """Whether the flags were computed per file (every track pooled) or within the --track given;
+    None for a file of one track, where there is nothing to choose."""
     names = [t for t in getattr(table, "tracks", ()) if t]
     if tracks:
         return (f"flags per track: computed within --track {', '.join(tracks)} only; --drop-judges leaves "
@@ -203,7 +209,7 @@ def flag_scope(table, tracks) -> str:
     if len(names) > 1:
         return (f"flags per file: each judge's agreement pooled over all {len(names):,} tracks; --drop-judges "
                 "leaves a flagged judge out of every track (judges --track T flags within one track)")
-    return "flags per file (one track)"
+    return None
 
 
 def write_list(path, names) -> None:

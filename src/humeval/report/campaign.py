@@ -350,7 +350,7 @@ def judge_quality_table(quality: pd.DataFrame, path: str, read_args=(), tracks=(
     import inspect
 
     from humeval.agreement import judge_quality
-    from humeval.agreement.judges import NOT_APPLICABLE
+    from humeval.agreement.judges import NOT_APPLICABLE, flag_rules
     default = {k: v.default for k, v in inspect.signature(judge_quality).parameters.items()}
     n = len(quality)
     cut = n > shown
@@ -361,11 +361,8 @@ def judge_quality_table(quality: pd.DataFrame, path: str, read_args=(), tracks=(
                   f"{command('judges', path, '--all', read_args=read_args, tracks=tracks)} lists every judge. "
                   if cut else "")
                  + "Per judge: agreement with the other judges on shared items (P(A) and kappa), with the "
-                 "leave-one-out majority, and self-consistency. Flag 'chance' = agreement with the others not above "
-                 f"chance (one-sided binomial test of P(A) > P(E): p (above chance) ≥ {default['alpha']:g}); "
-                 f"'outlier' = kappa more than {default['outlier_mads']:g} median absolute deviations below the median "
-                 f"judge's; 'few pairs' = fewer than {default['min_pairs']} pairs shared with other judges, too few to "
-                 "judge (not flagged, listed last)."
+                 "leave-one-out majority, and self-consistency. Flag "
+                 + flag_rules(default["alpha"], default["min_pairs"], default["outlier_mads"])
                  + (f" '{NOT_APPLICABLE}' = exact agreement does not apply (continuous scores): its columns are "
                     "empty and nobody is flagged." if (quality["flag"] == NOT_APPLICABLE).any() else ""),
                  command("judges", path, read_args=read_args, tracks=tracks), "judge")

@@ -187,6 +187,12 @@ def test_the_report_on_a_kept_workers_file_does_not_count_wmt_failures(tmp_path)
                "quality control kept all 4" in s for s in report.summary), report.summary
     md = to_markdown(report)
     assert "--drop-judges failed.txt" not in md and "--drop-list failed.txt" not in md and KEPT in md
+    # the judge-quality table's command prints that table, not the annotators' quality control
+    table = next(t for s in report.sections for t in s.tables if t.title.startswith("Judge quality"))
+    assert table.command.endswith("--no-controls")
+    printed = run(*table.command.split()[1:], "--json")
+    shown = pd.DataFrame(json.loads(printed.output)["judges"]).set_index("judge")[table.frame.columns].fillna(np.nan)
+    pd.testing.assert_frame_equal(shown, table.frame, check_dtype=False, check_names=False)
 
 
 def test_wmt22_kept_workers_qc_says_wmt_kept_them_all():

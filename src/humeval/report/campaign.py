@@ -217,7 +217,7 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
     (``report.joint``)."""
     from humeval.agreement import agreement_table, flagged, judge_quality, not_applicable
     from humeval.data.describe import describe
-    from humeval.ratings.quality import repeat_rows, repeats_left_out
+    from humeval.ratings.quality import has_controls, repeat_rows, repeats_left_out
     from humeval.report.ratings import ratings_sections, without_controls
     read_ratings, judgments = judgments.ratings, without_controls(judgments)  # controls: ratings_sections only
     step = progress or (lambda _: None)
@@ -285,7 +285,8 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
             quality = judge_quality(table)
             drop = flagged(quality)
             assessed = int((quality["flag"] != "few pairs").sum())
-            judges.tables.append(judge_quality_table(quality, path, read_args, tracks))
+            judges.tables.append(judge_quality_table(quality, path, read_args, tracks,
+                                                     controls=read_ratings is not None and has_controls(read_ratings)))
             inapplicable = not_applicable(table)
             if assessed == 0:  # "0 of 4 judges flagged" would read as "all 4 are fine"
                 line = (f"none of the {len(quality)} judges could be assessed: each shares fewer than "
@@ -343,10 +344,13 @@ def judge_min_pairs() -> int:
     return int(inspect.signature(judge_quality).parameters["min_pairs"].default)
 
 
-def judge_quality_table(quality: pd.DataFrame, path: str, read_args=(), tracks=(), shown: int = JUDGES_SHOWN) -> Table:
+def judge_quality_table(quality: pd.DataFrame, path: str, read_args=(), tracks=(), shown: int = JUDGES_SHOWN,
+                        controls: bool = False) -> Table:
     """The judge-quality table (``judge_quality`` with its defaults, as ``humeval judges`` runs
     it): the ``shown`` least reliable judges, the caption saying how many there are, how to list
-    them all, and what each flag means with the thresholds used."""
+    them all, and what each flag means with the thresholds used. ``controls``: the file holds
+    quality-control rows, so the commands say ``--no-controls`` (``humeval judges`` would run
+    the annotators' quality control instead)."""
     import inspect
 
     from humeval.agreement import judge_quality
@@ -354,18 +358,19 @@ def judge_quality_table(quality: pd.DataFrame, path: str, read_args=(), tracks=(
     default = {k: v.default for k, v in inspect.signature(judge_quality).parameters.items()}
     n = len(quality)
     cut = n > shown
+    without = ("--no-controls",) if controls else ()
     title = (f"Judge quality (first {shown} of {n} judges, least reliable first)" if cut
              else f"Judge quality ({n} judges, least reliable first)")
     return Table(title, quality.head(shown),
                  (f"The {shown} least reliable of {n} judges; "
-                  f"{command('judges', path, '--all', read_args=read_args, tracks=tracks)} lists every judge. "
+                  f"{command('judges', path, '--all', *without, read_args=read_args, tracks=tracks)} lists every judge. "
                   if cut else "")
                  + "Per judge: agreement with the other judges on shared items (P(A) and kappa), with the "
                  "leave-one-out majority, and self-consistency. Flag "
                  + flag_rules(default["alpha"], default["min_pairs"], default["outlier_mads"])
                  + (f" '{NOT_APPLICABLE}' = exact agreement does not apply (continuous scores): its columns are "
                     "empty and nobody is flagged." if (quality["flag"] == NOT_APPLICABLE).any() else ""),
-                 command("judges", path, read_args=read_args, tracks=tracks), "judge")
+                 command("judges", path, *without, read_args=read_args, tracks=tracks), "judge")
 
 
 def quick_bootstrap(name: str) -> bool:

@@ -167,7 +167,7 @@ def test_judge_quality_caption_says_what_is_cut_and_what_the_flags_mean():
     assert "The 25 least reliable of 28 judges; humeval judges f.csv --all --track cs-en lists every judge." in cut.how
     # judge_quality's defaults: alpha 0.01, 3 MADs, 20 pairs
     assert "p (above chance) ≥ 0.01" in cut.how and "more than 3 median absolute deviations" in cut.how
-    assert "'few pairs' = fewer than 20 pairs" in cut.how and "'chance'" in cut.how and "'outlier'" in cut.how
+    assert "'few pairs' = fewer than 20 pairs" in cut.how and "'not above chance'" in cut.how and "'outlier'" in cut.how
     whole = judge_quality_table(quality_frame(25), "f.csv")
     assert whole.title == "Judge quality (25 judges, least reliable first)" and len(whole.frame) == 25
     assert "--all" not in whole.how

@@ -93,6 +93,10 @@ def agreement(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, k
             out.print("  " + "; ".join(methods) + ("; P(E) as WMT" if expected == "wmt" else "")
                       + ("; P(E) uniform over the labels or scale points (WMT07)" if expected == "uniform" else "")
                       + ("; (all): pooled over the tracks" if (table["track"] == "(all)").any() else ""))
+            rated = table[(table["judgments"] != "rankings") & table["agreement"].str.startswith("intra")]
+            repeats = left_out_repeats(judgments, rated["pairs"].fillna(0).sum(), "agreement")
+            if repeats:
+                out.print(f"  intra: {repeats}")
             out.print()
     if as_json:
         click.echo(json.dumps({p: json.loads(t.to_json(orient="records")) for p, t in results.items()}, indent=2))
@@ -121,12 +125,16 @@ def agreement(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, k
 def judges(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, exclude_reference, exclude_systems,
            drop_ties, expected, min_pairs, controls, alpha, drop_list, wmt_qc, show_all, anon, salt, quiet, as_json):
     """Judge quality, least reliable first: judgments, agreement with the other judges (P(A) and
-    kappa), with the leave-one-out majority, self-consistency, and a flag (chance: agreement not
-    above chance; outlier: kappa far below the median judge's).
+    kappa), with the leave-one-out majority, self-consistency with its repeat pairs, and a flag
+    (not above chance: agreement not shown above chance, p >= 0.01; outlier: kappa far below the
+    median judge's; n/a: continuous scores, where exact agreement does not apply).
 
     Ratings with quality controls (WMT DA's BAD_REF and REPEAT rows, ESA's BAD rows): per
     annotator, the one-sided Wilcoxon test that degraded outputs get lower scores than their
-    originals (fail: p >= 0.05, as WMT) and the consistency of repeated ratings.
+    originals (fail: p >= 0.05; Graham et al. 2017's test, WMT's MTurk to-English filter ran a
+    paired t-test: --wmt-qc paired-t), recomputed on the file's rows, and the consistency of
+    repeated ratings. On WMT's kept-workers file (*-good-stnd.csv) the output says that WMT kept
+    every annotator in it.
 
     \b
     Example:
@@ -134,7 +142,8 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep,
       humeval rank data_RNK-public.csv --drop-judges drop.txt
       humeval judges ad-latest.csv --drop-list failed.txt
     """
-    from humeval.agreement import flagged, judge_quality
+    from humeval.agreement import flagged, judge_quality, not_applicable
+    from humeval.agreement.judges import cutoff_line
     keep_controls = controls is not False
     judgments = load(file, fmt, encoding, columns, outcomes, tracks, quiet or as_json, pseudonym_salt(anon, salt),
                      controls=keep_controls, delimiter=delimiter, sql=sql, keep=keep)
@@ -144,9 +153,11 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep,
     ranking_options_apply(judgments)
     if judgments.comparisons is None:
         needs(click.get_current_context(), {"alpha": "--alpha"}, keep_controls, "with --no-controls")
+        from humeval.data.readers.wmt_da import kept_workers_file
+        kept = kept_workers_file(file, judgments.report.format)
         if wmt_qc:
-            return _wmt_filter(file, table, wmt_qc, alpha, drop_list, show_all, quiet, as_json)
-        done = _rating_controls(file, table, controls, alpha, drop_list, show_all, quiet, as_json)
+            return _wmt_filter(file, table, wmt_qc, alpha, drop_list, show_all, quiet, as_json, kept)
+        done = _rating_controls(file, table, controls, alpha, drop_list, show_all, quiet, as_json, kept)
         if done:
             return
         from humeval.ratings.quality import system_ratings
@@ -155,10 +166,13 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep,
                             min_pairs=min_pairs)
     drop = flagged(quality)
     scope = flag_scope(table, tracks)
+    inapplicable = not_applicable(table)
+    repeats = left_out_repeats(judgments, quality, "the ratings judged here (--no-controls)")
     if drop_list:
         write_list(drop_list, drop)
     if as_json:
-        click.echo(json.dumps({"judges": jsonable(quality), "flagged": drop, "scope": scope}, indent=2))
+        click.echo(json.dumps({"judges": jsonable(quality), "flagged": drop, "scope": scope,
+                               "not applicable": inapplicable, "repeats": repeats}, indent=2))
     elif not quiet:
         shown = quality if show_all else quality.head(25)
         out.print(render(shown, f"{file}: {len(quality)} judges, least reliable first"
@@ -166,11 +180,28 @@ def judges(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep,
         counts = quality["flag"].value_counts()
         out.print("  flags: " + ", ".join(f"{n} {f or 'none'}" for f, n in counts.items())
                   + (f"; wrote {len(drop)} flagged judges to {drop_list}" if drop_list else ""))
-        out.print(f"  {scope}")
+        if inapplicable:
+            out.print(f"  {inapplicable}")
+        else:
+            out.print(f"  {cutoff_line(min_pairs=min_pairs)}")
+        if repeats:
+            out.print(f"  self-consistency: {repeats}")
+        if scope:
+            out.print(f"  {scope}")
 
 
-def flag_scope(table, tracks) -> str:
-    """Whether the flags were computed per file (every track pooled) or within the --track given."""
+def left_out_repeats(judgments, intra, where: str) -> str | None:
+    """Why no judge has a repeated pair (``intra``: a frame with "repeat pairs", or an Agreement's
+    pairs) although the file holds repeat controls the reader left out; None otherwise."""
+    from humeval.ratings.quality import repeat_rows, repeats_left_out
+    pairs = intra["repeat pairs"].fillna(0).sum() if hasattr(intra, "columns") else intra
+    n = repeat_rows(skipped=judgments.report.skipped) if judgments.ratings is not None else 0
+    return repeats_left_out(n, where) if n and not pairs else None
+
+
+def flag_scope(table, tracks) -> str | None:
+    """Whether the flags were computed per file (every track pooled) or within the --track given;
+    None for a file of one track, where there is nothing to choose."""
     names = [t for t in getattr(table, "tracks", ()) if t]
     if tracks:
         return (f"flags per track: computed within --track {', '.join(tracks)} only; --drop-judges leaves "
@@ -178,17 +209,18 @@ def flag_scope(table, tracks) -> str:
     if len(names) > 1:
         return (f"flags per file: each judge's agreement pooled over all {len(names):,} tracks; --drop-judges "
                 "leaves a flagged judge out of every track (judges --track T flags within one track)")
-    return "flags per file (one track)"
+    return None
 
 
 def write_list(path, names) -> None:
     Path(path).write_text("".join(f"{j}\n" for j in names), encoding="utf-8")
 
 
-def _rating_controls(file, ratings, controls, alpha, drop_list, show_all, quiet, as_json) -> bool:
+def _rating_controls(file, ratings, controls, alpha, drop_list, show_all, quiet, as_json, kept=False) -> bool:
     """WMT's annotator quality control when the ratings carry control items; returns False (after
-    saying so) when they do not, so generic judge quality follows."""
-    from humeval.ratings.quality import annotator_qc
+    saying so) when they do not, so generic judge quality follows. ``kept``: the file is WMT's
+    kept-workers file (every annotator in it passed WMT's own filter)."""
+    from humeval.ratings.quality import annotator_qc, kept_by_wmt
     if controls is False:
         return False
     qc = annotator_qc(ratings, alpha)
@@ -201,17 +233,20 @@ def _rating_controls(file, ratings, controls, alpha, drop_list, show_all, quiet,
         write_list(drop_list, failed)
     if as_json:
         click.echo(json.dumps({"judges": jsonable(qc.table), "flagged": failed, "skipped": qc.skipped,
-                               "notes": qc.notes}, indent=2))
+                               "notes": qc.notes, "kept by WMT": kept}, indent=2))
         return True
     if quiet:
         return True
-    _print_annotators(qc, f"{file}: {len(qc.table)} annotators, quality control as WMT runs it (failing first)",
-                      show_all, drop_list and f"wrote {len(failed)} failing annotators to {drop_list}")
+    _print_annotators(qc, f"{file}: {len(qc.table)} annotators, WMT's degraded-reference test recomputed on this file's "
+                      "rows (failing first)", show_all,
+                      drop_list and f"wrote {len(failed)} failing annotators to {drop_list}",
+                      kept and kept_by_wmt(len(qc.table), len(failed)))
     return True
 
 
-def _print_annotators(qc, title, show_all, wrote) -> None:
-    """The per-annotator table (first 25 unless ``show_all``), what was skipped, the notes."""
+def _print_annotators(qc, title, show_all, wrote, warning=None) -> None:
+    """The per-annotator table (first 25 unless ``show_all``), what was skipped, the notes, then
+    ``warning`` (in yellow) when given."""
     shown = qc.table if show_all else qc.table.head(25)
     out.print(render(shown, title + ("" if show_all or len(qc.table) <= 25 else " (first 25; --all for every annotator)"),
                      "judge"))
@@ -219,12 +254,15 @@ def _print_annotators(qc, title, show_all, wrote) -> None:
         err.print(f"  [yellow]skipped {n:,} {reason}[/]")
     for note in qc.notes:
         out.print(f"  {note}")
+    if warning:
+        out.print(f"  [yellow]{warning}[/]")
     if wrote:
         out.print(f"  {wrote}")
 
 
-def _wmt_filter(file, ratings, test, alpha, drop_list, show_all, quiet, as_json) -> None:
+def _wmt_filter(file, ratings, test, alpha, drop_list, show_all, quiet, as_json, kept=False) -> None:
     """``judges --wmt-qc``: WMT's good-annotator filter, the kept annotators and the test per annotator."""
+    from humeval.ratings.quality import kept_by_wmt
     from humeval.ratings.wmt_qc import wmt_quality_control
     qc = wmt_quality_control(ratings, test, alpha)
     if not len(qc.table):
@@ -233,9 +271,11 @@ def _wmt_filter(file, ratings, test, alpha, drop_list, show_all, quiet, as_json)
         write_list(drop_list, qc.dropped)
     if as_json:
         click.echo(json.dumps({"judges": jsonable(qc.table), "kept": qc.kept, "dropped": qc.dropped,
-                               "test": test, "skipped": qc.skipped, "notes": qc.notes}, indent=2))
+                               "test": test, "skipped": qc.skipped, "notes": qc.notes, "kept by WMT": kept},
+                              indent=2))
         return
     if quiet:
         return
-    _print_annotators(qc, f"{file}: WMT's annotator filter ({test}), dropped first", show_all,
-                      drop_list and f"wrote {len(qc.dropped)} dropped annotators to {drop_list}")
+    _print_annotators(qc, f"{file}: WMT's annotator filter ({test}) recomputed on this file's rows, dropped first",
+                      show_all, drop_list and f"wrote {len(qc.dropped)} dropped annotators to {drop_list}",
+                      kept and kept_by_wmt(len(qc.table), len(qc.dropped), "dropped"))

@@ -1,4 +1,4 @@
-"""Annotator quality control as WMT runs it on direct assessment (Graham et al. 2013, 2017).
+"""Annotator quality control on direct assessment with WMT's control items (Graham et al. 2013, 2017).
 
 WMT mixes quality-control items into every annotator's work (``Ratings.kind``):
 
@@ -43,6 +43,8 @@ DEGRADED = ("BAD_REF", "BAD")
 REPEATS = ("REPEAT", "CHK")
 MIN_PASSABLE = 5  # 2**-4 = 0.0625 > 0.05: fewer non-zero differences can never pass
 KEYS = ["judge", "track", "criterion", "system", "item"]
+TEST_SOURCE = ("the test Graham et al. 2017 describe and Appraise's ComputeAnnotatorMetrics runs; WMT's MTurk "
+               "to-English filter ran a one-sided paired t-test instead: judges --wmt-qc paired-t")
 NO_CONTROLS = ("the file marks no degraded-reference (BAD_REF) or repeat items, so WMT's annotator quality control "
                "cannot be run; nothing is guessed")
 
@@ -67,6 +69,15 @@ class AnnotatorQC:
         return [j for j, f in self.table["flag"].items() if f == "fail"] if len(self.table) else []
 
 
+def kept_by_wmt(n: int, failing: int, verb: str = "fail") -> str:
+    """What to say when the file is WMT's kept-workers file (``readers.wmt_da.kept_workers_file``)
+    and the recomputed test ``verb``s ``failing`` of its ``n`` annotators."""
+    return (f"this is WMT's kept-workers file: WMT's quality control already kept all {n:,} annotators in it. The "
+            f"test here, run on this file's rows alone, does not reproduce WMT's decisions on it ({failing:,} {verb} "
+            "here; WMT likely tested each worker over all their HITs in the unfiltered dump, which is not published: "
+            "see docs/validation.md), so it is no reason to drop a worker WMT kept")
+
+
 def kind_names(ratings: Ratings) -> np.ndarray:
     """The upper-case kind of every rating ('' where the file does not say)."""
     labels = np.array([k.upper() for k in ratings.kinds] + [""], dtype=object)
@@ -84,6 +95,24 @@ def system_ratings(ratings: Ratings) -> Ratings:
     kinds = kind_names(ratings)
     keep = np.isin(kinds, ORIGINAL + ("",))
     return ratings if keep.all() else ratings.take(keep).compact()
+
+
+def repeat_rows(ratings: Ratings | None = None, skipped: dict[str, int] | None = None) -> int:
+    """How many repeat controls (REPEAT/CHK rows) the file holds: marked in ``ratings`` read with
+    their controls, or counted among the reader's ``skipped`` reasons ("quality-control rows of
+    type REPEAT …") when they were left out at reading (``--no-controls``)."""
+    marked = int(np.isin(kind_names(ratings), REPEATS).sum()) if ratings is not None and len(ratings) else 0
+    prefix = "quality-control rows of type "
+    dropped = sum(n for reason, n in (skipped or {}).items()
+                  if reason.startswith(prefix) and reason[len(prefix):].split(" ")[0].upper() in REPEATS)
+    return marked + dropped
+
+
+def repeats_left_out(n: int, where: str = "agreement") -> str:
+    """The sentence that says why ``n`` repeat controls give no intra-annotator pair in ``where``."""
+    return (f"the file's {n:,} REPEAT rows (outputs shown again to the same annotator) are quality controls, left "
+            f"out of {where}; each annotator's consistency on them (repeat pairs, r, |diff|) is in WMT's annotator "
+            "quality control: humeval judges FILE with its control rows (the default)")
 
 
 def control_pairs(ratings: Ratings) -> tuple[pd.DataFrame, dict[str, int]]:
@@ -155,7 +184,7 @@ def annotator_qc(ratings: Ratings, alpha: float = ALPHA) -> AnnotatorQC:
     table = table.assign(_o=table.flag.map(order)).sort_values(["_o", "p (degraded lower)"], ascending=[True, False])
     table = table.drop(columns="_o")
     notes = [f"degraded references: one-sided Wilcoxon signed-rank test per annotator of original − degraded > 0; "
-             f"pass when p < {alpha:g} (WMT, Graham et al. 2017)"]
+             f"pass when p < {alpha:g} ({TEST_SOURCE})"]
     nonzero = pairs[pairs.control == "BAD_REF"].assign(d=lambda f: f.original != f.score).groupby("judge").d.sum()
     few = int(((nonzero > 0) & (nonzero < MIN_PASSABLE)).sum())
     if few:

@@ -217,8 +217,9 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
     SamplingOptions``): the weighting policy and provisional flags of the rankings; ``joint``:
     (ratings file, its ratings) of the same systems, fitted with the comparisons on one scale
     (``report.joint``)."""
-    from humeval.agreement import agreement_table, flagged, judge_quality
+    from humeval.agreement import agreement_table, flagged, judge_quality, not_applicable
     from humeval.data.describe import describe
+    from humeval.ratings.quality import has_controls, repeat_rows, repeats_left_out
     from humeval.report.ratings import ratings_sections, without_controls
     read_ratings, judgments = judgments.ratings, without_controls(judgments)  # controls: ratings_sections only
     step = progress or (lambda _: None)
@@ -250,8 +251,10 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
             sections += joint_sections(judgments.comparisons, joint, path, summary, methods, l2, random_state,
                                        read_args, tracks)
     if read_ratings is not None:
+        from humeval.data.readers.wmt_da import kept_workers_file
+        fmt = judgments.report.format if judgments.report is not None else None
         sections += ratings_sections(read_ratings, path, n_boot, random_state, step, summary, methods, read_args, tracks,
-                                     judgments.report.format if judgments.report is not None else None)
+                                     kept_workers_file(path, fmt), fmt)
     from humeval.report.judges import judges_sections  # humans and automatic judges (judge_kind): a module of its own
     sections += judges_sections(judgments, path, summary, methods, read_args, tracks, random_state, step)
     step("agreement")
@@ -261,13 +264,15 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
         judges = Section("Judges: agreement and quality")
         # rows with no pair of judgments (no item judged twice) hold nothing but "–": say so instead
         empty = agreement["pairs"].fillna(0).to_numpy() == 0 if "pairs" in agreement else np.ones(len(agreement), bool)
+        repeats = repeat_rows(read_ratings)  # controls: left out of agreement, but the file has them
+        because = f" ({repeats_left_out(repeats)})" if repeats else ""
         if empty.all():
             judges.notes.append("no agreement to measure: no item was judged twice (by two judges or by one judge "
-                                "twice)")
+                                f"twice) among the judgments agreement uses{because}")
         elif empty.any():
             judges.notes.append("no agreement to measure for " + ", ".join(
                 " / ".join(map(str, r)) for r in agreement.loc[empty, ["track", "judgments", "agreement"]].to_numpy())
-                + ": no item judged twice there")
+                + f": no item judged twice there among the judgments agreement uses{because}")
         agreement = agreement.loc[~empty]
         if len(agreement):
             shown = agreement.set_index(["track", "judgments", "agreement"]).drop(columns="method")
@@ -283,12 +288,18 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
             quality = judge_quality(table)
             drop = flagged(quality)
             assessed = int((quality["flag"] != "few pairs").sum())
-            judges.tables.append(judge_quality_table(quality, path, read_args, tracks))
+            judges.tables.append(judge_quality_table(quality, path, read_args, tracks,
+                                                     controls=read_ratings is not None and has_controls(read_ratings)))
+            inapplicable = not_applicable(table)
             if assessed == 0:  # "0 of 4 judges flagged" would read as "all 4 are fine"
                 line = (f"none of the {len(quality)} judges could be assessed: each shares fewer than "
                         f"{judge_min_pairs()} pairs with the other judges")
                 judges.notes.append(line)
                 summary.append(f"Judges: {line}.")
+            elif inapplicable:  # continuous scores: equal labels say nothing, nobody is flagged
+                judges.notes.append(inapplicable)
+                summary.append("Judges: none flagged, none assessed by agreement: exact agreement does not apply to "
+                               "continuous scores (the judges section says what does).")
             else:
                 judges.notes.append(f"{len(drop)} judges flagged" + (": " + ", ".join(map(str, drop[:20])) if drop else "")
                                     + (" …" if len(drop) > 20 else ""))
@@ -336,29 +347,33 @@ def judge_min_pairs() -> int:
     return int(inspect.signature(judge_quality).parameters["min_pairs"].default)
 
 
-def judge_quality_table(quality: pd.DataFrame, path: str, read_args=(), tracks=(), shown: int = JUDGES_SHOWN) -> Table:
+def judge_quality_table(quality: pd.DataFrame, path: str, read_args=(), tracks=(), shown: int = JUDGES_SHOWN,
+                        controls: bool = False) -> Table:
     """The judge-quality table (``judge_quality`` with its defaults, as ``humeval judges`` runs
     it): the ``shown`` least reliable judges, the caption saying how many there are, how to list
-    them all, and what each flag means with the thresholds used."""
+    them all, and what each flag means with the thresholds used. ``controls``: the file holds
+    quality-control rows, so the commands say ``--no-controls`` (``humeval judges`` would run
+    the annotators' quality control instead)."""
     import inspect
 
     from humeval.agreement import judge_quality
+    from humeval.agreement.judges import NOT_APPLICABLE, flag_rules
     default = {k: v.default for k, v in inspect.signature(judge_quality).parameters.items()}
     n = len(quality)
     cut = n > shown
+    without = ("--no-controls",) if controls else ()
     title = (f"Judge quality (first {shown} of {n} judges, least reliable first)" if cut
              else f"Judge quality ({n} judges, least reliable first)")
     return Table(title, quality.head(shown),
                  (f"The {shown} least reliable of {n} judges; "
-                  f"{command('judges', path, '--all', read_args=read_args, tracks=tracks)} lists every judge. "
+                  f"{command('judges', path, '--all', *without, read_args=read_args, tracks=tracks)} lists every judge. "
                   if cut else "")
                  + "Per judge: agreement with the other judges on shared items (P(A) and kappa), with the "
-                 "leave-one-out majority, and self-consistency. Flag 'chance' = agreement with the others not above "
-                 f"chance (one-sided binomial test of P(A) > P(E): p (above chance) ≥ {default['alpha']:g}); "
-                 f"'outlier' = kappa more than {default['outlier_mads']:g} median absolute deviations below the median "
-                 f"judge's; 'few pairs' = fewer than {default['min_pairs']} pairs shared with other judges, too few to "
-                 "judge (not flagged, listed last).",
-                 command("judges", path, read_args=read_args, tracks=tracks), "judge")
+                 "leave-one-out majority, and self-consistency. Flag "
+                 + flag_rules(default["alpha"], default["min_pairs"], default["outlier_mads"])
+                 + (f" '{NOT_APPLICABLE}' = exact agreement does not apply (continuous scores): its columns are "
+                    "empty and nobody is flagged." if (quality["flag"] == NOT_APPLICABLE).any() else ""),
+                 command("judges", path, *without, read_args=read_args, tracks=tracks), "judge")
 
 
 def quick_bootstrap(name: str) -> bool:

@@ -38,16 +38,17 @@ def without_controls(judgments):
 
 def ratings_sections(ratings, path: str, n_boot: int = 1000, random_state: int = 0, step=None,
                      summary: list | None = None, methods: list | None = None, read_args=(), tracks=(),
-                     fmt: str | None = None) -> list[Section]:
+                     kept: bool = False, fmt: str | None = None) -> list[Section]:
     """The ratings sections of the campaign report for ``ratings`` as read (controls included);
     ``read_args`` and ``tracks`` (the reading options) are repeated in every table's command;
-    ``fmt``: the reader format, to name the organiser's protocol for their own files."""
+    ``kept``: the file is WMT's kept-workers file (``readers.wmt_da.kept_workers_file``); ``fmt``:
+    the reader format, to name the organiser's protocol for their own files."""
     step = step or (lambda _: None)
     summary = summary if summary is not None else []
     methods = methods if methods is not None else []
     step("ratings: annotator quality control")
     where = {"read_args": tuple(read_args), "tracks": tuple(tracks)}
-    sections = [annotator_section(ratings, path, summary, methods, where)]
+    sections = [annotator_section(ratings, path, summary, methods, where, kept)]
     step("ratings: which model predicts unseen ratings")
     sections.append(model_section(ratings, path, summary, random_state, where))
     sections += ranking_sections(ratings, path, n_boot, random_state, step, summary, methods, where, fmt)
@@ -64,8 +65,10 @@ def control_counts(ratings) -> pd.DataFrame:
     return table
 
 
-def annotator_section(ratings, path: str, summary: list, methods: list, where=None) -> Section:
-    from humeval.ratings.quality import annotator_qc
+def annotator_section(ratings, path: str, summary: list, methods: list, where=None, kept: bool = False) -> Section:
+    """The ratings by kind and WMT's degraded-reference test per annotator; on WMT's kept-workers
+    file (``kept``) the failures are not offered for dropping: WMT kept every annotator in it."""
+    from humeval.ratings.quality import TEST_SOURCE, annotator_qc, kept_by_wmt
     section = Section("Ratings: annotators and their quality controls")
     section.tables.append(Table("Ratings by kind", control_counts(ratings),
                                 "System outputs and the quality-control items mixed into the annotators' work "
@@ -77,23 +80,30 @@ def annotator_section(ratings, path: str, summary: list, methods: list, where=No
         return section
     shown = qc.table if len(qc.table) <= 40 else qc.table.head(40)
     section.tables.append(Table(
-        f"WMT's annotator quality control ({len(qc.table)} annotators, failing first"
+        f"Annotators: WMT's degraded-reference test on this file's rows ({len(qc.table)} annotators, failing first"
         + ("" if len(qc.table) <= 40 else "; first 40") + ")", shown,
         "Each degraded output is paired with the same annotator's first rating of the original (same system and "
         f"segment); one-sided Wilcoxon signed-rank test of original − degraded > 0 per annotator, pass when p < "
-        f"{qc.alpha:g}. Repeat r and |diff|: Pearson correlation and mean absolute difference of first and repeated "
-        "scores (Graham et al. 2017).",
-        command("judges", path, "--all", "--drop-list", "failed.txt", **(where or {})), "judge"))
+        f"{qc.alpha:g} ({TEST_SOURCE}). Repeat r and |diff|: Pearson correlation and mean absolute difference of "
+        "first and repeated scores (Graham et al. 2017).",
+        command("judges", path, "--all", *(() if kept else ("--drop-list", "failed.txt")), **(where or {})), "judge"))
     section.notes += qc.notes + [f"skipped {n:,} {reason}" for reason, n in qc.skipped.items()]
     failed = qc.failed
-    section.notes.append(f"{len(failed)} annotators fail" + (": " + ", ".join(failed[:20]) if failed else "")
-                         + (" …" if len(failed) > 20 else "")
-                         + (f"; {command('rank', path, '--drop-judges', 'failed.txt', **(where or {}))} ranks without them"
-                            if failed else ""))
     tested = int((qc.table["flag"] != "no pairs").sum())
-    summary.append(f"{len(failed)} of {tested} annotators with degraded-reference pairs fail WMT's quality control.")
-    methods.append("Annotator quality control (Graham et al. 2017, WMT): one-sided Wilcoxon signed-rank test that an "
-                   f"annotator scores degraded outputs lower than the originals; p < {qc.alpha:g} passes.")
+    named = ": " + ", ".join(failed[:20]) + (" …" if len(failed) > 20 else "") if failed else ""
+    if kept:  # WMT's filter kept every annotator of this file: a failure here is no reason to drop one
+        section.notes.append(f"{len(failed)} annotators fail{named}; {kept_by_wmt(len(qc.table), len(failed))}")
+        summary.append(f"{len(failed)} of {tested} annotators fail the degraded-reference test recomputed on this file's "
+                       f"rows, but WMT's quality control kept all {len(qc.table)} (the file holds its kept workers): the "
+                       "test does not reproduce WMT's decisions here (docs/validation.md).")
+    else:
+        section.notes.append(f"{len(failed)} annotators fail{named}"
+                             + (f"; {command('rank', path, '--drop-judges', 'failed.txt', **(where or {}))} ranks "
+                                "without them" if failed else ""))
+        summary.append(f"{len(failed)} of {tested} annotators with degraded-reference pairs fail WMT's quality control.")
+    methods.append("Annotator quality control (Graham et al. 2017): one-sided Wilcoxon signed-rank test that an "
+                   f"annotator scores degraded outputs lower than the originals; p < {qc.alpha:g} passes (WMT's MTurk "
+                   "to-English filter ran a paired t-test instead).")
     return section
 
 

@@ -51,6 +51,17 @@ def looks_like_seg(header: str) -> bool:
     return any(layout <= cells for layout in SEG_LAYOUTS)
 
 
+KEPT_WORKERS = re.compile(r"(?:^|[-_.])good-stnd(?:-redup)?\.csv$", re.IGNORECASE)
+
+
+def kept_workers_file(path, fmt: str | None) -> bool:
+    """Whether ``path`` read as ``fmt`` is one of WMT's kept-workers files: a ``wmt-da`` file named as
+    WMT names the standardised judgments of the workers its quality control kept
+    (``ad-<xxen>-good-stnd.csv`` and its ``-redup`` copy; the raw ``ad-good-raw.csv`` is not
+    recognised)."""
+    return fmt == FORMAT and bool(KEPT_WORKERS.search(Path(str(path)).name))
+
+
 def _rows(path, encoding, needed: int):
     """(header cells in lower case, iterator of (line number, cells)) of a whitespace-headed file."""
     data = read_bytes(path)

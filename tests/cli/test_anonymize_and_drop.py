@@ -137,7 +137,7 @@ def test_drop_judges_on_report_and_compare_models_and_warnings(campaign, tmp_pat
     same = run("rank", root / "named.csv", "-m", "bojar", "--anonymize", "--salt", "k", "--drop-judges", tmp_path / "p.txt")
     assert "left out 1 of 1" in same.stderr
     other = run("rank", root / "named.csv", "-m", "bojar", "--drop-judges", tmp_path / "p.txt")
-    assert "left out 0 of 1" in other.stderr and "same --anonymize --salt" in other.stderr
+    assert "left out 0 of 1" in other.stderr and "same --anonymize --salt" in " ".join(other.stderr.split())
 
 
 def test_drop_judges_names_judges_of_other_tracks(campaign, tmp_path):

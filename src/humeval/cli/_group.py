@@ -48,7 +48,7 @@ COMMANDS = {
     'agreement': ('judges', 'agreement',
         "Annotator agreement per track: inter- and intra-annotator kappa with P(A), P(E) and the number of judgment pairs, like Denkowski & Lavie's Tables 1 and 2."),
     'judges': ('judges', 'judges',
-        "Judge quality, least reliable first: judgments, agreement with the other judges (P(A) and kappa), with the leave-one-out majority, self-consistency, and a flag (chance: agreement not above chance; outlier: kappa far below the median judge's)."),
+        "Judge quality, least reliable first: judgments, agreement with the other judges (P(A) and kappa), with the leave-one-out majority, self-consistency with its repeat pairs, and a flag (not above chance: agreement not shown above chance, p >= 0.01; outlier: kappa far below the median judge's; n/a: continuous scores, where exact agreement does not apply)."),
     'grm': ('grm', 'grm',
         "Graded-response IRT against a fixed baseline: judge sensitivity, segment difficulty, item information (fit), and the paper's experiments (study)."),
     'complete': ('complete', 'complete',

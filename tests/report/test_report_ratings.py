@@ -143,3 +143,15 @@ def test_the_ranking_on_an_organisers_file_names_their_protocol():
     sim = simulate_ratings(n_systems=3, n_items=10, n_judges=6, n_ratings=600, random_state=2)
     plain = ratings_sections(sim.ratings, "sim.csv", n_boot=20)[-1]
     assert not any(n.startswith("not ") for n in plain.notes)
+
+
+def test_the_agreement_caption_describes_only_the_measures_in_the_table():
+    """Continuous scores get Krippendorff's alpha and the repeat correlation only: the caption no
+    longer describes P(A) and cites Cohen for them (found reviewing the judges change)."""
+    from humeval.report.campaign import REFERENCES, agreement_caption
+    alpha = agreement_caption({"Krippendorff alpha (interval)", "repeat correlation (Pearson)"})
+    assert "Cohen 1960" not in alpha and "P(A) = share" not in alpha
+    assert "alpha = 1 − D_o / D_e" in alpha and "Krippendorff 2004" in alpha and "Pearson's r" in alpha
+    kappa = agreement_caption({"exact-match kappa", "linearly weighted kappa"})
+    assert "Cohen 1960" in kappa and "Krippendorff" not in kappa and "Pearson" not in kappa
+    assert "Krippendorff 2004" in REFERENCES

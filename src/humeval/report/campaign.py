@@ -49,6 +49,7 @@ REFERENCES = {
     "Liang & Zeger 1986": "K.-Y. Liang, S. L. Zeger. Longitudinal Data Analysis Using Generalized Linear Models. "
                           "Biometrika 1986.",
     "Cohen 1960": "J. Cohen. A Coefficient of Agreement for Nominal Scales. Educ. Psychol. Meas. 1960.",
+    "Krippendorff 2004": "K. Krippendorff. Content Analysis: An Introduction to Its Methodology, 2nd ed. Sage 2004.",
     "Wisniewski 2013": "G. Wisniewski. Matrix Completion Meets NLP Evaluation. 2013.",
     "Graham et al. 2017": "Y. Graham, T. Baldwin, A. Moffat, J. Zobel. Can Machine Translation Systems Be Evaluated "
                           "by the Crowd Alone? Natural Language Engineering 2017.",
@@ -139,6 +140,23 @@ def command(*words, read_args=(), tracks=()) -> str:
     """A ``humeval`` command line that a shell runs as written: ``words``, then the reading
     options ``read_args`` (e.g. ``("--format", "pairwise")``) and ``--track`` per track."""
     return shlex.join(["humeval", *map(str, words), *read_args, *(a for t in tracks for a in ("--track", t))])
+
+
+def agreement_caption(methods: set[str]) -> str:
+    """The agreement table's caption, describing only the measures its rows use: kappas (P(A),
+    P(E)), Krippendorff's alpha (1 − D_o/D_e in the kappa column, no P(A)) and the repeat
+    correlation (Pearson's r in the kappa column)."""
+    parts = []
+    if any("kappa" in m for m in methods):
+        parts.append("kappa rows: P(A) = share of judgment pairs that agree, P(E) = agreement expected by chance from "
+                     "the observed label shares, kappa = (P(A) − P(E)) / (1 − P(E)) (Cohen 1960; Denkowski & Lavie 2010)")
+    if any("alpha" in m for m in methods):
+        parts.append("Krippendorff alpha rows: alpha = 1 − D_o / D_e (observed over expected disagreement; "
+                     "Krippendorff 2004) in the kappa column, no P(A) or P(E)")
+    if any("correlation" in m for m in methods):
+        parts.append("repeat correlation rows: Pearson's r between an annotator's first and repeated scores of "
+                     "an item, in the kappa column")
+    return "; ".join(parts) + ". Methods: " + "; ".join(sorted(methods)) + "."
 
 
 def perplexity_gaps(curve: pd.DataFrame, size) -> pd.DataFrame:
@@ -278,10 +296,7 @@ def build_report(judgments, path: str, models=DEFAULT_MODELS, n_boot: int = 1000
             shown = agreement.set_index(["track", "judgments", "agreement"]).drop(columns="method")
             shown.index = [" / ".join(map(str, i)) for i in shown.index]
             judges.tables.append(Table("Inter- and intra-annotator agreement", shown,
-                                       "P(A): share of judgment pairs that agree; P(E): agreement expected by chance "
-                                       "from the observed label shares; kappa = (P(A) − P(E)) / (1 − P(E)) "
-                                       "(Cohen 1960; Denkowski & Lavie 2010). Methods: "
-                                       + "; ".join(sorted(set(agreement["method"]))) + ".",
+                                       agreement_caption(set(agreement["method"])),
                                        command("agreement", path, read_args=read_args, tracks=tracks),
                                        "track / judgments / pairs of"))
         if (table.judge >= 0).any():

@@ -285,12 +285,12 @@ def test_a_named_format_that_refuses_the_file_says_which_format_fits():
     fixtures = Path(__file__).parents[1] / "fixtures"
     with pytest.raises(InputError) as esa:
         humeval.read(fixtures / "esa_wmt24_small.csv", "wmt-da")
-    assert esa.value.line == 1 and esa.value.fix.endswith("read it as the format its header fits: --format esa")
+    assert esa.value.line == 1 and esa.value.fix.endswith("read it as the format its header fits: format='esa' (CLI: --format esa)")
     good = fixtures / "wmt_da_toen" / "ad-csen-good-stnd.csv"
     with pytest.raises(InputError) as spaced:
         humeval.read(good, "ratings", delimiter="tab")
     assert spaced.value.line == 2 and "names are separated by spaces and this row's fields by tabs" in spaced.value.fix
-    assert spaced.value.fix.endswith("--format wmt-da")
+    assert spaced.value.fix.endswith("(CLI: --format wmt-da)")
     with pytest.raises(InputError) as right:  # the format the header fits: no hint to read it as itself
         humeval.read(good, "wmt-da", columns={"nope": "x"})
     assert "--format" not in (right.value.fix or "")

@@ -411,3 +411,27 @@ def test_wmt22_segment_file_as_input_gives_the_official_counts(pair):
     assert np.abs(table["z"] - systems["Z.SCR"].reindex(table.index)).max() < 1e-9
     if pair == "de-en":
         assert table.loc["Lan-Bridge.1", "ratings"] == 2181 and table["ratings"].sum() == 21006
+
+
+def test_the_segment_file_beside_the_input_is_compared_or_left_out_with_a_note(tmp_path):
+    """The official segment file of the same pair is read from beside the input, as the worker
+    statistics are (its 'official z' column); one that cannot be compared (here another pair's: one
+    system only) is left out with a note instead of stopping a command the user gave no file to."""
+    import shutil
+    for name in ("ad-csen-good-stnd.csv", "ad-csen-trk-mean-sd.txt", "ad-seg-scores-cs-en.csv"):
+        shutil.copy(SMALL / name, tmp_path / name)
+    found = cli_run("rank", tmp_path / "ad-csen-good-stnd.csv", "--protocol", "wmt-da-toen", "--json")
+    assert found.exit_code == 0, found.output
+    data = json.loads(found.output)["cs-en"]
+    assert any("found beside the input" in n and "ad-seg-scores-cs-en.csv" in n for n in data["notes"])
+    assert {row["system"]: row["official z"] for row in data["table"]} == pytest.approx(
+        {"A.1": 2 / 3, "B.2": -1 / 6, "C.3": -0.5})  # the fixture's Z.SCR per system, averaged by hand
+    (tmp_path / "ad-seg-scores-cs-en.csv").write_text("SYS SID RAW.SCR Z.SCR N\nX.9 1 50 0 1\nX.9 2 60 1 1\n")
+    other = cli_run("rank", tmp_path / "ad-csen-good-stnd.csv", "--protocol", "wmt-da-toen", "--json")
+    assert other.exit_code == 0, other.output
+    notes = json.loads(other.output)["cs-en"]["notes"]
+    assert any(n.startswith(f"the segment file beside the input, {tmp_path / 'ad-seg-scores-cs-en.csv'}, is not "
+                            "compared: its systems and segments do not match") for n in notes), notes
+    named = cli_run("rank", tmp_path / "ad-csen-good-stnd.csv", "--protocol", "wmt-da-toen", "--segment-scores",
+                    tmp_path / "ad-seg-scores-cs-en.csv")
+    assert named.exit_code != 0 and "do not match" in " ".join(named.output.split())  # named: still refused

@@ -154,4 +154,6 @@ def test_the_agreement_caption_describes_only_the_measures_in_the_table():
     assert "alpha = 1 − D_o / D_e" in alpha and "Krippendorff 2004" in alpha and "Pearson's r" in alpha
     kappa = agreement_caption({"exact-match kappa", "linearly weighted kappa"})
     assert "Cohen 1960" in kappa and "Krippendorff" not in kappa and "Pearson" not in kappa
+    assert "mean disagreement weight" in kappa
+    assert "mean disagreement weight" not in agreement_caption({"exact-match kappa"})
     assert "Krippendorff 2004" in REFERENCES

@@ -358,7 +358,8 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, s
         else:
             why = ("the report's ranking model, not a recommendation: held-out perplexity does not single out one "
                    "model, see the report")
-        ranks = (", rank = 95 % bootstrap rank range, cluster = systems whose ranges overlap (WMT)"
+        from humeval.report.campaign import CONFIDENCE
+        ranks = (f", rank = {CONFIDENCE:.0%} bootstrap rank range, cluster = systems whose ranges overlap (WMT)"
                  if "rank" in table else "")
         out.print(render(table, f"{name}: systems by {model} ({why}) beside the share of non-tied wins (Bojar 2011)"
                          + ranks))

@@ -259,7 +259,7 @@ def rank(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, m
                                      random_state, quiet, as_json, resample=resample or "segment",
                                      rank_sets=rank_sets, top_k=top_k,
                                      robust=ratings_robustness_tables(judgments.ratings) if robust_by else None,
-                                     **ratings_kw)
+                                     encoding=encoding or "utf-8", **ratings_kw)
         return shown
     refuse_protocol(ratings_kw)
     if resample == "both":

@@ -74,7 +74,7 @@ def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_f
                          random_state, quiet, as_json, significance="wilcoxon", correction="none",
                          resample="segment", test_resamples=1000, scale_text=None, exclude_reference=False,
                          heldout=False, protocol=None, worker_stats=None, segment_scores=None, rank_sets=False,
-                         top_k=None, robust=None, variant=None):
+                         top_k=None, robust=None, variant=None, encoding="utf-8"):
     """Rank each track of a ratings file and print/write the WMT-style table (with ``rank_sets``,
     the rank confidence sets from its bootstrap resamples)."""
     from humeval.ratings import MODELS, rank_tracks
@@ -87,7 +87,7 @@ def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_f
                                  f"the {protocol + ' protocol' if protocol not in (None, 'humeval') else model_names + ' model'}",
                                  param_hint="--rank-sets")
     if protocol not in (None, "humeval"):
-        results = run_protocol(file, judgments, protocol, worker_stats, segment_scores, ctx, variant)
+        results = run_protocol(file, judgments, protocol, worker_stats, segment_scores, ctx, variant, encoding)
         return show_results(file, results, {}, out_file, plot, heatmap, quiet, as_json, judgments.report, robust)
     for option, value in (("--worker-stats", worker_stats), ("--segment-scores", segment_scores)):
         if value:
@@ -166,8 +166,9 @@ def refuse_protocol(ratings_kw) -> None:
                                  param_hint="--protocol")
 
 
-def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx, variant=None) -> dict:
-    """``humeval.ratings.protocols.run`` with the files the protocol reads beside the ratings."""
+def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx, variant=None, encoding="utf-8") -> dict:
+    """``humeval.ratings.protocols.run`` with the files the protocol reads beside the ratings
+    (``encoding``: the input's, which WMT's companion files share)."""
     from humeval.data.readers.wmt_da import (has_segment_counts, read_segment_scores, read_worker_stats,
                                              segment_scores_beside, worker_stats_beside)
     from humeval.ratings.protocols import PROTOCOLS, run
@@ -181,18 +182,24 @@ def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx, varia
     options, found = {}, None
     if "worker_stats" in accepted:
         found = worker_stats or worker_stats_beside(file)
-        options["worker_stats"] = read_worker_stats(found) if found else None
+        options["worker_stats"] = read_worker_stats(found, encoding) if found else None
     elif worker_stats:
         raise click.BadParameter(f"the {name} protocol reads no worker statistics", param_hint="--worker-stats")
     if segment_scores and "segment_scores" not in accepted:
         raise click.BadParameter(f"the {name} protocol compares no segment file", param_hint="--segment-scores")
-    beside = None
+    beside, unused = None, None
     if not segment_scores and "segment_scores" in accepted:
         # the official segment file of the same pair, as the worker statistics are found: its
-        # comparison says where and why WMT's published numbers differ (its zero-score rows)
-        beside = segment_scores = segment_scores_beside(file)
-    if segment_scores:
-        options["segment_scores"] = read_segment_scores(segment_scores)
+        # comparison says where and why WMT's published numbers differ (its zero-score rows); a
+        # file found, not named, that cannot be compared is left out with a note, never an error
+        beside = segment_scores_beside(file)
+        if beside:
+            try:
+                options["segment_scores"] = read_segment_scores(beside, encoding)
+            except InputError as error:
+                beside, unused = None, error
+    elif segment_scores:
+        options["segment_scores"] = read_segment_scores(segment_scores, encoding)
     if variant is not None:
         if name not in VARIANT_MODULES or "variant" not in accepted:
             raise click.BadParameter(f"the {name} protocol has one version; --variant applies to "
@@ -205,9 +212,17 @@ def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx, varia
         options["variant"] = variant
     if "given_segments" in accepted and judgments.report is not None and judgments.report.format == "wmt-da-seg":
         # a segment file's own RAW.SCR and N per segment (its ratings hold the Z.SCR only)
-        options["given_segments"] = read_segment_scores(file) if has_segment_counts(file) else None
+        options["given_segments"] = (read_segment_scores(file, encoding) if has_segment_counts(file, encoding)
+                                     else None)
     try:
-        results = run(name, judgments.ratings, source=file, **options)
+        try:
+            results = run(name, judgments.ratings, source=file, **options)
+        except InputError as error:
+            if not beside or error.path != str(beside):
+                raise
+            beside, unused = None, error  # the file beside the input is another pair's: rank without it
+            options.pop("segment_scores")
+            results = run(name, judgments.ratings, source=file, **options)
     except ValueError as error:
         if isinstance(error, InputError):
             raise
@@ -219,7 +234,10 @@ def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx, varia
             result.notes.insert(1, f"worker mean and sd read from {found} (found beside the input)")
         if beside:
             result.notes.append(f"official segment scores read from {beside} (found beside the input; "
-                                "--segment-scores names another)")
+                                "--segment-scores names another): the 'official z' and 'official raw' columns")
+        if unused is not None:
+            result.notes.append(f"the segment file beside the input, {unused.path}, is not compared: "
+                                f"{unused.problem}")
     return results
 
 

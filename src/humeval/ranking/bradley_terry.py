@@ -45,7 +45,7 @@ coefficients are infinite (Albert & Anderson 1984). That shows as an estimate be
 objective still rising outwards in a coefficient (the solver never takes a worse point, so it
 may stop short); which coefficients the data separate is then decided by linear programs on
 the data (``ranking.separation``: those that separate the outcomes alone, else those a joint
-separating direction moves). The fit then puts the prior N(0, 1/``COEF_L2``) per RMS unit on
+separating direction moves), and one beyond ``SEPARATED`` is named in any case. The fit then puts the prior N(0, 1/``COEF_L2``) per RMS unit on
 every fixed effect (the θ prior's one logit, on the covariate's typical size), refits, and warns
 (``SeparationWarning``) naming them (``separated_``). A number for ``coef_l2`` puts that prior on them always; the scores and ``predict_proba`` hold z at zero. This is FastChat's
 style control (its logistic regression on model indicators and z-scored style features) and
@@ -285,20 +285,21 @@ class _PairModel(PreferenceModel):
     def _runaway(self, phi, unit, rising) -> tuple[str, ...]:
         """Names of the fixed effects without a finite estimate. A fit that ran beyond
         ``SEPARATED`` logits per RMS unit (in the link's units: ``per_logit``) in some coefficient,
-        or stopped with the objective still rising outwards in one (``rising``), has separated
-        data; which coefficients the data separate is then read from the data, not from how far
-        each ran before the line search found no ascent (``ranking.separation``); those beyond
-        ``SEPARATED`` are named in any case."""
+        or stopped with the objective still rising outwards in one (``rising``), may have
+        separated data; which coefficients the data separate is then read from the data, not from
+        how far each ran before the line search found no ascent (``ranking.separation``). Those
+        beyond ``SEPARATED`` are named in any case (an estimate that large is no estimate); one
+        only still rising is named when the data separate it (else the fit merely stopped early)."""
         names = (["position effect"] if self.position_effect else []) + [
             n for n, live in zip(self.covariate_names_, self._live) if live]
-        far = np.array([up or not v <= SEPARATED * self.link.per_logit
-                        for v, up in zip(np.abs(phi) * unit, rising)], dtype=bool)
-        if not far.any():
+        beyond = ~(np.abs(phi) * unit <= SEPARATED * self.link.per_logit)
+        cone_data, self._cone = self._cone, None  # the rows are not kept on the fitted model
+        if not (beyond.any() or np.any(rising)):
             return ()
         from humeval.ranking.separation import separated_columns
-        la, lb, counts, F, m = self._cone
+        la, lb, counts, F, m = cone_data
         cone = separated_columns(F, counts, la, lb, m if self.l2 <= 0 else 0)
-        return tuple(n for n, flagged in zip(names, far | cone) if flagged)
+        return tuple(n for n, flagged in zip(names, beyond | cone) if flagged)
 
     @property
     def _extra_h(self) -> int:

@@ -446,7 +446,8 @@ register(Protocol(
            "per-domain Wilcoxon signed-rank on the outputs both systems have, Stouffer-combined",
            "the scripts' rank-range and cluster rules (variant 'final', or '2024-09-13' for the committed tables)"),
     source="wmt-conference/wmt24-news-systems humeval/calculate_clusters.py, tools.py (humeval.ratings.esa_wmt24)",
-    ranker=_wmt24_esa, needs_controls=True, options=("variant", "alpha"), formats=("esa",)))
+    ranker=_wmt24_esa, needs_controls=True, options=("variant", "alpha")))  # no formats: the esa reader takes
+# any ESA export (Appraise's current one, a plain CSV with spans), not only WMT24's, so no ESA file is claimed as WMT24's
 
 register(Protocol(
     "google-mqm", "Google's MQM (Freitag et al. 2021): weighted error counts averaged over raters, then segments",

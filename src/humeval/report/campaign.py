@@ -147,9 +147,12 @@ def agreement_caption(methods: set[str]) -> str:
     P(E)), Krippendorff's alpha (1 − D_o/D_e in the kappa column, no P(A)) and the repeat
     correlation (Pearson's r in the kappa column)."""
     parts = []
-    if any("kappa" in m for m in methods):
+    if any("kappa" in m and "weighted" not in m for m in methods):
         parts.append("kappa rows: P(A) = share of judgment pairs that agree, P(E) = agreement expected by chance from "
                      "the observed label shares, kappa = (P(A) − P(E)) / (1 − P(E)) (Cohen 1960; Denkowski & Lavie 2010)")
+    if any("weighted" in m for m in methods):
+        parts.append("linearly weighted kappa rows: P(A) = 1 − the mean disagreement weight |a − b| / (the scale's "
+                     "span) over the pairs, P(E) the same under chance, kappa = (P(A) − P(E)) / (1 − P(E))")
     if any("alpha" in m for m in methods):
         parts.append("Krippendorff alpha rows: alpha = 1 − D_o / D_e (observed over expected disagreement; "
                      "Krippendorff 2004) in the kappa column, no P(A) or P(E)")

@@ -129,7 +129,7 @@ def read(path, format: str | None = None, **options) -> Judgments:
             if other is not None:
                 raise InputError(error.path, error.line, error.problem,
                                  f"{error.fix + '; or' if error.fix else 'or'} read it as the format its header "
-                                 f"fits: --format {other}") from None
+                                 f"fits: format={other!r} (CLI: --format {other})") from None
         raise
     if guessed:
         result.report.notes.insert(0, f"format {format} guessed from {guessed}")
@@ -143,7 +143,7 @@ def _fitting_format(path, options: dict, refused: str) -> str | None:
     for columns, delimiter in ((options.get("columns"), options.get("delimiter")), (None, None)):
         try:
             other, _ = guess_format(path, check_encoding(options.get("encoding", "utf-8"), path), columns, delimiter)
-        except (InputError, OSError, ValueError):
+        except Exception:  # noqa: BLE001  only a hint: whatever stops the guess, the reader's own error stands
             continue
         return other if other != refused else None
     return None

@@ -109,11 +109,16 @@ def judge_quality(table: Comparisons | Ratings, exclude=(), drop_ties: bool = Fa
         return _quality(counts, p_e, table.judges, alpha, min_pairs, outlier_mads)
     if isinstance(table, Ratings):
         from humeval.agreement.scales import _units, chance_shares
-        values, label = np.unique(table.score, return_inverse=True)
+        exact = not_applicable(table) is None
+        if exact:
+            values, label = np.unique(table.score, return_inverse=True)
+        else:  # the pair counts need no labels, and a count per distinct score of a continuous scale (de-en:
+            # 5,499) per unit took 12 s, most of it allocating; the exact-agreement columns are NaN anyway
+            values, label = np.zeros(1), np.zeros(len(table), dtype=np.int64)
         counts = LabelCounts(_units(table), table.judge.astype(np.int64), label, len(values))
         _, share = chance_shares(table, values, label, expected)
         return _quality(counts, float((share ** 2).sum()), table.judges, alpha, min_pairs, outlier_mads,
-                        exact=not_applicable(table) is None)
+                        exact=exact)
     raise TypeError(f"judge_quality takes Comparisons or Ratings, not {type(table).__name__}")
 
 

@@ -77,9 +77,15 @@ def test_separation_is_found_where_the_fit_stopped_short():
     assert model.separated_ == ("z",)
     # the outward test alone, at β_z = 3 (short of SEPARATED; no iteration): rising for z, falling
     # for the noise
-    model._phi_prec, model.max_iter = np.zeros(2), 0
-    model._solve_full(*model._fit_data(c, model._design(c)[1], model._fit_cells[1])[:4], 4, np.ones(4, bool),
-                      (np.zeros(4), np.array([3.0, 0.5]), 0.0), rising=np.ones(2))
-    assert list(model._rising) == [True, False]
+    from humeval.ranking.bradley_terry import rated_rows
+    model._phi_prec = np.zeros(2)
+    a, b, counts, X = model._fit_data(c, model._design(c)[1], model._fit_cells[1])[:4]
+    rows = rated_rows(np.ones(4, bool), a, b)
+    rising = model._outwards(rows, counts[rows.keep], model._fixed(X[rows.keep], len(rows.la)), np.zeros(4),
+                             np.array([3.0, 0.5]), 0.0, np.ones(2))
+    assert list(rising) == [True, False]
+    # and at β = 0 there is no outward side
+    assert not model._outwards(rows, counts[rows.keep], model._fixed(X[rows.keep], len(rows.la)), np.zeros(4),
+                               np.zeros(2), 0.0, np.ones(2)).any()
 
 

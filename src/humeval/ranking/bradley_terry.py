@@ -133,6 +133,27 @@ def outer_sum(la, lb, F, w_uu, w_ut, w_tt, m):
     return S
 
 
+class RatedRows(NamedTuple):
+    """Rows (pair cells) between rated systems, in the systems' local codes 0..m-1 (the solver's
+    θ covers the rated systems only): ``local[code]`` is a system's local code (-1 unrated),
+    ``idx[i]`` the code of local i, ``keep`` which of the given rows are between rated systems,
+    and ``la``, ``lb`` those rows' local codes."""
+    idx: np.ndarray
+    local: np.ndarray
+    keep: np.ndarray
+    la: np.ndarray
+    lb: np.ndarray
+
+
+def rated_rows(rated: np.ndarray, a: np.ndarray, b: np.ndarray) -> RatedRows:
+    """``RatedRows`` of the rows a vs b given which systems are rated."""
+    idx = np.flatnonzero(rated)
+    local = np.full(len(rated), -1)
+    local[idx] = np.arange(len(idx))
+    keep = rated[a] & rated[b]
+    return RatedRows(idx, local, keep, local[a[keep]], local[b[keep]])
+
+
 def _cell_x(la, lb, F, theta, phi):
     x = theta[la] - theta[lb]
     return x + F @ phi if F is not None else x
@@ -258,8 +279,8 @@ class _PairModel(PreferenceModel):
         # per RMS unit of each fixed effect (h: one logit), as the solver sees it: rms / scale per column
         unit = np.concatenate([np.ones(self._extra_h), (self._rms / self._covariate_scale)[self._live]])
         self._phi_prec = (0.0 if self.coef_l2 is None else float(self.coef_l2)) * unit ** 2
-        theta, phi, tie = self._solve_full(a, b, counts, X, n, rated, None, rising=unit)
-        self.separated_ = self._runaway(phi, unit, self._rising)
+        theta, phi, tie = self._solve_full(a, b, counts, X, n, rated, None)
+        self.separated_ = self._runaway(rated_rows(rated, a, b), counts, X, theta, phi, tie, unit)
         if self.separated_ and self.coef_l2 is None:
             import warnings
             self._phi_prec = COEF_L2 * unit ** 2
@@ -282,23 +303,27 @@ class _PairModel(PreferenceModel):
             coef_std[self._live] = std[n + self._extra_h:n + self._extra_h + int(self._live.sum())]
             self.coef_std_ = pd.Series(coef_std, index=pd.Index(names, name="covariate"), name="std")
 
-    def _runaway(self, phi, unit, rising) -> tuple[str, ...]:
-        """Names of the fixed effects without a finite estimate. A fit that ran beyond
+    def _runaway(self, rows: RatedRows, counts, X, theta, phi, tie, unit) -> tuple[str, ...]:
+        """Names of the fixed effects without a finite estimate, given the fit (θ over all
+        systems, φ, log tie) on ``rows`` and each fixed effect's RMS unit. A fit that ran beyond
         ``SEPARATED`` logits per RMS unit (in the link's units: ``per_logit``) in some coefficient,
-        or stopped with the objective still rising outwards in one (``rising``), may have
+        or stopped with the objective still rising outwards in one (``_outwards``), may have
         separated data; which coefficients the data separate is then read from the data, not from
         how far each ran before the line search found no ascent (``ranking.separation``). Those
         beyond ``SEPARATED`` are named in any case (an estimate that large is no estimate); one
         only still rising is named when the data separate it (else the fit merely stopped early)."""
         names = (["position effect"] if self.position_effect else []) + [
             n for n, live in zip(self.covariate_names_, self._live) if live]
+        if not names:
+            return ()
         beyond = ~(np.abs(phi) * unit <= SEPARATED * self.link.per_logit)
-        cone_data, self._cone = self._cone, None  # the rows are not kept on the fitted model
-        if not (beyond.any() or np.any(rising)):
+        counts = counts[rows.keep]
+        F = self._fixed(None if X is None else X[rows.keep], len(rows.la))
+        if not (beyond.any() or self._outwards(rows, counts, F, theta[rows.idx], phi, tie, unit).any()):
             return ()
         from humeval.ranking.separation import separated_columns
-        la, lb, counts, F, m = cone_data
-        cone = separated_columns(F, counts, la, lb, m if self.l2 <= 0 else 0)
+        m = len(rows.idx)
+        cone = separated_columns(F, counts, rows.la, rows.lb, m if self.l2 <= 0 else 0)
         return tuple(n for n, flagged in zip(names, beyond | cone) if flagged)
 
     @property
@@ -390,12 +415,8 @@ class _PairModel(PreferenceModel):
             a, b, counts, X, row_of = self._fit_data(c, self._design(c)[1])
         else:
             (a, b, counts, X), row_of = data, None
-        idx = np.nonzero(self.rated_)[0]
+        idx, _, keep, la, lb = rated_rows(self.rated_, a, b)
         m = len(idx)
-        local = np.full(len(self.systems_), -1)
-        local[idx] = np.arange(m)
-        keep = self.rated_[a] & self.rated_[b]
-        la, lb = local[a[keep]], local[b[keep]]
         F = self._fixed(None if X is None else X[keep], len(la))
         theta = self.theta_[idx]
         _, H = self._newton(la, lb, counts[keep], F, theta, self._phi, self._tie, m)
@@ -431,26 +452,18 @@ class _PairModel(PreferenceModel):
                                                                        start[2]))
         return theta, float(phi[0]) if self.position_effect else 0.0, tie
 
-    def _solve_full(self, a, b, counts, X, n, rated, start, rising=None):
+    def _solve_full(self, a, b, counts, X, n, rated, start):
         """Newton's method on (θ of rated systems, φ = (h?, β), log tie?) with a backtracking line
         search (``ranking.newton.newton_ascent``, the solver Plackett–Luce uses too); ``start`` =
-        (θ over all systems, φ, tie) or None. With ``rising`` (each fixed effect's RMS unit, as
-        ``_runaway`` takes it) ``self._rising`` says, per fixed effect, whether the objective at
-        the estimate moved ``SEPARATED`` logits per RMS unit further out (away from 0) is higher:
-        no finite maximum in that coordinate (Albert & Anderson 1984's separation). At a
-        maximum the objective falls there by about ½·(Fisher information)·(SEPARATED/unit)²,
-        some 10 log-likelihood units per comparison the covariate varies in."""
-        idx = np.nonzero(rated)[0]
+        (θ over all systems, φ, tie) or None."""
+        rows = rated_rows(rated, a, b)
+        idx, la, lb, counts = rows.idx, rows.la, rows.lb, counts[rows.keep]
         m = len(idx)
         k = self._extra_h + (0 if X is None else X.shape[1])
         if m == 0:  # nothing to fit (e.g. every comparison left out)
             return (np.full(n, np.nan), np.zeros(k) if start is None else start[1],
                     self._tie_start if start is None else start[2])
-        local = np.full(n, -1)
-        local[idx] = np.arange(m)
-        keep = rated[a] & rated[b]
-        la, lb, counts = local[a[keep]], local[b[keep]], counts[keep]
-        F = self._fixed(None if X is None else X[keep], len(la))
+        F = self._fixed(None if X is None else X[rows.keep], len(la))
         extra_t = 1 if self._tie_name else 0
         theta = np.zeros(m) if start is None else start[0][idx].copy()
         phi = np.zeros(k) if start is None else np.asarray(start[1], dtype=float).copy()
@@ -472,27 +485,29 @@ class _PairModel(PreferenceModel):
         x = newton_ascent(derivatives, lambda x: self._objective(la, lb, counts, F, *unpack(x)),
                           np.concatenate([theta, phi, [tie] if extra_t else []]), bound, self.max_iter, self.tol,
                           solve_or_least_squares)
-        if rising is not None:
-            self._cone = (la, lb, counts, F, m)  # for _runaway's linear programs
-            self._rising = self._outwards(lambda y: self._objective(la, lb, counts, F, *unpack(y)), x, m, k,
-                                          rising)
         theta, phi, tie = unpack(x)
         theta = theta - theta.mean()
         full = np.full(n, np.nan)
         full[idx] = theta
         return full, phi, tie
 
-    def _outwards(self, objective, x, m, k, unit) -> np.ndarray:
-        """Per fixed effect j (x[m + j]), whether ``objective`` at x with that coordinate moved
-        ``SEPARATED`` logits per RMS unit away from 0 is higher than at x (see ``_solve_full``). A
-        coordinate at exactly 0 has no outward side: False."""
-        value = objective(x)
-        out = np.zeros(k, dtype=bool)
-        for j in range(k):
-            if x[m + j] == 0:
-                continue
-            moved = x.copy()
-            moved[m + j] += np.sign(x[m + j]) * SEPARATED * self.link.per_logit / unit[j]
+    def _outwards(self, rows: RatedRows, counts, F, theta, phi, tie, unit) -> np.ndarray:
+        """Per fixed effect j, whether the objective at the estimate (θ of the rated systems, φ,
+        log tie) with φ_j moved ``SEPARATED`` logits per RMS unit further out (away from 0) is
+        higher: no finite maximum in that coordinate (Albert & Anderson 1984's separation). At a
+        maximum the objective falls there by about ½·(Fisher information)·(SEPARATED/unit)²,
+        some 10 log-likelihood units per comparison the covariate varies in. A coordinate at
+        exactly 0 has no outward side: False. θ may be shifted by a constant: the move is in φ
+        alone, so the prior on θ adds the same to both values."""
+        def objective(phi):
+            return self._objective(rows.la, rows.lb, counts, F, theta, phi, tie)
+
+        phi = np.asarray(phi, dtype=float)
+        value = objective(phi)
+        out = np.zeros(len(phi), dtype=bool)
+        for j in np.flatnonzero(phi):
+            moved = phi.copy()
+            moved[j] += np.sign(phi[j]) * SEPARATED * self.link.per_logit / unit[j]
             # strictly higher: where another coefficient's separation has already saturated every
             # probability the objective is flat in all directions, and this one is not to blame
             out[j] = objective(moved) > value
@@ -664,13 +679,8 @@ class _PairModel(PreferenceModel):
         on the same draw (``_refit_rows``)."""
         from humeval.ranking import _style_kernel
         a, b, counts, X, row_of, units, n_units = self._row_units(comparisons, unit)
-        size = len(self.systems_)
-        idx = np.nonzero(self.rated_)[0]
+        idx, _, keep, la, lb = rated_rows(self.rated_, a, b)
         m = len(idx)
-        local = np.full(size, -1)
-        local[idx] = np.arange(m)
-        keep = self.rated_[a] & self.rated_[b]
-        la, lb = local[a[keep]], local[b[keep]]
         F = self._fixed(X[keep], len(la))
         theta0 = self.theta_[idx]
         _, H = self._newton(la, lb, counts[keep], F, theta0, self._phi, self._tie, m)
@@ -684,7 +694,7 @@ class _PairModel(PreferenceModel):
             units[keep].astype(np.int64), n_units, seeds, float(self.l2), np.asarray(self._phi_prec, dtype=float),
             1e-7, 60, TIE_BOUND)  # 1e-7: ≪ any std
         theta = p[:, :m] - p[:, :m].mean(axis=1, keepdims=True)
-        out = np.full((n, size), np.nan)
+        out = np.full((n, len(self.systems_)), np.nan)
         out[:, idx] = theta
         out = self._rescale_rows(out)
         for i in np.nonzero(~ok)[0]:
@@ -808,11 +818,9 @@ def _bootstrap_cells(model: _PairModel, comparisons: Comparisons, ordered: bool)
     position effect), else the ordered pairs of ``pair_cells``. Works on the pair-count cells
     only: O(cells), whatever the number of comparisons."""
     a, b, counts, row_cell = model._own_cells(comparisons)
-    idx = np.nonzero(model.rated_)[0]
+    idx, local = rated_rows(model.rated_, a[:0], b[:0])[:2]
     m = len(idx)
-    local = np.full(len(model.systems_), -1)
-    local[idx] = np.arange(m)
-    la, lb = local[a], local[b]
+    la, lb = local[a], local[b]  # every cell of the fit (a zero-weight one may touch an unrated system: -1)
     if ordered:
         pi, pj, pair_of_cell = la.astype(np.int64), lb.astype(np.int64), np.arange(len(a))
         flipped = np.zeros(len(a), dtype=bool)

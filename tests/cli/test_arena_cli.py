@@ -123,8 +123,18 @@ def test_choices_are_the_policies():
 def test_info_shows_both_bad_ties():
     result = run("info", BATTLES, "--json")
     assert result.exit_code == 0
-    (row,) = json.loads(result.output)["comparisons"]
+    shown = json.loads(result.output)
+    (row,) = shown["comparisons"]
     assert (row["ties"], row["both-bad ties"]) == (3, 2)
+    # the format is the name --format takes (the file kind apart): it reads the file again
+    assert (shown["format"], shown["detail"]) == ("pairwise", "json")
+    assert run("info", BATTLES, "--format", shown["format"], "-q").exit_code == 0
+
+
+def test_the_report_says_how_it_read_the_source(tmp_path):
+    from humeval.data.judgments import ReadReport
+    assert ReadReport("f.csv", "pairwise", rows=3, detail="csv").lines()[0] == "f.csv: 3 rows read as pairwise (csv)"
+    assert ReadReport("f.tsv", "wmt-da", rows=1).lines()[0] == "f.tsv: 1 row read as wmt-da"
 
 
 def test_style_control_and_analytic_intervals_reach_the_model():

@@ -197,6 +197,17 @@ def test_register_a_plain_function_as_a_protocol():
         protocols.get("nope")
 
 
+def test_a_protocol_with_versions_declares_them_with_its_variant_option():
+    from humeval.ratings import esa_wmt24, wmt_da_appraise
+    assert PROTOCOLS["wmt24-esa"].variants == esa_wmt24.VARIANTS
+    assert PROTOCOLS["wmt-da-appraise"].variants == wmt_da_appraise.VARIANTS
+    assert [p.name for p in PROTOCOLS.values() if p.variants] == [
+        p.name for p in PROTOCOLS.values() if "variant" in p.options]
+    for declared in ({"options": ("variant",)}, {"variants": ("a", "b")}):
+        with pytest.raises(ValueError, match="a 'variant' option needs its variants named"):
+            Protocol("half-declared", "a test procedure", ("one step",), "here", lambda r, **k: r, **declared)
+
+
 def test_worker_stats_file_errors(tmp_path):
     bad = tmp_path / "ad-xxen-trk-mean-sd.txt"
     bad.write_text('[1] "M1"\n[1] 61.0\n')

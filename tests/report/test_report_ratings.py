@@ -131,7 +131,9 @@ def test_the_ranking_on_an_organisers_file_names_their_protocol():
     path = Path(__file__).parents[1] / "fixtures" / "wmt_da_toen" / "ad-csen-good-stnd.csv"
     judgments = humeval.read(path)
     assert [p.name for p in organisers(judgments.report.format)] == ["wmt-da-toen"]
-    assert [p.name for p in organisers("pairwise (csv)")] == [] and organisers(None) == []
+    assert [p.name for p in organisers("wmt-da-seg")] == ["wmt-da-toen"]
+    assert [p.name for p in organisers("wmt25-jsonl")] == ["wmt25"]
+    assert organisers("pairwise") == [] and organisers(None) == []
     methods = []
     sections = ratings_sections(judgments.ratings, str(path), n_boot=20, methods=methods,
                                 fmt=judgments.report.format)

@@ -1176,7 +1176,7 @@ def cell(value, percent: bool = False, kind: str | None = None) -> str:
 
 def print_report(report):
     from humeval.data.readers._io import shown
-    out.print(f"[bold]{escape(shown(report.path))}[/]: {plural(report.rows, 'row')} read as {escape(report.format)}")
+    out.print(f"[bold]{escape(shown(report.path))}[/]: {plural(report.rows, 'row')} read as {escape(report.described)}")
     for note in report.notes:
         out.print(f"  {escape(shown(note))}")
     for line in skip_lines(report):

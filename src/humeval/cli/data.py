@@ -67,7 +67,7 @@ def info(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, 
                          delimiter=delimiter, sql=sql, keep=keep)
         summary = describe(judgments)
         if as_json:
-            results.append({"file": str(path), "format": judgments.report.format, "rows": judgments.report.rows,
+            results.append({"file": str(path), "format": judgments.report.format, "detail": judgments.report.detail, "rows": judgments.report.rows,
                             "skipped": judgments.report.skipped, "notes": judgments.report.notes,
                             **{k: jsonable(v) for k, v in summary.items()}})
         elif not quiet:
@@ -290,8 +290,8 @@ def demo(file, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep, s
         note = (f"simulated ({design}, seed {random_state}); {len(sim.truth.random_judges)} of {judges} judges answer "
                 f"at random: {', '.join(sim.truth.random_judges) or 'none'}")
         if no_report:
-            data = Judgments(ReadReport("simulated campaign", f"simulation ({design}, seed {random_state})",
-                                        rows=judgments), rankings=sim.rankings, comparisons=sim.comparisons)
+            data = Judgments(ReadReport("simulated campaign", "simulation", rows=judgments,
+                                        detail=f"{design}, seed {random_state}"), rankings=sim.rankings, comparisons=sim.comparisons)
         else:  # written beside the report and read back, so the report's commands print its numbers
             source = str(judgments_beside(report_file))
             write(pairwise_frame(sim.comparisons), source)

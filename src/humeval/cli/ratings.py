@@ -23,8 +23,6 @@ PROTOCOL_FIXES = {"model_names": "--model", "n_boot": "--bootstrap", "significan
 RATINGS_ONLY = {"significance": "--significance", "correction": "--correction", "test_resamples": "--test-resamples",
                 "scale_text": "--scale", "exclude_reference": "--exclude-reference", "heldout": "--heldout",
                 "worker_stats": "--worker-stats", "segment_scores": "--segment-scores", "variant": "--variant"}
-# the protocols with versions of their organisers' scripts: name -> module whose VARIANTS lists them (first = default)
-VARIANT_MODULES = {"wmt24-esa": "humeval.ratings.esa_wmt24", "wmt-da-appraise": "humeval.ratings.wmt_da_appraise"}
 
 
 def ratings_options(f):
@@ -93,7 +91,7 @@ def rank_ratings_command(file, judgments, model_names, n_boot, confidence, out_f
         if value:
             raise click.BadParameter("applies to --protocol wmt-da-toen", param_hint=option)
     if variant is not None:
-        raise click.BadParameter(f"applies to --protocol {' or '.join(VARIANT_MODULES)}", param_hint="--variant")
+        raise click.BadParameter(f"applies to --protocol {' or '.join(_versioned())}", param_hint="--variant")
     model = model_names if given else default_model(ratings)
     choices = ", ".join(MODELS + NOT_YET)
     if model not in MODELS + NOT_YET:
@@ -166,6 +164,12 @@ def refuse_protocol(ratings_kw) -> None:
                                  param_hint="--protocol")
 
 
+def _versioned() -> list[str]:
+    """The protocols that run more than one version of their organisers' scripts (``--variant``)."""
+    from humeval.ratings.protocols import PROTOCOLS
+    return [p.name for p in PROTOCOLS.values() if p.variants]
+
+
 def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx, variant=None, encoding="utf-8") -> dict:
     """``humeval.ratings.protocols.run`` with the files the protocol reads beside the ratings
     (``encoding``: the input's, which WMT's companion files share)."""
@@ -201,11 +205,10 @@ def run_protocol(file, judgments, name, worker_stats, segment_scores, ctx, varia
     elif segment_scores:
         options["segment_scores"] = read_segment_scores(segment_scores, encoding)
     if variant is not None:
-        if name not in VARIANT_MODULES or "variant" not in accepted:
+        choices = PROTOCOLS[name].variants
+        if not choices:
             raise click.BadParameter(f"the {name} protocol has one version; --variant applies to "
-                                     f"{' and '.join(VARIANT_MODULES)}", param_hint="--variant")
-        import importlib
-        choices = importlib.import_module(VARIANT_MODULES[name]).VARIANTS
+                                     f"{' and '.join(_versioned())}", param_hint="--variant")
         if variant not in choices:
             raise click.BadParameter(f"{variant!r}: the {name} protocol has {', '.join(choices)}",
                                      param_hint="--variant")

@@ -14,7 +14,10 @@ EXAMPLE_LINES = 5  # how many line numbers a report keeps per skip reason
 
 @dataclass
 class ReadReport:
-    """What a reader did: the format, rows read, and every skip counted by reason."""
+    """What a reader did: the format, rows read, and every skip counted by reason. ``format`` is
+    the reader's name (what ``read(format=...)`` and ``--format`` take, or what made the data:
+    "simulation"), ``detail`` how it read this source (the file kind of a format that reads
+    several, "csv"; a query), shown in parentheses by ``described``."""
 
     path: str
     format: str
@@ -23,6 +26,12 @@ class ReadReport:
     skipped: dict[str, int] = field(default_factory=dict)
     examples: dict[str, list[int]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    detail: str = ""
+
+    @property
+    def described(self) -> str:
+        """The format with its detail: "pairwise (csv)"."""
+        return f"{self.format} ({self.detail})" if self.detail else self.format
 
     def skip(self, reason: str, n: int = 1, lines=()) -> None:
         if n <= 0:
@@ -60,7 +69,7 @@ class ReadReport:
         return out
 
     def lines(self) -> list[str]:
-        out = [f"{self.path}: {self.rows:,} {'row' if self.rows == 1 else 'rows'} read as {self.format}"]
+        out = [f"{self.path}: {self.rows:,} {'row' if self.rows == 1 else 'rows'} read as {self.described}"]
         out += [f"  note: {n}" for n in self.notes]
         return out + [f"  {text}" for text in self.skip_texts()]
 
@@ -118,8 +127,8 @@ def nonempty(judgments: Judgments) -> Judgments:
     report = judgments.report
     skipped = "; ".join(f"{n:,} {reason}" for reason, n in report.skipped.items())
     if not skipped:
-        raise InputError(report.path, None, f"no judgments in the file ({report.rows:,} rows read as {report.format})",
+        raise InputError(report.path, None, f"no judgments in the file ({report.rows:,} rows read as {report.described})",
                          "check that the export finished")
     raise InputError(report.path, None, f"no judgments left after skipping {skipped} "
-                     f"({report.rows:,} rows read as {report.format})",
+                     f"({report.rows:,} rows read as {report.described})",
                      "check the columns and values the skipped rows lack")

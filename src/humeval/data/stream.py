@@ -116,7 +116,7 @@ def read_dataset(path, format: str | None = None, columns: dict | None = None, o
             reducer.add(batch, mapping, where.of(source, batch.num_rows))
     except pa.ArrowException as error:
         raise InputError(text, None, f"cannot be read ({shown(error)})", "check the files") from None
-    what = f"pairwise ({kind} dataset, {len(files):,} file{'s' if len(files) > 1 else ''}, streamed)"
+    what = f"{kind} dataset, {len(files):,} file{'s' if len(files) > 1 else ''}, streamed"
     return reducer.judgments(what)
 
 
@@ -392,7 +392,7 @@ class Reducer:
     def judgments(self, what: str) -> Judgments:
         """The weighted comparisons read so far, labels sorted, with the read report."""
         report = self.report
-        report.format, report.rows = what, self.rows
+        report.detail, report.rows = what, self.rows
         if self.rows == 0:
             raise InputError(self.path, None, "the data has no rows", "check the files or the query")
         if not self.parts:
@@ -640,4 +640,4 @@ def _read_duckdb(path, sql, columns, extra, table, keep, encoding, batch_rows) -
         raise InputError(path, None, f"DuckDB cannot run the query ({shown(error)})", "check the SQL") from None
     finally:
         connection.close()
-    return reducer.judgments("pairwise (DuckDB query, reduced by GROUP BY)")
+    return reducer.judgments("DuckDB query, reduced by GROUP BY")

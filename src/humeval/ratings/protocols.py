@@ -17,7 +17,8 @@ returning a ``RatingsRanking``)::
 
 ``needs_controls=True`` asks the reader to keep quality-control rows (``Ratings.kind``);
 ``options`` names the keyword options the ranker accepts beyond ``ratings`` and ``source``;
-``formats`` the reader formats (``humeval.data.FORMATS``) whose files are the organiser's own, so
+``variants`` the versions of the organisers' scripts the ranker's ``variant`` option takes (the
+first its default); ``formats`` the reader formats (``humeval.data.FORMATS``) whose files are the organiser's own, so
 that ``rank`` and ``report``, run without a protocol on such a file, say which one reproduces the
 organiser's numbers (``organisers``).
 """
@@ -51,6 +52,12 @@ class Protocol:
     needs_controls: bool = False
     options: tuple[str, ...] = ()
     formats: tuple[str, ...] = ()
+    variants: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if bool(self.variants) != ("variant" in self.options):
+            raise ValueError(f"protocol {self.name}: a 'variant' option needs its variants named, and variants "
+                             f"a 'variant' option")
 
 
 PROTOCOLS: dict[str, Protocol] = {}
@@ -58,8 +65,7 @@ PROTOCOLS: dict[str, Protocol] = {}
 
 def organisers(fmt: str | None) -> list[Protocol]:
     """The protocols whose organisers wrote files of reader format ``fmt`` (``Protocol.formats``)."""
-    name = (fmt or "").split(" (")[0]  # a ReadReport format may carry the file kind: "pairwise (csv)"
-    return [p for p in PROTOCOLS.values() if name and name in p.formats]
+    return [p for p in PROTOCOLS.values() if fmt and fmt in p.formats]
 
 
 def register(protocol: Protocol) -> Protocol:
@@ -414,6 +420,11 @@ def _wmt24_esa(ratings: Ratings, source: str = "ratings", variant: str = "final"
                           list(result.notes) + [wmt24_variant_note(variant)], "wmt24-esa")
 
 
+def _esa_variants() -> tuple[str, ...]:
+    from humeval.ratings.esa_wmt24 import VARIANTS
+    return VARIANTS
+
+
 def wmt24_variant_note(variant: str) -> str:
     """Which version of WMT24's scripts ran, how to run the other, and why neither need meet the
     committed tables on one wave's file."""
@@ -446,7 +457,7 @@ register(Protocol(
            "per-domain Wilcoxon signed-rank on the outputs both systems have, Stouffer-combined",
            "the scripts' rank-range and cluster rules (variant 'final', or '2024-09-13' for the committed tables)"),
     source="wmt-conference/wmt24-news-systems humeval/calculate_clusters.py, tools.py (humeval.ratings.esa_wmt24)",
-    ranker=_wmt24_esa, needs_controls=True, options=("variant", "alpha")))  # no formats: the esa reader takes
+    ranker=_wmt24_esa, needs_controls=True, options=("variant", "alpha"), variants=_esa_variants()))  # no formats: the esa reader takes
 # any ESA export (Appraise's current one, a plain CSV with spans), not only WMT24's, so no ESA file is claimed as WMT24's
 
 register(Protocol(
@@ -489,9 +500,14 @@ def _wmt_da_appraise_steps() -> tuple[str, ...]:
     return STEPS
 
 
+def _wmt_da_appraise_variants() -> tuple[str, ...]:
+    from humeval.ratings.wmt_da_appraise import VARIANTS
+    return VARIANTS
+
+
 register(Protocol(
     "wmt-da-appraise", "WMT source-based DA out of English in Appraise (WMT21–22): z per annotator, matched "
     "Mann–Whitney wins, running-minimum clusters",
     steps=_wmt_da_appraise_steps(), source="wmt-conference/wmt22-news-systems humaneval/DA+SQM/make_rankings.py "
     "(variant wmt22); AppraiseDev/Appraise Campaign/management/commands/ComputeWMT21Results.py (variant wmt21)",
-    ranker=_wmt_da_appraise, needs_controls=True, options=("variant", "alpha")))
+    ranker=_wmt_da_appraise, needs_controls=True, options=("variant", "alpha"), variants=_wmt_da_appraise_variants()))

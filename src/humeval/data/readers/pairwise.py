@@ -116,7 +116,7 @@ def read_pairwise(path, columns: dict[str, str] | None = None, outcomes: dict | 
     mapping = _mapping(table.column_names, columns, path)
     check_columns(table, mapping.values(), path)
     labels = _outcome_table(outcomes, path)
-    report = ReadReport(str(path), f"{FORMAT} ({kind})", rows=table.num_rows, unit=unit(kind))
+    report = ReadReport(str(path), FORMAT, rows=table.num_rows, unit=unit(kind), detail=kind)
     if table.num_rows == 0:
         raise InputError(path, None, "the file has no rows", "check that the export finished")
     table = dictionary_columns(table, [mapping[k] for k in ("a", "b", "outcome", "item", "judge", "track", "judge_kind")

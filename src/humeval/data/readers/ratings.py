@@ -55,7 +55,7 @@ def read_ratings(path, columns: dict[str, str] | None = None, scale: str = "",
         raise InputError(path, 1, f"ratings need columns for {', '.join(REQUIRED)}; found {shown(', '.join(names))}",
                          COLUMNS_FIX)
     check_columns(table, mapping.values(), path)
-    report = ReadReport(str(path), f"{FORMAT} ({kind})", rows=table.num_rows, unit=unit(kind))
+    report = ReadReport(str(path), FORMAT, rows=table.num_rows, unit=unit(kind), detail=kind)
     score = _floats(table[mapping["score"]], path, kind, mapping["score"])
     kwargs = {}
     roles = (("item", "items"), ("system", "systems"), ("judge", "judges"), ("track", "tracks"),

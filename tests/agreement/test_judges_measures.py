@@ -59,6 +59,24 @@ def test_exact_agreement_still_judges_a_label_scale():
     assert quality["flag"].tolist() == [""] * 4
 
 
+def test_the_declared_scale_decides_whether_scores_are_labels():
+    """A DA slider (0-100) whose judges used five values only is still continuous: exact agreement
+    on it would count 0 and 100 as different as 49 and 50. The same values on a declared 1-5 scale,
+    or without a declared scale, are labels."""
+    from humeval.agreement.scales import declared_points, is_categorical, rating_agreement
+    coarse = shared_items("likert")
+    slider = Ratings.from_pandas(coarse.to_pandas(), scale="0-100")
+    assert not is_categorical(slider.score, slider.scale) and is_categorical(coarse.score, coarse.scale)
+    assert is_categorical(slider.score, "1-5") and is_categorical(slider.score, "1–7")
+    assert not is_categorical(slider.score, "z") and not is_categorical(slider.score + 0.5, "1-5")
+    assert declared_points("0–100").tolist() == list(range(101)) and declared_points("z") is None
+    reason = not_applicable(slider)
+    assert "5 distinct values, whole numbers on the declared scale 0-100" in reason
+    assert judge_quality(slider)["flag"].tolist() == ["n/a"] * 4
+    assert set(rating_agreement(slider)) == {"alpha (interval)", "intra (repeat correlation)"}
+    assert "exact-match kappa" in rating_agreement(coarse)["inter"].method
+
+
 def test_judges_command_says_exact_agreement_does_not_apply(tmp_path):
     path = tmp_path / "z.csv"
     shared_items("z").to_pandas().to_csv(path, index=False)

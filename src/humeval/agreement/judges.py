@@ -39,11 +39,13 @@ EXACT_COLUMNS = ["agreement", "kappa", "consensus", "self-consistency", "p (abov
 def not_applicable(table: Comparisons | Ratings) -> str | None:
     """Why exact agreement says nothing about ``table``'s judges, with what does; None where it applies
     (comparisons, and ratings whose scores are labels: ``scales.is_categorical``)."""
-    if not isinstance(table, Ratings) or not len(table) or is_categorical(table.score):
+    if not isinstance(table, Ratings) or not len(table) or is_categorical(table.score, table.scale):
         return None
     score = table.score[~np.isnan(table.score)]
     distinct = len(np.unique(score))
     kind = "whole numbers" if np.all(score == np.round(score)) else "not all whole numbers"
+    if table.scale and kind == "whole numbers":
+        kind += f" on the declared scale {table.scale}"
     return (f"exact agreement does not apply to these scores: they are continuous ({distinct:,} distinct values, "
             f"{kind}; a label scale has at most {CATEGORICAL_MAX} whole-number points), so two judges' scores "
             "rarely match exactly whatever their quality; nobody is flagged on it. What applies: WMT's quality "

@@ -1,8 +1,9 @@
 """Agreement on absolute scales: adequacy/fluency (1–5, 1–7), DA (0–100), MQM.
 
 A unit is a (track, item, system, criterion); two scores of the same unit by different judges
-are an inter-annotator pair, by the same judge an intra-annotator pair. Small integer scales get
-the exact-match kappa of the WMT reports, a linearly weighted kappa and Krippendorff's ordinal
+are an inter-annotator pair, by the same judge an intra-annotator pair. Small integer scales
+(``is_categorical``: a declared scale of at most 10 points, or without one at most 10 distinct whole
+numbers) get the exact-match kappa of the WMT reports, a linearly weighted kappa and Krippendorff's ordinal
 alpha; continuous scores (DA, MQM) get the interval alpha and, for repeats, the correlation of a
 judge's two scores (Graham et al. 2013 use it).
 
@@ -28,9 +29,26 @@ CATEGORICAL_MAX = 10  # a scale with at most this many distinct whole-number sco
 EXPECTED = ("observed", "uniform")  # the chance agreement of the kappas on a scale
 
 
-def is_categorical(scores: np.ndarray) -> bool:
+def declared_points(scale: str | None) -> np.ndarray | None:
+    """The whole-number points of a declared scale "a-b" ("1-5", "1–7", "0-100"), or None when the
+    scale is not of that form (none, "z", a description)."""
+    parts = str(scale or "").replace("–", "-").split("-")
+    if len(parts) == 2 and all(p.strip().isdigit() for p in parts):
+        return np.arange(int(parts[0]), int(parts[1]) + 1, dtype=float)
+    return None
+
+
+def is_categorical(scores: np.ndarray, scale: str | None = None) -> bool:
+    """Whether ``scores`` are labels on a scale of a few points (exact agreement and kappas apply)
+    rather than continuous (interval alpha, repeat correlation). All scores must be whole numbers;
+    then a declared scale "a-b" (``Ratings.scale``) decides, at most ``CATEGORICAL_MAX`` points
+    (a DA file on "0-100" stays continuous even when its raters used a few values only); z-scores
+    ("z") are continuous; otherwise at most ``CATEGORICAL_MAX`` distinct values seen."""
     values = np.unique(scores[~np.isnan(scores)])
-    return len(values) <= CATEGORICAL_MAX and np.all(values == np.round(values))
+    if not np.all(values == np.round(values)) or str(scale or "").strip() == "z":
+        return False
+    points = declared_points(scale)
+    return len(values if points is None else points) <= CATEGORICAL_MAX
 
 
 def _units(r: Ratings) -> np.ndarray:
@@ -43,11 +61,9 @@ def scale_points(ratings: Ratings) -> np.ndarray:
     """The points of a whole-number scale: those of the declared scale ("1-5", "1–7") when every
     score is one of them, else every whole number from the lowest score seen to the highest."""
     score = ratings.score[~np.isnan(ratings.score)]
-    parts = str(ratings.scale or "").replace("–", "-").split("-")
-    if len(parts) == 2 and all(p.strip().isdigit() for p in parts):
-        points = np.arange(int(parts[0]), int(parts[1]) + 1, dtype=float)
-        if np.isin(score, points).all():
-            return points
+    points = declared_points(ratings.scale)
+    if points is not None and np.isin(score, points).all():
+        return points
     return np.arange(score.min(), score.max() + 1) if len(score) else np.zeros(0)
 
 
@@ -74,7 +90,7 @@ def rating_agreement(ratings: Ratings, expected: str = "observed", points: np.nd
     score = ratings.score
     unit = _units(ratings)
     out = {}
-    if is_categorical(score):
+    if is_categorical(score, ratings.scale):
         values, label = np.unique(score, return_inverse=True)
         counts = LabelCounts(unit, ratings.judge.astype(np.int64), label, len(values))
         points, share = chance_shares(ratings, values, label, expected, points)

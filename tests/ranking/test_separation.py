@@ -89,3 +89,41 @@ def test_separation_is_found_where_the_fit_stopped_short():
                                np.zeros(2), 0.0, np.ones(2)).any()
 
 
+def test_a_rare_feature_that_always_sides_with_the_winner_is_separation():
+    """A covariate nonzero in 6 of 3,000 comparisons, +1 where a won and −1 where b won: its RMS
+    is √(6/3000) ≈ 0.045, so the estimate the solver stopped at, 4.5 per RMS unit, was short of
+    SEPARATED = 10 while moving those 6 comparisons by 100 logits; it was reported with a
+    standard error of 1.9e20 and no warning. Now it is named, and the refit under the prior gives
+    a finite coefficient with a finite error; the dense covariate is left as it was."""
+    import warnings
+    from humeval.data import Comparisons
+    from humeval.ranking import BradleyTerry
+    from humeval.ranking.bradley_terry import SeparationWarning
+    from humeval.ranking.separation import alone_columns
+    rng = np.random.default_rng(0)
+    n, k = 3000, 6
+    a = rng.integers(0, k, n)
+    b = (a + rng.integers(1, k, n)) % k
+    theta = rng.normal(0, 1, k)
+    outcome = np.where(rng.random(n) < 1 / (1 + np.exp(-(theta[a] - theta[b]))), 1, 2)
+    rare = np.zeros(n)
+    rows = rng.choice(n, 6, replace=False)
+    rare[rows] = np.where(outcome[rows] == 1, 1.0, -1.0)
+    length = rng.normal(0, 1, n)
+    c = Comparisons(a=a, b=b, outcome=outcome, covariates=np.c_[length, rare], covariate_names=("length", "rare"),
+                    systems=tuple(f"s{i}" for i in range(k)))
+    with pytest.warns(SeparationWarning, match="covariate 'rare' separates"):
+        model = BradleyTerry(standardize=True).fit(c)
+    assert model.separated_ == ("rare",)
+    assert 0 < model.coef_["rare"] < 1 and model.coef_std_["rare"] < 1
+    # the same data without the rare column: no warning, and the length coefficient near 0 (it is noise)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SeparationWarning)
+        dense = BradleyTerry(standardize=True, covariates=["length"]).fit(c)
+    assert dense.separated_ == () and abs(dense.coef_["length"]) < 3 * dense.coef_std_["length"]
+    # the cheap test alone: one tie among the rare rows and it no longer separates on its own
+    counts = np.zeros((n, 3))
+    counts[np.arange(n), outcome] = 1
+    assert alone_columns(np.c_[length, rare], counts).tolist() == [False, True]
+    counts[rows[0]] = [1, 0, 0]
+    assert alone_columns(np.c_[length, rare], counts).tolist() == [False, False]

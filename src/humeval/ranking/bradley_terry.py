@@ -45,7 +45,9 @@ coefficients are infinite (Albert & Anderson 1984). That shows as an estimate be
 objective still rising outwards in a coefficient (the solver never takes a worse point, so it
 may stop short); which coefficients the data separate is then decided by linear programs on
 the data (``ranking.separation``: those that separate the outcomes alone, else those a joint
-separating direction moves), and one beyond ``SEPARATED`` is named in any case. The fit then puts the prior N(0, 1/``COEF_L2``) per RMS unit on
+separating direction moves), and one beyond ``SEPARATED`` is named in any case. A coefficient
+that moves some comparison beyond ``SEPARATED`` logits (a rare feature, tiny RMS) is tested
+for separating the outcomes on its own (no linear program). The fit then puts the prior N(0, 1/``COEF_L2``) per RMS unit on
 every fixed effect (the θ prior's one logit, on the covariate's typical size), refits, and warns
 (``SeparationWarning``) naming them (``separated_``). A number for ``coef_l2`` puts that prior on them always; the scores and ``predict_proba`` hold z at zero. This is FastChat's
 style control (its logistic regression on model indicators and z-scored style features) and
@@ -311,19 +313,32 @@ class _PairModel(PreferenceModel):
         separated data; which coefficients the data separate is then read from the data, not from
         how far each ran before the line search found no ascent (``ranking.separation``). Those
         beyond ``SEPARATED`` are named in any case (an estimate that large is no estimate); one
-        only still rising is named when the data separate it (else the fit merely stopped early)."""
+        only still rising is named when the data separate it (else the fit merely stopped early).
+        Otherwise a coefficient that moves some comparison beyond ``SEPARATED`` logits is named
+        when it separates the outcomes alone (``separation.alone_columns``)."""
         names = (["position effect"] if self.position_effect else []) + [
             n for n, live in zip(self.covariate_names_, self._live) if live]
         if not names:
             return ()
-        beyond = ~(np.abs(phi) * unit <= SEPARATED * self.link.per_logit)
+        limit = SEPARATED * self.link.per_logit
+        beyond = ~(np.abs(phi) * unit <= limit)
         counts = counts[rows.keep]
         F = self._fixed(None if X is None else X[rows.keep], len(rows.la))
-        if not (beyond.any() or self._outwards(rows, counts, F, theta[rows.idx], phi, tie, unit).any()):
-            return ()
-        from humeval.ranking.separation import separated_columns
-        m = len(rows.idx)
-        cone = separated_columns(F, counts, rows.la, rows.lb, m if self.l2 <= 0 else 0)
+        from humeval.ranking.separation import alone_columns, separated_columns
+        if beyond.any() or self._outwards(rows, counts, F, theta[rows.idx], phi, tie, unit).any():
+            m = len(rows.idx)
+            cone = separated_columns(F, counts, rows.la, rows.lb, m if self.l2 <= 0 else 0)
+        else:
+            # a covariate that is 0 on all but a few comparisons has a tiny RMS: its estimate can be
+            # a fraction of SEPARATED per RMS unit and still move those comparisons by 100 logits
+            # (a rare feature that always sides with the winner: coef 4.5, std 1e20, unflagged
+            # before). Beyond SEPARATED logits on some comparison, the cheap test runs: does the
+            # coefficient separate the outcomes on its own
+            used = counts.sum(axis=1) > 0
+            reach = np.abs(F[used]).max(axis=0) if used.any() else np.zeros(len(phi))
+            if not np.any(~(np.abs(phi) * reach <= limit)):
+                return ()
+            cone = alone_columns(F, counts)
         return tuple(n for n, flagged in zip(names, beyond | cone) if flagged)
 
     @property

@@ -44,11 +44,8 @@ def separated_columns(F: np.ndarray, counts: np.ndarray, a=None, b=None, m: int 
     k = F.shape[1]
     rms = np.sqrt(np.mean(F ** 2, axis=0))
     F = F / np.where(rms > 0, rms, 1.0)  # the direction's existence does not depend on the columns' units
-    won_a, won_b, tied = counts[:, 1] > 0, counts[:, 2] > 0, counts[:, 0] > 0
-    equal = tied | (won_a & won_b)
-    sign = np.where(equal, 0.0, np.where(won_a, -1.0, 1.0))  # −r·d ≤ 0 where a won, r·d ≤ 0 where b won
-    used = equal | won_a | won_b
-    alone = np.array([_alone(F[used, j], sign[used], equal[used]) for j in range(k)], dtype=bool)
+    sign, equal, used = _outcome_signs(counts)
+    alone = alone_columns(F, counts)
     if alone.any():
         return alone
     upper = _distinct(F, sign, used & ~equal, a, b, m, signed=True)
@@ -64,6 +61,24 @@ def separated_columns(F: np.ndarray, counts: np.ndarray, a=None, b=None, m: int 
             if result.status == 0 and -result.fun > TOL:
                 found |= np.abs(result.x[m:]) > TOL  # every coefficient this direction moves
     return found
+
+
+def alone_columns(F: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Per column of ``F`` (cells × k), whether its coefficient separates the outcomes on its own
+    (d = ±e_k is in the cone: ``_alone``), which a pass over the cells decides without a linear
+    program."""
+    sign, equal, used = _outcome_signs(counts)
+    F = np.asarray(F, dtype=float)
+    return np.array([_alone(F[used, j], sign[used], equal[used]) for j in range(F.shape[1])], dtype=bool)
+
+
+def _outcome_signs(counts: np.ndarray):
+    """Per cell: the sign of its constraint (−1 where a won, +1 where b won, 0 for a tie or
+    both), whether it is an equality (a tie, or both won), and whether it has any weight."""
+    won_a, won_b, tied = counts[:, 1] > 0, counts[:, 2] > 0, counts[:, 0] > 0
+    equal = tied | (won_a & won_b)
+    sign = np.where(equal, 0.0, np.where(won_a, -1.0, 1.0))  # −r·d ≤ 0 where a won, r·d ≤ 0 where b won
+    return sign, equal, equal | won_a | won_b
 
 
 def _alone(column, sign, equal) -> bool:

@@ -237,6 +237,9 @@ STATISTICS = ("pearson", "spearman", "kendall", "acc_eq", "tau_eq")
               help="Level of the --mtme scores to correlate.")
 @click.option("--refset", help="Reference set to use when a file has several (default: the file's first).")
 @click.option("--exclude", "exclude_systems", multiple=True, help="Leave out this system (repeatable), e.g. human ones.")
+@click.option("--exclude-outliers", is_flag=True,
+              help="System level: leave out the systems whose human score is more than 2.5 × 1.4826 MAD from the "
+                   "median (WMT20's outlier rule; its tables give Pearson with and without them).")
 @click.option("--average-by", type=click.Choice(AVERAGE_BY), default="none", show_default=True,
               help="Segment level: one statistic over all (segment, system) scores, or per item (across systems) "
                    "or per system (across items) and averaged, as mt-metrics-eval.")
@@ -266,7 +269,7 @@ STATISTICS = ("pearson", "spearman", "kendall", "acc_eq", "tau_eq")
 @click.option("--pvalues", "pvalues_file", type=TABLE_OUT, help="Write the metric-pair p-values of --significance.")
 @common_options
 def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name, level, refset, exclude_systems,
-                     average_by, significance, statistic, n_resamples, alpha, tie_accuracy, spa, pce, n_boot,
+                     exclude_outliers, average_by, significance, statistic, n_resamples, alpha, tie_accuracy, spa, pce, n_boot,
                      confidence, williams, random_state, out_file, pvalues_file, quiet, as_json):
     """How well each metric agrees with the human scores, as the WMT metrics tasks report it:
     Pearson, Kendall τ and pairwise accuracy with tie calibration (acc_eq, Deutsch et al. 2023),
@@ -280,6 +283,7 @@ def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name
     \b
     Example:
       humeval metric correlate sys-level/*.tsv --human manual-evaluation/ad-sys-scores-de-en.csv
+      humeval metric correlate sys-level/*.tsv --human manual-evaluation/ad-sys-scores-de-en.csv --exclude-outliers
       humeval metric correlate seg-level/*.tsv --human manual-evaluation/ad-seg-scores-de-en.csv \\
           --details input/de-en.details.txt --average-by item --significance permutation
       humeval metric correlate --mtme mt-metrics-eval-v2/wmt22 --lp en-de --human-name mqm --average-by item
@@ -303,7 +307,8 @@ def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name
             raise click.UsageError("give METRIC_FILES and --human FILE (or --mtme DIR --lp LP)")
     options = {"average_by": average_by, "significance": significance, "statistic": statistic,
                "n_resamples": n_resamples, "alpha": alpha, "tie_accuracy": tie_accuracy, "spa": spa, "pce": pce,
-               "n_boot": n_boot, "confidence": confidence, "williams": williams, "random_state": random_state}
+               "n_boot": n_boot, "confidence": confidence, "williams": williams, "random_state": random_state,
+               "exclude_outliers": exclude_outliers}
     if mtme_dir:
         level, table, notes = mtme_table(mtme_dir, lp, human_name, level, refset, exclude_systems, **options)
         skipped, source = [], f"{mtme_dir} {lp}"

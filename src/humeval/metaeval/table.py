@@ -16,6 +16,22 @@ from humeval.metaeval.significance import compare_metrics
 from humeval.metaeval.ties import pairwise_confidence_error, tie_calibrated_accuracy
 
 
+MAD_SCALE = 1.4826  # MAD × 1.4826 estimates σ for normal data (Leys et al. 2013), as WMT20's outliers.py
+OUTLIER_MADS = 2.5  # WMT20's threshold (Mathur et al. 2020, results/outliers.py of WMT-Metrics-task/wmt20-metrics)
+
+
+def outlier_systems(human: pd.Series, threshold: float = OUTLIER_MADS) -> list[str]:
+    """The systems WMT20's metrics task calls outliers (Mathur et al. 2020, following Leys et al.
+    2013): |h − median(h)| / (1.4826 · MAD) > ``threshold`` (2.5), with MAD = median |h − median(h)|
+    over the human system scores ``h`` (DA z-scores). Nothing is an outlier when MAD = 0."""
+    h = human.dropna().astype(float)
+    median = float(np.median(h))
+    mad = float(np.median(np.abs(h - median))) * MAD_SCALE
+    if len(h) < 3 or mad == 0:
+        return []
+    return sorted(h.index[(np.abs(h - median) / mad > threshold).to_numpy()])
+
+
 def correlation_table(metric_files, human_file, details=None, refset=None, exclude_systems=(), n_boot: int = 0,
                       confidence: float = 0.95, williams: bool = True, random_state=0, **options):
     """(level, table, skipped files) for WMT metrics-task files: see ``agreement_table`` for the
@@ -66,7 +82,8 @@ def mtme_table(root, lp, human_name=None, level="seg", refset=None, exclude_syst
 def agreement_table(level, human, kept: dict, exclude_systems=(), n_boot: int = 0, confidence: float = 0.95,
                     williams: bool = True, random_state=0, average_by: str = "none", significance: str | None = None,
                     statistic: str = "pearson", n_resamples: int = 1000, alpha: float = 0.05,
-                    tie_accuracy: bool = True, spa: bool = False, pce: bool = False, source="human scores"):
+                    tie_accuracy: bool = True, spa: bool = False, pce: bool = False, source="human scores",
+                    exclude_outliers: bool = False):
     """(table, notes): per metric, Pearson, Kendall τ-b (averaged by ``average_by``), at system level
     pairwise accuracy, with ``tie_accuracy`` acc_eq at the optimal tie threshold ε; ``n_boot`` > 0
     adds percentile intervals of r (unaveraged); ``williams`` the one-sided p-value of Williams' test
@@ -74,11 +91,17 @@ def agreement_table(level, human, kept: dict, exclude_systems=(), n_boot: int = 
     Pearson only); ``significance`` (permutation or bootstrap) every pair of metrics tested on
     ``statistic`` and WMT's clusters (rank) and wins (``humeval.metaeval.significance``); ``spa``
     (segment level) soft pairwise accuracy of the systems (Thompson et al. 2024, ``n_resamples``
-    permutations), ``pce`` its complement, the pairwise confidence error (PCE = 1 − SPA)."""
+    permutations), ``pce`` its complement, the pairwise confidence error (PCE = 1 − SPA).
+    At system level ``exclude_outliers`` leaves out the systems ``outlier_systems`` finds among
+    those with human scores (after ``exclude_systems``), as WMT20's second system-level table;
+    without it a note names them, and a note names the systems only one side scores."""
     if level == "sys" and (spa or pce):
         name = "soft pairwise accuracy" if spa else "pairwise confidence error"
         raise InputError(source, None, f"{name} needs segment-level scores",
                          "use segment-level human and metric scores (it tests every system pair on them)")
+    if level != "sys" and exclude_outliers:
+        raise InputError(source, None, "outlier systems are a system-level rule (WMT20's, on system DA scores)",
+                         "use system-level human and metric scores, or leave out the outliers by name")
     if level == "sys" and average_by != "none":
         raise InputError(source, None, f"average_by={average_by} needs segment-level scores",
                          "use segment-level human and metric scores, or average_by none")
@@ -90,7 +113,22 @@ def agreement_table(level, human, kept: dict, exclude_systems=(), n_boot: int = 
         gold = matrices.pop("")
     else:
         human = human[~human.index.isin(exclude)]
-        systems = sorted(set(human.index).union(*[set(v.index) for v in kept.values()]) - exclude)
+        outliers = outlier_systems(human)
+        if outliers and exclude_outliers:
+            exclude |= set(outliers)
+            human = human[~human.index.isin(exclude)]
+            notes.append(f"left out {len(outliers)} outlier systems (WMT20's rule: human score more than "
+                         f"{OUTLIER_MADS:g} × 1.4826 MAD from the median): {', '.join(outliers)}")
+        elif outliers:
+            notes.append(f"{len(outliers)} outlier systems by WMT20's rule (human score more than {OUTLIER_MADS:g} × "
+                         f"1.4826 MAD from the median) are included: {', '.join(outliers)}; WMT20 also reports "
+                         "the correlations without them (--exclude-outliers)")
+        scored = set().union(*[set(v.index) for v in kept.values()])
+        for side, names in (("human scores but no metric score", set(human.index) - scored),
+                            ("metric scores but no human score", scored - set(human.index) - exclude)):
+            if names:
+                notes.append(f"left out, {side}: {', '.join(sorted(names))}")
+        systems = sorted(set(human.index).union(scored) - exclude)
         gold = human.reindex(systems).to_numpy(dtype=float)
         matrices = {k: v.reindex(systems).to_numpy(dtype=float) for k, v in kept.items()}
     rows = []

@@ -9,7 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from humeval.cli import cli
-from humeval.metaeval import outlier_systems, read_metric_scores
+from humeval.metaeval import kendall_like, outlier_systems, read_metric_scores
+from humeval.metaeval.table import darr_comparisons
 
 # WMT-Metrics-task/wmt20-metrics, commit 62ae7dd6068c05389bf735323d9dc37717acb9b0, results/tables/, de-en column
 # (the LaTeX tables of Mathur et al. 2020), rounded there to 3 decimals. Pearson r with the DA z-scores of the
@@ -36,6 +37,9 @@ KENDALL_ALL = {  # tbl-DA-Kendall-MTall-exclhuman-toen.tex (pandas' Kendall τ-b
     "paresim-1": 0.879, "prism": 0.727, "sentBLEU": 0.758, "TER": 0.788, "YiSi-0": 0.758, "YiSi-1": 0.758,
     "YiSi-2": 0.515}
 ROUNDING = 5e-4 + 1e-9  # the tables' 3 decimals
+# results/output/seglevel_allsys/RR-newstest2020-deen-seg-nohy-cor.csv (same commit): DArr Kendall-like τ, 4 digits,
+# on 16,584 pairs (human translations left out)
+DARR_TAU = {"chrF": 0.4379, "TER": 0.3554, "YiSi-2": 0.413}
 
 
 def test_outlier_systems_by_hand():
@@ -122,3 +126,43 @@ def test_wmt20_de_en_official_system_level():
                 assert rows[name]["kendall"] == pytest.approx(KENDALL_ALL[name], abs=ROUNDING), name
         outliers = "WMTBiomedBaseline.387, yolo.1052, zlabs-nlp.1153"
         assert any(outliers in n for n in out["notes"])
+
+
+def test_darr_pairs_by_hand():
+    """Item s1: A 90, B 70, C 64 → A > C (26 ≥ 25) only (A–B 20, B–C 6 too close); item s2: A 10, B 35
+    → B > A (exactly 25 counts, as WMT20's ``diff < 25: skip``). A metric preferring A everywhere:
+    concordant on s1, discordant on s2 → τ = 0; with C tied to A on s1 the tie counts as discordant: −1."""
+    raw = pd.Series([90.0, 70, 64, 10, 35], index=pd.MultiIndex.from_tuples(
+        [("s1", "A"), ("s1", "B"), ("s1", "C"), ("s2", "A"), ("s2", "B")], names=["item", "system"]))
+    pairs = darr_comparisons(raw)
+    df = pairs.to_pandas()
+    assert sorted(zip(df["item"].astype(str), df["a"].astype(str), df["b"].astype(str))) == [("s1", "A", "C"),
+                                                                                               ("s2", "B", "A")]
+    metric = pd.Series([1.0, 0.5, 0.2, 1.0, 0.1], index=raw.index)
+    assert kendall_like(pairs, metric) == pytest.approx(0.0)
+    metric[("s1", "C")] = 1.0
+    assert kendall_like(pairs, metric) == pytest.approx(-1.0)
+
+
+def test_darr_needs_segment_scores(tmp_path):
+    _, _, da, scores = _files(tmp_path)
+    result = CliRunner().invoke(cli, ["metric", "correlate", str(scores), "--human", str(da), "--darr"])
+    assert result.exit_code != 0
+    assert "segment-level DA" in result.output and "Traceback" not in result.output
+
+
+def test_wmt20_de_en_official_darr():
+    """WMT20's DArr pairs are those of the segment DA file's raw scores (≥ 25 apart, MT systems only):
+    the same 16,584 pairs and the same Kendall-like τ as the official output, to its 4 digits."""
+    from conftest import shared_file
+
+    root = shared_file("wmt20-metrics-de-en")
+    files = sorted(str(p) for p in (root / "seg-level").glob("*.tsv"))
+    result = CliRunner().invoke(cli, ["metric", "correlate", *files, "--human",
+                                      str(root / "manual-evaluation/ad-seg-scores-de-en.csv"), "--details",
+                                      str(root / "input/de-en.details.txt"), "--darr", "--no-acc-eq", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    rows = {r["metric"]: r["kendall_like"] for r in out["metrics"]}
+    assert rows == pytest.approx(DARR_TAU, abs=5e-5 + 1e-9)
+    assert any("16,584 pairs" in n for n in out["notes"])

@@ -235,7 +235,8 @@ STATISTICS = ("pearson", "spearman", "kendall", "acc_eq", "tau_eq")
 @click.option("--human-name", help="Human scores in --mtme: mqm, esa, wmt-z, wmt-raw, … (default: the first of these present).")
 @click.option("--level", type=click.Choice(["seg", "sys"]), default="seg", show_default=True,
               help="Level of the --mtme scores to correlate.")
-@click.option("--refset", help="Reference set to use when a file has several (default: the file's first).")
+@click.option("--refset", help="Reference set to use when a file has several (default: the one named like the "
+                                "test set, e.g. newstest2020, as WMT's tables; else the file's first).")
 @click.option("--exclude", "exclude_systems", multiple=True, help="Leave out this system (repeatable), e.g. human ones.")
 @click.option("--exclude-outliers", is_flag=True,
               help="System level: leave out the systems whose human score is more than 2.5 × 1.4826 MAD from the "
@@ -281,6 +282,8 @@ def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name
     metrics (permutation as mt-metrics-eval's PERM-BOTH, or bootstrap) and groups them into
     significance clusters; --bootstrap adds percentile intervals of r; Williams' test (Graham &
     Baldwin 2014) gives the one-sided p-value that the top metric correlates better than each other one.
+    WMT20's own procedure: --exclude-outliers (its MAD rule; its tables report system-level Pearson
+    with and without the outliers) and, at segment level, --darr (Kendall-like τ on DArr pairs).
     Input: METRIC_FILES in the WMT metrics-task layout with --human, or --mtme DIR --lp LP.
 
     \b

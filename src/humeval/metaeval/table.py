@@ -159,6 +159,9 @@ def agreement_table(level, human, kept: dict, exclude_systems=(), n_boot: int = 
             human = human[~human.index.isin(exclude)]
             notes.append(f"left out {len(outliers)} outlier systems (WMT20's rule: human score more than "
                          f"{OUTLIER_MADS:g} × 1.4826 MAD from the median): {', '.join(outliers)}")
+        elif exclude_outliers:
+            notes.append("no outlier systems by WMT20's rule (human score more than "
+                         f"{OUTLIER_MADS:g} × 1.4826 MAD from the median)")
         elif outliers:
             notes.append(f"{len(outliers)} outlier systems by WMT20's rule (human score more than {OUTLIER_MADS:g} × "
                          f"1.4826 MAD from the median) are included: {', '.join(outliers)}; WMT20 also reports "

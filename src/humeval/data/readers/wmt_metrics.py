@@ -54,9 +54,8 @@ def read_metric_scores(path, refset: str | None = None, lp: str | None = None) -
     level, width = ("sys", 6) if len(first) == 6 else ("seg", 8)
     text = one_line_end(read_text(path))
     if refset is None:  # a file may list other references first (WMT20's chrF++: newstestM2020 before newstest2020)
-        own = [c[3] for c in (ln.split("\t") for ln in text.splitlines()) if len(c) == width and c[2] == c[3]
-               and (not lp or c[1] == lp)]
-        refset = own[0] if own else None
+        refset = next((c[3] for c in (ln.split("\t") for ln in text.splitlines()) if len(c) == width
+                       and c[2] == c[3] and (not lp or c[1] == lp)), None)
     metric, chosen, keys, lines, values, refsets = None, refset, [], [], [], set()
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():

@@ -235,8 +235,15 @@ STATISTICS = ("pearson", "spearman", "kendall", "acc_eq", "tau_eq")
 @click.option("--human-name", help="Human scores in --mtme: mqm, esa, wmt-z, wmt-raw, … (default: the first of these present).")
 @click.option("--level", type=click.Choice(["seg", "sys"]), default="seg", show_default=True,
               help="Level of the --mtme scores to correlate.")
-@click.option("--refset", help="Reference set to use when a file has several (default: the file's first).")
+@click.option("--refset", help="Reference set to use when a file has several (default: the one named like the "
+                                "test set, e.g. newstest2020, as WMT's tables; else the file's first).")
 @click.option("--exclude", "exclude_systems", multiple=True, help="Leave out this system (repeatable), e.g. human ones.")
+@click.option("--exclude-outliers", is_flag=True,
+              help="System level: leave out the systems whose human score is more than 2.5 × 1.4826 MAD from the "
+                   "median (WMT20's outlier rule; its tables give Pearson with and without them).")
+@click.option("--darr", is_flag=True,
+              help="Segment level: add WMT's Kendall-like τ on DArr pairs (outputs of one segment whose raw DA "
+                   "scores differ by ≥ 25, as WMT19–20), built from --human's RAW.SCR.")
 @click.option("--average-by", type=click.Choice(AVERAGE_BY), default="none", show_default=True,
               help="Segment level: one statistic over all (segment, system) scores, or per item (across systems) "
                    "or per system (across items) and averaged, as mt-metrics-eval.")
@@ -266,7 +273,7 @@ STATISTICS = ("pearson", "spearman", "kendall", "acc_eq", "tau_eq")
 @click.option("--pvalues", "pvalues_file", type=TABLE_OUT, help="Write the metric-pair p-values of --significance.")
 @common_options
 def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name, level, refset, exclude_systems,
-                     average_by, significance, statistic, n_resamples, alpha, tie_accuracy, spa, pce, n_boot,
+                     exclude_outliers, darr, average_by, significance, statistic, n_resamples, alpha, tie_accuracy, spa, pce, n_boot,
                      confidence, williams, random_state, out_file, pvalues_file, quiet, as_json):
     """How well each metric agrees with the human scores, as the WMT metrics tasks report it:
     Pearson, Kendall τ and pairwise accuracy with tie calibration (acc_eq, Deutsch et al. 2023),
@@ -275,13 +282,18 @@ def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name
     metrics (permutation as mt-metrics-eval's PERM-BOTH, or bootstrap) and groups them into
     significance clusters; --bootstrap adds percentile intervals of r; Williams' test (Graham &
     Baldwin 2014) gives the one-sided p-value that the top metric correlates better than each other one.
+    WMT20's own procedure: --exclude-outliers (its MAD rule; its tables report system-level Pearson
+    with and without the outliers) and, at segment level, --darr (Kendall-like τ on DArr pairs).
     Input: METRIC_FILES in the WMT metrics-task layout with --human, or --mtme DIR --lp LP.
 
     \b
     Example:
       humeval metric correlate sys-level/*.tsv --human manual-evaluation/ad-sys-scores-de-en.csv
+      humeval metric correlate sys-level/*.tsv --human manual-evaluation/ad-sys-scores-de-en.csv --exclude-outliers
       humeval metric correlate seg-level/*.tsv --human manual-evaluation/ad-seg-scores-de-en.csv \\
           --details input/de-en.details.txt --average-by item --significance permutation
+      humeval metric correlate seg-level/*.tsv --human manual-evaluation/ad-seg-scores-de-en.csv \\
+          --details input/de-en.details.txt --darr
       humeval metric correlate --mtme mt-metrics-eval-v2/wmt22 --lp en-de --human-name mqm --average-by item
     """
     from humeval.metaeval.table import correlation_table, mtme_table
@@ -293,6 +305,7 @@ def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name
     needs(ctx, {"random_state": "--random-state"}, n_boot > 0 or significance is not None or spa or pce,
           "without --bootstrap, --significance, --spa or --pce")
     if mtme_dir:
+        needs(ctx, {"darr": "--darr"}, False, "with --mtme (it needs a WMT DA segment file's raw scores)")
         if metric_files or human_file or details:
             raise click.UsageError("give either --mtme DIR or METRIC_FILES with --human, not both")
         if not lp:
@@ -303,12 +316,14 @@ def metric_correlate(metric_files, human_file, details, mtme_dir, lp, human_name
             raise click.UsageError("give METRIC_FILES and --human FILE (or --mtme DIR --lp LP)")
     options = {"average_by": average_by, "significance": significance, "statistic": statistic,
                "n_resamples": n_resamples, "alpha": alpha, "tie_accuracy": tie_accuracy, "spa": spa, "pce": pce,
-               "n_boot": n_boot, "confidence": confidence, "williams": williams, "random_state": random_state}
+               "n_boot": n_boot, "confidence": confidence, "williams": williams, "random_state": random_state,
+               "exclude_outliers": exclude_outliers}
     if mtme_dir:
         level, table, notes = mtme_table(mtme_dir, lp, human_name, level, refset, exclude_systems, **options)
         skipped, source = [], f"{mtme_dir} {lp}"
     else:
-        level, table, skipped = correlation_table(metric_files, human_file, details, refset, exclude_systems, **options)
+        level, table, skipped = correlation_table(metric_files, human_file, details, refset, exclude_systems,
+                                                  darr=darr, **options)
         notes, source = table.attrs.get("notes", []), Path(human_file).name
     pvalues = table.attrs.get("pvalues")
     if out_file:

@@ -137,7 +137,9 @@ def report(files, fmt, encoding, columns, outcomes, tracks, delimiter, sql, keep
                              "human scores on the outputs both score; Williams' test p-value that the top metric "
                              "correlates better (Graham & Baldwin 2014); rank: WMT's significance clusters of the "
                              f"metrics by Pearson r (permutation test, {METRIC_RESAMPLES} resamples, as "
-                             "mt-metrics-eval), wins: metrics each one beats significantly.",
+                             "mt-metrics-eval), wins: metrics each one beats significantly."
+                             + "".join(f" {note[0].upper()}{note[1:]}." for note in table.attrs.get("notes", [])
+                                       if "outlier" in note or note.startswith("left out")),
                              f"humeval metric correlate {' '.join(metric_files)} --human {human_file}"
                              + (f" --details {details}" if details else "")
                              + f" --significance permutation --test-resamples {METRIC_RESAMPLES}"

@@ -10,17 +10,64 @@ import pandas as pd
 from humeval.data.readers.mtme import read_mtme
 from humeval.data.readers.wmt_metrics import read_da_scores, read_metric_scores
 from humeval.errors import InputError
-from humeval.metaeval.correlation import bootstrap_interval, kendall, pairwise_accuracy, pearson, williams_test
+from humeval.data.tables import Comparisons
+from humeval.metaeval.correlation import (bootstrap_interval, kendall, kendall_like, pairwise_accuracy, pearson,
+                                          williams_test)
 from humeval.metaeval.grouped import correlation, to_matrix
 from humeval.metaeval.significance import compare_metrics
 from humeval.metaeval.ties import pairwise_confidence_error, tie_calibrated_accuracy
 
 
+MAD_SCALE = 1.4826  # MAD × 1.4826 estimates σ for normal data (Leys et al. 2013), as WMT20's outliers.py
+OUTLIER_MADS = 2.5  # WMT20's threshold (Mathur et al. 2020, results/outliers.py of WMT-Metrics-task/wmt20-metrics)
+
+
+def outlier_systems(human: pd.Series, threshold: float = OUTLIER_MADS) -> list[str]:
+    """The systems WMT20's metrics task calls outliers (Mathur et al. 2020, following Leys et al.
+    2013): |h − median(h)| / (1.4826 · MAD) > ``threshold`` (2.5), with MAD = median |h − median(h)|
+    over the human system scores ``h`` (DA z-scores). Nothing is an outlier when MAD = 0."""
+    h = human.dropna().astype(float)
+    median = float(np.median(h))
+    mad = float(np.median(np.abs(h - median))) * MAD_SCALE
+    if len(h) < 3 or mad == 0:
+        return []
+    return sorted(h.index[(np.abs(h - median) / mad > threshold).to_numpy()])
+
+
+DARR_THRESHOLD = 25.0  # raw DA points; WMT20's combine-scores-seg-RR.py keeps a pair when diff >= 25
+
+
+def darr_comparisons(raw: pd.Series, threshold: float = DARR_THRESHOLD) -> Comparisons:
+    """WMT's DArr relative-ranking pairs from segment DA scores (Ma et al. 2019 §2.3; Mathur et al.
+    2020): for every item, every pair of systems whose raw DA scores (``RAW.SCR``, 0–100, indexed
+    by (item, system)) differ by at least ``threshold`` points, the higher one preferred. Pairs
+    closer than that are not a reliable preference and are left out (no ties)."""
+    items, a, b = [], [], []
+    for item, scores in raw.dropna().groupby(level="item", sort=True):
+        values = scores.droplevel("item").sort_index()
+        names, x = values.index.to_numpy(dtype=object), values.to_numpy(dtype=float)
+        i, j = np.triu_indices(len(x), 1)
+        keep = np.abs(x[i] - x[j]) >= threshold
+        better = np.where(x[i] > x[j], i, j)[keep]
+        worse = np.where(x[i] > x[j], j, i)[keep]
+        items += [item] * len(better)
+        a += list(names[better])
+        b += list(names[worse])
+    return Comparisons.from_pandas(pd.DataFrame({"a": a, "b": b, "outcome": np.ones(len(a), dtype=np.int8),
+                                                 "item": items}))
+
+
 def correlation_table(metric_files, human_file, details=None, refset=None, exclude_systems=(), n_boot: int = 0,
-                      confidence: float = 0.95, williams: bool = True, random_state=0, **options):
+                      confidence: float = 0.95, williams: bool = True, random_state=0, darr: bool = False, **options):
     """(level, table, skipped files) for WMT metrics-task files: see ``agreement_table`` for the
-    columns and ``options`` (average_by, significance, statistic, n_resamples, alpha, tie_accuracy)."""
+    columns and ``options`` (average_by, significance, statistic, n_resamples, alpha, tie_accuracy);
+    ``darr`` adds WMT's segment-level Kendall-like τ on the DArr pairs of the file's raw scores."""
     level, human = read_da_scores(human_file, details)
+    if darr:
+        if level != "seg":
+            raise InputError(human_file, None, "DArr pairs are built from segment-level DA scores",
+                             "give the segment-level DA file (ad-seg-scores-<lp>.csv) with --details")
+        options["darr"] = read_da_scores(human_file, details, column="RAW.SCR")[1]
     skipped, kept = [], {}
     for path in metric_files:
         name, metric_level, scores = read_metric_scores(path, refset)
@@ -66,7 +113,8 @@ def mtme_table(root, lp, human_name=None, level="seg", refset=None, exclude_syst
 def agreement_table(level, human, kept: dict, exclude_systems=(), n_boot: int = 0, confidence: float = 0.95,
                     williams: bool = True, random_state=0, average_by: str = "none", significance: str | None = None,
                     statistic: str = "pearson", n_resamples: int = 1000, alpha: float = 0.05,
-                    tie_accuracy: bool = True, spa: bool = False, pce: bool = False, source="human scores"):
+                    tie_accuracy: bool = True, spa: bool = False, pce: bool = False, source="human scores",
+                    exclude_outliers: bool = False, darr: pd.Series | None = None):
     """(table, notes): per metric, Pearson, Kendall τ-b (averaged by ``average_by``), at system level
     pairwise accuracy, with ``tie_accuracy`` acc_eq at the optimal tie threshold ε; ``n_boot`` > 0
     adds percentile intervals of r (unaveraged); ``williams`` the one-sided p-value of Williams' test
@@ -74,11 +122,19 @@ def agreement_table(level, human, kept: dict, exclude_systems=(), n_boot: int = 
     Pearson only); ``significance`` (permutation or bootstrap) every pair of metrics tested on
     ``statistic`` and WMT's clusters (rank) and wins (``humeval.metaeval.significance``); ``spa``
     (segment level) soft pairwise accuracy of the systems (Thompson et al. 2024, ``n_resamples``
-    permutations), ``pce`` its complement, the pairwise confidence error (PCE = 1 − SPA)."""
+    permutations), ``pce`` its complement, the pairwise confidence error (PCE = 1 − SPA).
+    At system level ``exclude_outliers`` leaves out the systems ``outlier_systems`` finds among
+    those with human scores (after ``exclude_systems``), as WMT20's second system-level table;
+    without it a note names them, and a note names the systems only one side scores. ``darr``
+    (segment level: raw DA scores by (item, system)) adds ``kendall_like``, WMT's Kendall-like τ on
+    the DArr pairs (``darr_comparisons``), a metric tie counting as discordant as WMT20's script."""
     if level == "sys" and (spa or pce):
         name = "soft pairwise accuracy" if spa else "pairwise confidence error"
         raise InputError(source, None, f"{name} needs segment-level scores",
                          "use segment-level human and metric scores (it tests every system pair on them)")
+    if level != "sys" and exclude_outliers:
+        raise InputError(source, None, "outlier systems are a system-level rule (WMT20's, on system DA scores)",
+                         "use system-level human and metric scores, or leave out the outliers by name")
     if level == "sys" and average_by != "none":
         raise InputError(source, None, f"average_by={average_by} needs segment-level scores",
                          "use segment-level human and metric scores, or average_by none")
@@ -88,9 +144,34 @@ def agreement_table(level, human, kept: dict, exclude_systems=(), n_boot: int = 
         human = human[~human.index.get_level_values("system").isin(exclude)]
         matrices, systems, _ = to_matrix({"": human, **kept})
         gold = matrices.pop("")
+        if darr is not None:
+            scored = set().union(*[set(v.index) for v in kept.values()])
+            darr = darr[[key in scored and key[1] not in exclude for key in darr.index]]
+            pairs = darr_comparisons(darr)
+            notes.append(f"kendall_like: WMT's DArr τ on {len(pairs):,} pairs of outputs of one segment whose raw DA "
+                         f"scores differ by ≥ {DARR_THRESHOLD:g} (systems the metric files score); a metric tie "
+                         "counts as discordant")
     else:
         human = human[~human.index.isin(exclude)]
-        systems = sorted(set(human.index).union(*[set(v.index) for v in kept.values()]) - exclude)
+        outliers = outlier_systems(human)
+        if outliers and exclude_outliers:
+            exclude |= set(outliers)
+            human = human[~human.index.isin(exclude)]
+            notes.append(f"left out {len(outliers)} outlier systems (WMT20's rule: human score more than "
+                         f"{OUTLIER_MADS:g} × 1.4826 MAD from the median): {', '.join(outliers)}")
+        elif exclude_outliers:
+            notes.append("no outlier systems by WMT20's rule (human score more than "
+                         f"{OUTLIER_MADS:g} × 1.4826 MAD from the median)")
+        elif outliers:
+            notes.append(f"{len(outliers)} outlier systems by WMT20's rule (human score more than {OUTLIER_MADS:g} × "
+                         f"1.4826 MAD from the median) are included: {', '.join(outliers)}; WMT20 also reports "
+                         "the correlations without them (--exclude-outliers)")
+        scored = set().union(*[set(v.index) for v in kept.values()])
+        for side, names in (("human scores but no metric score", set(human.index) - scored),
+                            ("metric scores but no human score", scored - set(human.index) - exclude)):
+            if names:
+                notes.append(f"left out, {side}: {', '.join(sorted(names))}")
+        systems = sorted(set(human.index).union(scored) - exclude)
         gold = human.reindex(systems).to_numpy(dtype=float)
         matrices = {k: v.reindex(systems).to_numpy(dtype=float) for k, v in kept.items()}
     rows = []
@@ -98,6 +179,8 @@ def agreement_table(level, human, kept: dict, exclude_systems=(), n_boot: int = 
         both = ~(np.isnan(gold) | np.isnan(m))
         row = {"metric": name, "n": int(both.sum()), "pearson": correlation(gold, m, pearson, average_by),
                "kendall": correlation(gold, m, kendall, average_by)}
+        if darr is not None:
+            row["kendall_like"] = kendall_like(pairs, kept[name], metric_ties="penalize")
         if level == "sys":
             row["pairwise accuracy"] = pairwise_accuracy(kept[name].reindex(systems), human.reindex(systems))
         if tie_accuracy:
@@ -105,7 +188,7 @@ def agreement_table(level, human, kept: dict, exclude_systems=(), n_boot: int = 
                 row["acc_eq"], row["ε"] = tie_calibrated_accuracy(gold, m, average_by)
             except ValueError as e:  # too many pairs without grouping
                 row["acc_eq"], row["ε"] = np.nan, np.nan
-                if str(e) not in notes:
+                if f"acc_eq not computed: {e}" not in notes:
                     notes.append(f"acc_eq not computed: {e}")
         if (spa or pce) and level == "seg":
             error = pairwise_confidence_error(gold, m, n_resamples, random_state)

@@ -41,8 +41,10 @@ def _series(path, keys: list, lines: list[int], values: list[float], names) -> p
 
 
 def read_metric_scores(path, refset: str | None = None, lp: str | None = None) -> tuple[str, str, pd.Series]:
-    """(metric name, level "sys" or "seg", scores). With several reference sets, the first one in
-    the file is used unless ``refset`` names one; ``lp`` keeps one language pair."""
+    """(metric name, level "sys" or "seg", scores). With several reference sets, ``refset`` names
+    one; else the first whose name is the test set's (WMT's standard reference, e.g. REFSET
+    ``newstest2020`` of TESTSET ``newstest2020``, the one WMT20's tables use), else the file's first.
+    ``lp`` keeps one language pair."""
     data = read_bytes(path)
     check_delimiter(path, first_line(data), "\t", needed=6)
     first = first_line(data).split("\t")
@@ -50,8 +52,12 @@ def read_metric_scores(path, refset: str | None = None, lp: str | None = None) -
         raise InputError(path, 1, f"{len(first)} tab-separated fields, expected 6 (system level) or 8 (segment level)",
                          "is this a WMT metrics-task score file?")
     level, width = ("sys", 6) if len(first) == 6 else ("seg", 8)
+    text = one_line_end(read_text(path))
+    if refset is None:  # a file may list other references first (WMT20's chrF++: newstestM2020 before newstest2020)
+        refset = next((c[3] for c in (ln.split("\t") for ln in text.splitlines()) if len(c) == width
+                       and c[2] == c[3] and (not lp or c[1] == lp)), None)
     metric, chosen, keys, lines, values, refsets = None, refset, [], [], [], set()
-    for number, line in enumerate(one_line_end(read_text(path)).splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         cells = line.split("\t")

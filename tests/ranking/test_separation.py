@@ -81,12 +81,22 @@ def test_separation_is_found_where_the_fit_stopped_short():
     model._phi_prec = np.zeros(2)
     a, b, counts, X = model._fit_data(c, model._design(c)[1], model._fit_cells[1])[:4]
     rows = rated_rows(np.ones(4, bool), a, b)
-    rising = model._outwards(rows, counts[rows.keep], model._fixed(X[rows.keep], len(rows.la)), np.zeros(4),
-                             np.array([3.0, 0.5]), 0.0, np.ones(2))
+    rising, flat = model._outwards(rows, counts[rows.keep], model._fixed(X[rows.keep], len(rows.la)), np.zeros(4),
+                                   np.array([3.0, 0.5]), 0.0, np.ones(2))
     assert list(rising) == [True, False]
+    assert list(flat) == [True, False]  # z = ±1 everywhere: the reach step is the RMS step
     # and at β = 0 there is no outward side
-    assert not model._outwards(rows, counts[rows.keep], model._fixed(X[rows.keep], len(rows.la)), np.zeros(4),
-                               np.zeros(2), 0.0, np.ones(2)).any()
+    assert not np.any(model._outwards(rows, counts[rows.keep], model._fixed(X[rows.keep], len(rows.la)), np.zeros(4),
+                                      np.zeros(2), 0.0, np.ones(2)))
+
+
+def _battles(n: int = 3000, k: int = 6):
+    """(rng, a, b, outcome): n battles among k systems under Bradley–Terry, no ties (seed 0)."""
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, k, n)
+    b = (a + rng.integers(1, k, n)) % k
+    theta = rng.normal(0, 1, k)
+    return rng, a, b, np.where(rng.random(n) < 1 / (1 + np.exp(-(theta[a] - theta[b]))), 1, 2)
 
 
 def test_a_rare_feature_that_always_sides_with_the_winner_is_separation():
@@ -100,12 +110,8 @@ def test_a_rare_feature_that_always_sides_with_the_winner_is_separation():
     from humeval.ranking import BradleyTerry
     from humeval.ranking.bradley_terry import SeparationWarning
     from humeval.ranking.separation import alone_columns
-    rng = np.random.default_rng(0)
-    n, k = 3000, 6
-    a = rng.integers(0, k, n)
-    b = (a + rng.integers(1, k, n)) % k
-    theta = rng.normal(0, 1, k)
-    outcome = np.where(rng.random(n) < 1 / (1 + np.exp(-(theta[a] - theta[b]))), 1, 2)
+    rng, a, b, outcome = _battles()
+    n, k = len(a), 6
     rare = np.zeros(n)
     rows = rng.choice(n, 6, replace=False)
     rare[rows] = np.where(outcome[rows] == 1, 1.0, -1.0)
@@ -127,3 +133,42 @@ def test_a_rare_feature_that_always_sides_with_the_winner_is_separation():
     assert alone_columns(np.c_[length, rare], counts).tolist() == [False, True]
     counts[rows[0]] = [1, 0, 0]
     assert alone_columns(np.c_[length, rare], counts).tolist() == [False, False]
+
+
+def test_two_rare_features_that_separate_only_together_are_named():
+    """r1 is 1 on six comparisons (three won by a, three by b), r2 is 2 where a won and 0.5 where b
+    won: neither separates the outcomes alone, but r2 − r1 does (+1 where a won, −0.5 where b
+    won). The solver stopped where the line search found no ascent (no step left, so not
+    'stalled'), each estimate short of SEPARATED per RMS unit, and their standard errors came out
+    as 4e-19 (a null direction of the information matrix): shown as certain. Flat outwards, they
+    now go to the linear programs, which name both."""
+    from humeval.data import Comparisons
+    from humeval.ranking import BradleyTerry
+    from humeval.ranking.bradley_terry import SeparationWarning
+    rng, a, b, outcome = _battles()
+    n, k = len(a), 6
+    rows = np.r_[np.flatnonzero(outcome == 1)[:3], np.flatnonzero(outcome == 2)[:3]]
+    r1, r2 = np.zeros(n), np.zeros(n)
+    r1[rows] = 1.0
+    r2[rows] = np.where(outcome[rows] == 1, 2.0, 0.5)
+    c = Comparisons(a=a, b=b, outcome=outcome, covariates=np.c_[rng.normal(0, 1, n), r1, r2],
+                    covariate_names=("length", "r1", "r2"), systems=tuple(f"s{i}" for i in range(k)))
+    with pytest.warns(SeparationWarning, match="covariates 'r1', 'r2' separate"):
+        model = BradleyTerry(standardize=True).fit(c)
+    assert model.separated_ == ("r1", "r2")
+    assert (model.coef_std_[["r1", "r2"]] > 0.1).all() and (model.coef_std_ < 1).all()
+    assert model.coef_["r1"] < 0 < model.coef_["r2"]  # the separating direction's signs
+
+
+def test_a_fit_stopped_while_still_moving_says_so():
+    """max_iter = 2: the second Newton step still moves the abilities, which is no estimate."""
+    from humeval.ranking import BradleyTerry
+    from humeval.ranking.base import FitWarning
+    from humeval.simulate import simulate_competition
+    c = simulate_competition(n_systems=6, n_judgments=600, design="pairs", random_state=3).comparisons
+    with pytest.warns(FitWarning, match="the fit did not converge: after 2 Newton iterations"):
+        BradleyTerry(max_iter=2).fit(c)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FitWarning)
+        BradleyTerry().fit(c)

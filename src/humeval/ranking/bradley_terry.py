@@ -45,9 +45,10 @@ coefficients are infinite (Albert & Anderson 1984). That shows as an estimate be
 objective still rising outwards in a coefficient (the solver never takes a worse point, so it
 may stop short); which coefficients the data separate is then decided by linear programs on
 the data (``ranking.separation``: those that separate the outcomes alone, else those a joint
-separating direction moves), and one beyond ``SEPARATED`` is named in any case. A coefficient
-that moves some comparison beyond ``SEPARATED`` logits (a rare feature, tiny RMS) is tested
-for separating the outcomes on its own (no linear program). The fit then puts the prior N(0, 1/``COEF_L2``) per RMS unit on
+separating direction moves), and one beyond ``SEPARATED`` is named in any case. They run as well
+when the objective is flat outwards where a coefficient moves some comparison ``SEPARATED``
+logits further (a rare feature: tiny RMS, so a modest estimate per RMS unit) or the last Newton
+step still moved a parameter; a fit that ends still moving warns (``FitWarning``). The fit then puts the prior N(0, 1/``COEF_L2``) per RMS unit on
 every fixed effect (the θ prior's one logit, on the covariate's typical size), refits, and warns
 (``SeparationWarning``) naming them (``separated_``). A number for ``coef_l2`` puts that prior on them always; the scores and ``predict_proba`` hold z at zero. This is FastChat's
 style control (its logistic regression on model indicators and z-scored style features) and
@@ -79,6 +80,7 @@ L2 = 1.0  # the default prior precision (see the module doc)
 TIE_BOUND = 10.0  # |log ν|, |log η| at most this
 SEPARATED = 10.0  # a fixed effect beyond 10 logits per RMS unit (odds e^10 ≈ 22,000) is separation, not an estimate
 COEF_L2 = 1.0  # the prior precision per RMS unit put on the fixed effects of separated data
+UNCONVERGED = 1e-6  # a last Newton step larger than this is no rounding noise (1.1e-10 seen at a million battles' weight)
 
 
 class SeparationWarning(FitWarning):
@@ -281,12 +283,14 @@ class _PairModel(PreferenceModel):
         # per RMS unit of each fixed effect (h: one logit), as the solver sees it: rms / scale per column
         unit = np.concatenate([np.ones(self._extra_h), (self._rms / self._covariate_scale)[self._live]])
         self._phi_prec = (0.0 if self.coef_l2 is None else float(self.coef_l2)) * unit ** 2
-        theta, phi, tie = self._solve_full(a, b, counts, X, n, rated, None)
-        self.separated_ = self._runaway(rated_rows(rated, a, b), counts, X, theta, phi, tie, unit)
+        stats = {}
+        theta, phi, tie = self._solve_full(a, b, counts, X, n, rated, None, stats)
+        self.separated_ = self._runaway(rated_rows(rated, a, b), counts, X, theta, phi, tie, unit,
+                                        stalled=stats.get("moved", 0.0) > UNCONVERGED)
+        import warnings
         if self.separated_ and self.coef_l2 is None:
-            import warnings
             self._phi_prec = COEF_L2 * unit ** 2
-            theta, phi, tie = self._solve_full(a, b, counts, X, n, rated, None)
+            theta, phi, tie = self._solve_full(a, b, counts, X, n, rated, None, stats)
             covs = [repr(n) for n in self.separated_ if n != "position effect"]
             what = ([f"covariate{'s' if len(covs) > 1 else ''} {', '.join(covs)}"] if covs else []) + (
                 ["the position effect"] if "position effect" in self.separated_ else [])
@@ -295,6 +299,11 @@ class _PairModel(PreferenceModel):
                           f"infinite, so the fit puts a N(0, 1) prior per RMS unit on the coefficients; too few "
                           f"judgments to estimate them: read their signs, not their sizes", SeparationWarning,
                           stacklevel=3)
+        if stats.get("moved", 0.0) > UNCONVERGED:  # a direction the likelihood keeps rising in that no test named
+            warnings.warn(f"the fit did not converge: after {stats['iterations']} Newton iterations (max_iter) a step "
+                          f"still moved a parameter by {stats['moved']:.2g}, as where the data separate the outcomes "
+                          f"(an estimate without a finite maximum); the scores and their errors are not reliable: "
+                          f"give coefficients a prior (coef_l2) or check the covariates", FitWarning, stacklevel=3)
         self._set(theta, phi, tie)
         from humeval.ranking.analytic import covariance_matrix
         cov, _ = covariance_matrix(self, "fisher", _data=(a, b, counts, X))
@@ -305,40 +314,30 @@ class _PairModel(PreferenceModel):
             coef_std[self._live] = std[n + self._extra_h:n + self._extra_h + int(self._live.sum())]
             self.coef_std_ = pd.Series(coef_std, index=pd.Index(names, name="covariate"), name="std")
 
-    def _runaway(self, rows: RatedRows, counts, X, theta, phi, tie, unit) -> tuple[str, ...]:
+    def _runaway(self, rows: RatedRows, counts, X, theta, phi, tie, unit, stalled: bool = False) -> tuple[str, ...]:
         """Names of the fixed effects without a finite estimate, given the fit (θ over all
-        systems, φ, log tie) on ``rows`` and each fixed effect's RMS unit. A fit that ran beyond
-        ``SEPARATED`` logits per RMS unit (in the link's units: ``per_logit``) in some coefficient,
-        or stopped with the objective still rising outwards in one (``_outwards``), may have
-        separated data; which coefficients the data separate is then read from the data, not from
-        how far each ran before the line search found no ascent (``ranking.separation``). Those
-        beyond ``SEPARATED`` are named in any case (an estimate that large is no estimate); one
-        only still rising is named when the data separate it (else the fit merely stopped early).
-        Otherwise a coefficient that moves some comparison beyond ``SEPARATED`` logits is named
-        when it separates the outcomes alone (``separation.alone_columns``)."""
+        systems, φ, log tie) on ``rows`` and each fixed effect's RMS unit. Separated data may show
+        as a fit that ran beyond ``SEPARATED`` logits per RMS unit (in the link's units:
+        ``per_logit``) in some coefficient, stopped with the objective still rising outwards in
+        one, or flat outwards where the coefficient moves some comparison ``SEPARATED`` logits
+        further (``_outwards``), or a fit that ``stalled`` (its last Newton step still moved a
+        parameter). Which coefficients the data separate is then read from the data, not from how
+        far each ran before the line search found no ascent (``ranking.separation``). Those beyond
+        ``SEPARATED`` are named in any case (an estimate that large is no estimate); the others
+        when the data separate them (else the fit merely stopped early)."""
         names = (["position effect"] if self.position_effect else []) + [
             n for n, live in zip(self.covariate_names_, self._live) if live]
         if not names:
             return ()
-        limit = SEPARATED * self.link.per_logit
-        beyond = ~(np.abs(phi) * unit <= limit)
+        beyond = ~(np.abs(phi) * unit <= SEPARATED * self.link.per_logit)
         counts = counts[rows.keep]
         F = self._fixed(None if X is None else X[rows.keep], len(rows.la))
-        from humeval.ranking.separation import alone_columns, separated_columns
-        if beyond.any() or self._outwards(rows, counts, F, theta[rows.idx], phi, tie, unit).any():
-            m = len(rows.idx)
-            cone = separated_columns(F, counts, rows.la, rows.lb, m if self.l2 <= 0 else 0)
-        else:
-            # a covariate that is 0 on all but a few comparisons has a tiny RMS: its estimate can be
-            # a fraction of SEPARATED per RMS unit and still move those comparisons by 100 logits
-            # (a rare feature that always sides with the winner: coef 4.5, std 1e20, unflagged
-            # before). Beyond SEPARATED logits on some comparison, the cheap test runs: does the
-            # coefficient separate the outcomes on its own
-            used = counts.sum(axis=1) > 0
-            reach = np.abs(F[used]).max(axis=0) if used.any() else np.zeros(len(phi))
-            if not np.any(~(np.abs(phi) * reach <= limit)):
-                return ()
-            cone = alone_columns(F, counts)
+        rising, flat = self._outwards(rows, counts, F, theta[rows.idx], phi, tie, unit)
+        if not (beyond.any() or stalled or rising.any() or flat.any()):
+            return ()
+        from humeval.ranking.separation import separated_columns
+        m = len(rows.idx)
+        cone = separated_columns(F, counts, rows.la, rows.lb, m if self.l2 <= 0 else 0)
         return tuple(n for n, flagged in zip(names, beyond | cone) if flagged)
 
     @property
@@ -467,10 +466,10 @@ class _PairModel(PreferenceModel):
                                                                        start[2]))
         return theta, float(phi[0]) if self.position_effect else 0.0, tie
 
-    def _solve_full(self, a, b, counts, X, n, rated, start):
+    def _solve_full(self, a, b, counts, X, n, rated, start, stats: dict | None = None):
         """Newton's method on (θ of rated systems, φ = (h?, β), log tie?) with a backtracking line
         search (``ranking.newton.newton_ascent``, the solver Plackett–Luce uses too); ``start`` =
-        (θ over all systems, φ, tie) or None."""
+        (θ over all systems, φ, tie) or None; ``stats`` as ``newton_ascent`` fills it."""
         rows = rated_rows(rated, a, b)
         idx, la, lb, counts = rows.idx, rows.la, rows.lb, counts[rows.keep]
         m = len(idx)
@@ -499,34 +498,53 @@ class _PairModel(PreferenceModel):
 
         x = newton_ascent(derivatives, lambda x: self._objective(la, lb, counts, F, *unpack(x)),
                           np.concatenate([theta, phi, [tie] if extra_t else []]), bound, self.max_iter, self.tol,
-                          solve_or_least_squares)
+                          solve_or_least_squares, stats)
         theta, phi, tie = unpack(x)
         theta = theta - theta.mean()
         full = np.full(n, np.nan)
         full[idx] = theta
         return full, phi, tie
 
-    def _outwards(self, rows: RatedRows, counts, F, theta, phi, tie, unit) -> np.ndarray:
-        """Per fixed effect j, whether the objective at the estimate (θ of the rated systems, φ,
-        log tie) with φ_j moved ``SEPARATED`` logits per RMS unit further out (away from 0) is
-        higher: no finite maximum in that coordinate (Albert & Anderson 1984's separation). At a
-        maximum the objective falls there by about ½·(Fisher information)·(SEPARATED/unit)²,
-        some 10 log-likelihood units per comparison the covariate varies in. A coordinate at
-        exactly 0 has no outward side: False. θ may be shifted by a constant: the move is in φ
-        alone, so the prior on θ adds the same to both values."""
+    def _outwards(self, rows: RatedRows, counts, F, theta, phi, tie, unit) -> tuple[np.ndarray, np.ndarray]:
+        """Per fixed effect j, at the estimate (θ of the rated systems, φ, log tie):
+
+        - ``rising``: the objective with φ_j moved ``SEPARATED`` logits per RMS unit further out
+          (away from 0) is higher: no finite maximum in that coordinate (Albert & Anderson 1984's
+          separation). At a maximum the objective falls there by about ½·(Fisher
+          information)·(SEPARATED/unit)², some 10 log-likelihood units per comparison the
+          covariate varies in;
+        - ``flat``: the objective with φ_j moved so far out that the comparison it moves most
+          moves ``SEPARATED`` logits is not lower (to 1e-12 of its size): every comparison the
+          covariate touches is saturated on the outcome's side. A covariate that is 0 on all but
+          a few comparisons has a tiny RMS, so its estimate can be short of ``SEPARATED`` per RMS
+          unit while moving those comparisons by 100 logits (a rare feature that always sided
+          with the winner had a coefficient of 4.5 and a standard error of 1.9e20, unflagged);
+          where the estimate is finite, the bulk of the comparisons moves too and the objective
+          falls.
+
+        A coordinate at exactly 0 has no outward side: False. θ may be shifted by a constant: the
+        move is in φ alone, so the prior on θ adds the same to both values."""
         def objective(phi):
             return self._objective(rows.la, rows.lb, counts, F, theta, phi, tie)
 
         phi = np.asarray(phi, dtype=float)
         value = objective(phi)
-        out = np.zeros(len(phi), dtype=bool)
+        used = counts.sum(axis=1) > 0
+        reach = np.abs(F[used]).max(axis=0) if F is not None and used.any() else np.zeros(len(phi))
+        rising, flat = np.zeros(len(phi), dtype=bool), np.zeros(len(phi), dtype=bool)
         for j in np.flatnonzero(phi):
+            out = np.sign(phi[j]) * SEPARATED * self.link.per_logit
             moved = phi.copy()
-            moved[j] += np.sign(phi[j]) * SEPARATED * self.link.per_logit / unit[j]
+            moved[j] += out / unit[j]
             # strictly higher: where another coefficient's separation has already saturated every
             # probability the objective is flat in all directions, and this one is not to blame
-            out[j] = objective(moved) > value
-        return out
+            # (the linear programs decide; they run when any coefficient is rising or flat)
+            rising[j] = objective(moved) > value
+            if reach[j] > 0:
+                moved = phi.copy()
+                moved[j] += out / reach[j]
+                flat[j] = objective(moved) >= value - 1e-12 * abs(value)
+        return rising, flat
 
     def _set(self, theta, phi, tie):
         self.theta_, self._phi, self._tie = theta, np.asarray(phi, dtype=float), tie

@@ -50,18 +50,23 @@ def line_search(objective, value, x, step, project=None):
     return trial
 
 
-def newton_ascent(derivatives, objective, x, project=None, max_iter=100, tol=1e-10, solve=least_squares):
+def newton_ascent(derivatives, objective, x, project=None, max_iter=100, tol=1e-10, solve=least_squares,
+                  stats: dict | None = None):
     """Maximise a concave function by Newton's method: ``derivatives(x)`` gives (value, gradient,
     negative Hessian); each step is halved until ``objective`` does not fall (``project``, if
     given, keeps the trial point in bounds; see ``line_search``); stops when no coordinate moves
-    by ``tol``."""
+    by ``tol``. ``stats``, a dict if given, receives ``iterations``, ``converged`` (the last
+    step moved no coordinate by ``tol``) and ``moved`` (the last step's largest move)."""
     value, grad, hess = derivatives(x)
-    for _ in range(max_iter):
+    moved, iterations = 0.0, 0
+    for iterations in range(1, max_iter + 1):
         trial = line_search(objective, value, x, solve(hess, grad), project)
         moved = np.max(np.abs(trial - x), initial=0.0)
         x = trial
         value, grad, hess = derivatives(x)
         if moved < tol:
             break
+    if stats is not None:
+        stats.update(iterations=iterations, converged=bool(moved < tol), moved=float(moved))
     return x
 

@@ -48,7 +48,10 @@ the data (``ranking.separation``: those that separate the outcomes alone, else t
 separating direction moves), and one beyond ``SEPARATED`` is named in any case. They run as well
 when the objective is flat outwards where a coefficient moves some comparison ``SEPARATED``
 logits further (a rare feature: tiny RMS, so a modest estimate per RMS unit) or the last Newton
-step still moved a parameter; a fit that ends still moving warns (``FitWarning``). The fit then puts the prior N(0, 1/``COEF_L2``) per RMS unit on
+step still moved a parameter; a fit that ends still moving warns (``FitWarning``). A covariate
+the data cannot tell apart from the others and the systems' identities (a copy, a linear
+combination, a feature constant per system: ``separation.aliased_columns``) is left out of the
+fit with a ``FitWarning``, its coefficient NaN, and named in ``aliased_``. The fit then puts the prior N(0, 1/``COEF_L2``) per RMS unit on
 every fixed effect (the θ prior's one logit, on the covariate's typical size), refits, and warns
 (``SeparationWarning``) naming them (``separated_``). A number for ``coef_l2`` puts that prior on them always; the scores and ``predict_proba`` hold z at zero. This is FastChat's
 style control (its logistic regression on model indicators and z-scored style features) and
@@ -147,6 +150,18 @@ class RatedRows(NamedTuple):
     keep: np.ndarray
     la: np.ndarray
     lb: np.ndarray
+
+
+def aliased_text(names, aliases) -> str:
+    """The warning for covariates left out as aliased (``separation.aliased_columns``)."""
+    parts = []
+    for j, others, systems in aliases:
+        of = [repr(names[k]) for k in others] + (["the systems' identities (a feature constant per system is "
+                                                  "absorbed by their scores)"] if systems else [])
+        parts.append(f"{names[j]!r} is a linear combination of {' and '.join(of) or 'the position effect'}")
+    return (f"{'; '.join(parts)}: the data cannot tell {'its coefficient' if len(aliases) == 1 else 'their coefficients'}"
+            f" apart, so {'it is' if len(aliases) == 1 else 'they are'} left out of the fit (coefficient NaN), as R's "
+            "glm leaves out aliased columns; drop or combine the columns to choose which one stays")
 
 
 def rated_rows(rated: np.ndarray, a: np.ndarray, b: np.ndarray) -> RatedRows:
@@ -268,6 +283,10 @@ class _PairModel(PreferenceModel):
         self._train = c  # for covariance(clusters=...) and the bootstrap: a reference, not a copy
         names, design, scale = self._design(c)
         self.covariate_names_, self._used, self._covariate_scale = names, design is not None, scale
+        self.aliased_ = tuple(names[j] for j, _, _ in self._aliases)
+        if self._aliases:
+            import warnings
+            warnings.warn(aliased_text(names, self._aliases), FitWarning, stacklevel=3)
         cells = pair_cells(c, n)
         self._fit_cells = (c, cells)  # for components_ and the bootstrap (_own_cells): coded once
         a, b, counts, X, _ = self._fit_data(c, design, cells)
@@ -350,10 +369,13 @@ class _PairModel(PreferenceModel):
         each column is divided by its weighted root mean square (not centred: z = 0 must stay
         "no difference in style", and centring would act as a first-position advantage), so the
         coefficients are per RMS unit, as FastChat's style coefficients are per standard
-        deviation. A column that is zero everywhere carries no information: its coefficient is
-        NaN and it is left out of the fit."""
+        deviation. A column that is zero everywhere carries no information, and one the data
+        cannot tell apart from the others and the systems (``separation.aliased_columns``) no
+        information of its own: its coefficient is NaN and it is left out of the fit (which
+        columns are aliased is kept for the table last fitted: the covariances and the bootstrap
+        ask again)."""
         available = tuple(c.covariate_names)
-        self._live, self._rms = np.zeros(0, dtype=bool), np.ones(0)
+        self._live, self._rms, self._aliases = np.zeros(0, dtype=bool), np.ones(0), []
         if self.covariates is None or self.covariates is False or not available and self.covariates is True:
             return (), None, np.ones(0)
         wanted = available if self.covariates is True else (
@@ -373,6 +395,17 @@ class _PairModel(PreferenceModel):
         rms = np.sqrt(np.sum(w[:, None] * Z ** 2, axis=0) / max(np.sum(w), 1e-300))
         scale = np.where(rms > 0, rms, 1.0) if self.standardize else np.ones(len(wanted))
         self._live, self._rms = rms > 0, np.where(rms > 0, rms, 1.0)
+        key = (wanted, self.position_effect)
+        kept = getattr(self, "_aliased_of", None)
+        if kept is not None and kept[0] is c and kept[1] == key:
+            self._aliases = kept[2]
+        else:
+            from humeval.ranking.separation import aliased_columns
+            self._aliases = aliased_columns(Z, c.a.astype(np.int64), c.b.astype(np.int64), w, len(self.systems_),
+                                            self.position_effect)
+            self._aliased_of = (c, key, self._aliases)
+        for j, _, _ in self._aliases:  # left out of the fit as a column of zeros is: its coefficient NaN
+            self._live[j] = False
         return wanted, Z / scale, scale
 
     def _fit_data(self, c: Comparisons, design, cells=None):

@@ -116,3 +116,61 @@ def _pairs(a, b, m):
     n = len(a)
     index = np.arange(n)
     return sparse.csr_matrix((np.r_[np.ones(n), -np.ones(n)], (np.r_[index, index], np.r_[a, b])), shape=(n, m))
+
+
+ALIASED = 1e-10  # a column with less than this share of its information left after the others is aliased
+ALIAS_SYSTEMS = 2000  # above this many systems the abilities' part is left out of the check (an n × n pseudo-inverse)
+
+
+def aliased_columns(Z: np.ndarray, a: np.ndarray, b: np.ndarray, weight: np.ndarray, n_systems: int,
+                    position: bool = False) -> list[tuple[int, list[int], bool]]:
+    """The columns of ``Z`` (comparisons × k covariates, a − b) whose coefficients the data cannot
+    tell apart from the others': (column, the earlier kept columns it combines, whether the
+    systems' abilities take part), in column order, as R's ``glm`` marks aliased coefficients.
+
+    With x = θ_a − θ_b (+ h) + Zβ, the information about β left once the abilities (and the
+    position effect h, with ``position``) are estimated too is the Schur complement
+    S = FᵀWF − BᵀL⁺B (F = (1?, Z), W the comparisons' weights, L = DᵀWD the abilities' weighted
+    graph Laplacian, D the rows' e_a − e_b, B = DᵀWF). Going through the columns in order, one
+    whose residual S_jj − S_jK S_KK⁻¹ S_Kj, after the columns K kept so far, is below ``ALIASED``
+    of its own FᵀWF_jj is a combination of them (and of the systems' identities: a feature
+    constant per system is absorbed by the scores); it is not kept. Its coefficient would
+    otherwise come out split arbitrarily among the columns, each with a standard error as if
+    estimable. Above ``ALIAS_SYSTEMS`` systems the abilities are left out (S = FᵀWF)."""
+    Z = np.asarray(Z, dtype=float)
+    w = np.asarray(weight, dtype=float)
+    F = np.column_stack(([np.ones(len(w))] if position else []) + [Z])
+    offset = 1 if position else 0
+    gram = F.T @ (w[:, None] * F)
+    S = gram
+    if n_systems <= ALIAS_SYSTEMS:
+        n = n_systems
+        L = (np.bincount(a * n + b, w, n * n) + np.bincount(b * n + a, w, n * n)).reshape(n, n)
+        L = np.diag(L.sum(axis=1)) - L
+        B = np.stack([np.bincount(a, w * F[:, j], n) - np.bincount(b, w * F[:, j], n) for j in range(F.shape[1])],
+                     axis=1)
+        S = gram - B.T @ np.linalg.pinv(L, hermitian=True) @ B
+    out, kept = [], list(range(offset))
+    for j in range(offset, F.shape[1]):
+        if gram[j, j] <= 0:
+            continue  # a column of zeros: left out as such, not as aliased
+        with_systems = _residual(S, kept, j)
+        if with_systems > ALIASED * gram[j, j]:
+            kept.append(j)
+            continue
+        others = [k - offset for k in kept if k >= offset]
+        alone = _residual(gram, kept, j) <= ALIASED * gram[j, j]  # explained by the columns without the systems
+        if others and kept:
+            x = np.linalg.lstsq(S[np.ix_(kept, kept)], S[kept, j], rcond=None)[0][offset:]
+            others = [k for k, coef in zip(others, x) if abs(coef) * np.sqrt(gram[k + offset, k + offset]) >
+                      1e-6 * np.sqrt(gram[j, j])]
+        out.append((j - offset, others, not alone))
+    return out
+
+
+def _residual(S: np.ndarray, kept: list[int], j: int) -> float:
+    """S_jj − S_jK S_KK⁻¹ S_Kj: what is left of column j's information after the columns K."""
+    if not kept:
+        return float(S[j, j])
+    K = np.ix_(kept, kept)
+    return float(S[j, j] - S[j, kept] @ np.linalg.lstsq(S[K], S[kept, j], rcond=None)[0])

@@ -1,0 +1,100 @@
+"""Covariates the data cannot tell apart (``separation.aliased_columns``): before, two copies of
+one feature each got half its coefficient with a standard error as if estimable (0.266 ± 0.021,
+z = 12.6, twice), and a copy off by 1e-9 was reported as separating the outcomes. Now the later
+column is left out with a warning, as R's glm marks aliased coefficients, and the one kept gets
+the whole effect (the simulated 0.5 per unit)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from humeval.data import Comparisons
+from humeval.ranking import BradleyTerry, Davidson
+from humeval.ranking.base import FitWarning
+from humeval.ranking.separation import aliased_columns
+
+N, K = 3000, 6
+
+
+@pytest.fixture(scope="module")
+def battles():
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, K, N)
+    b = (a + rng.integers(1, K, N)) % K
+    theta = rng.normal(0, 1, K)
+    z, other = rng.normal(0, 1, N), rng.normal(0, 1, N)
+    outcome = np.where(rng.random(N) < 1 / (1 + np.exp(-(theta[a] - theta[b] + 0.5 * z))), 1, 2)
+    return a, b, outcome, z, other, rng
+
+
+def fit(battles, columns, names, model=BradleyTerry, **options):
+    a, b, outcome = battles[:3]
+    c = Comparisons(a=a, b=b, outcome=outcome, covariates=np.column_stack(columns), covariate_names=names,
+                    systems=tuple(f"s{i}" for i in range(K)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fitted = model(standardize=True, **options).fit(c)
+    return fitted, [str(w.message) for w in caught if issubclass(w.category, FitWarning)]
+
+
+@pytest.mark.parametrize("copy", ["same", "twice", "off by 1e-9"])
+def test_a_copy_of_a_covariate_is_left_out_and_the_other_keeps_the_whole_effect(battles, copy):
+    z, rng = battles[3], battles[5]
+    second = {"same": z, "twice": 2 * z, "off by 1e-9": z + 1e-9 * rng.normal(size=N)}[copy]
+    model, said = fit(battles, [z, second], ("len", "len2"))
+    alone, quiet = fit(battles, [z], ("len",))
+    assert model.aliased_ == ("len2",) and alone.aliased_ == () and quiet == []
+    assert np.isnan(model.coef_["len2"]) and np.isnan(model.coef_std_["len2"])
+    assert model.coef_["len"] == pytest.approx(alone.coef_["len"], rel=1e-6)  # the one kept: as if alone
+    assert model.coef_["len"] == pytest.approx(0.5, abs=3 * model.coef_std_["len"])  # the simulated effect
+    assert said == ["'len2' is a linear combination of 'len': the data cannot tell its coefficient apart, so it is "
+                    "left out of the fit (coefficient NaN), as R's glm leaves out aliased columns; drop or combine "
+                    "the columns to choose which one stays"]
+    assert model.separated_ == ()
+
+
+def test_a_feature_constant_per_system_is_absorbed_by_the_scores(battles):
+    a, b, z = battles[0], battles[1], battles[3]
+    is_open = np.array([1.0, 0, 1, 0, 0, 1])
+    model, said = fit(battles, [z, is_open[a] - is_open[b]], ("len", "open"), Davidson)
+    assert model.aliased_ == ("open",) and "'open' is a linear combination of the systems' identities" in said[0]
+
+
+def test_combinations_and_the_position_effect(battles):
+    z, other = battles[3], battles[4]
+    model, said = fit(battles, [z, other, z + 2 * other], ("len", "bold", "mix"))
+    assert model.aliased_ == ("mix",) and "'mix' is a linear combination of 'len' and 'bold'" in said[0]
+    ones = np.ones(N)
+    assert fit(battles, [z, ones], ("len", "one"), position_effect=True)[0].aliased_ == ("one",)
+    assert fit(battles, [z, ones], ("len", "one"))[0].aliased_ == ()  # without h, a constant is h
+
+
+def test_aliased_columns_by_hand():
+    """Four comparisons of two systems, W = 1: L = [[4, −4], [−4, 4]], L⁺ = L/64; column z = (1, 2,
+    3, 4) has FᵀWF = 30 and B = (10, −10), so S = 30 − BᵀL⁺B = 30 − 25 = 5 = Σ(z − z̄)²: kept. A
+    multiple of z is aliased with z; the column (1, 1, 1, 1) is the systems' difference itself
+    (a = 0, b = 1 throughout): aliased with the identities; z + 1 with both."""
+    a, b, w = np.zeros(4, dtype=np.int64), np.ones(4, dtype=np.int64), np.ones(4)
+    z = np.array([1.0, 2, 3, 4])
+    assert aliased_columns(np.c_[z], a, b, w, 2) == []
+    assert aliased_columns(np.c_[z, 3 * z], a, b, w, 2) == [(1, [0], False)]
+    assert aliased_columns(np.c_[z, np.ones(4)], a, b, w, 2) == [(1, [], True)]
+    assert aliased_columns(np.c_[z, z + 1], a, b, w, 2) == [(1, [0], True)]
+
+
+def test_rank_says_which_column_it_left_out(battles, tmp_path):
+    import pandas as pd
+    from click.testing import CliRunner
+
+    from humeval.cli import cli
+    a, b, outcome, z = battles[:4]
+    path = tmp_path / "battles.csv"
+    pd.DataFrame({"model_a": [f"m{i}" for i in a], "model_b": [f"m{i}" for i in b],
+                  "winner": np.where(outcome == 1, "model_a", "model_b"), "len": z, "len_copy": z}).to_csv(path, index=False)
+    result = CliRunner().invoke(cli, ["rank", str(path), "-m", "bt", "--covariates", "len,len_copy", "--json"])
+    assert result.exit_code == 0, result.output
+    assert "'len_copy' is a linear combination of 'len'" in " ".join(result.stderr.split())
+    assert "bug" not in result.output

@@ -86,6 +86,13 @@ COEF_L2 = 1.0  # the prior precision per RMS unit put on the fixed effects of se
 UNCONVERGED = 1e-6  # a last Newton step larger than this is no rounding noise (1.1e-10 seen at a million battles' weight)
 
 
+def stalled(stats: dict) -> bool:
+    """Whether ``newton_ascent`` stopped at ``max_iter`` with its last step still moving a
+    parameter by more than ``UNCONVERGED`` (a fit that met its own ``tol`` has converged, however
+    large the user set it)."""
+    return not stats.get("converged", True) and stats.get("moved", 0.0) > UNCONVERGED
+
+
 class SeparationWarning(FitWarning):
     """The covariates (or the position effect) separate the outcomes: their maximum-likelihood
     coefficients are infinite, so the fit put a N(0, 1) prior per RMS unit on them."""
@@ -305,7 +312,7 @@ class _PairModel(PreferenceModel):
         stats = {}
         theta, phi, tie = self._solve_full(a, b, counts, X, n, rated, None, stats)
         self.separated_ = self._runaway(rated_rows(rated, a, b), counts, X, theta, phi, tie, unit,
-                                        stalled=stats.get("moved", 0.0) > UNCONVERGED)
+                                        stalled=stalled(stats))
         import warnings
         if self.separated_ and self.coef_l2 is None:
             self._phi_prec = COEF_L2 * unit ** 2
@@ -318,7 +325,7 @@ class _PairModel(PreferenceModel):
                           f"infinite, so the fit puts a N(0, 1) prior per RMS unit on the coefficients; too few "
                           f"judgments to estimate them: read their signs, not their sizes", SeparationWarning,
                           stacklevel=3)
-        if stats.get("moved", 0.0) > UNCONVERGED:  # a direction the likelihood keeps rising in that no test named
+        if stalled(stats):  # a direction the likelihood keeps rising in that no test named
             warnings.warn(f"the fit did not converge: after {stats['iterations']} Newton iterations (max_iter) a step "
                           f"still moved a parameter by {stats['moved']:.2g}, as where the data separate the outcomes "
                           f"(an estimate without a finite maximum); the scores and their errors are not reliable: "

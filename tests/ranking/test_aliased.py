@@ -72,6 +72,25 @@ def test_combinations_and_the_position_effect(battles):
     assert fit(battles, [z, ones], ("len", "one"))[0].aliased_ == ()  # without h, a constant is h
 
 
+
+def test_self_comparisons_the_fit_leaves_out_do_not_hide_an_alias(battles):
+    """30 comparisons of a system with itself (``pair_cells`` leaves them out of the fit) on which
+    the copy differs, and a column nonzero only there: the check read those rows, so 'len2' was
+    kept (each copy half the effect, 0.221 ± 0.021, z = 10.5) and 'self' had 0.0 ± 0.0."""
+    a, b, outcome, z = battles[:4]
+    rng = np.random.default_rng(5)
+    same = np.arange(30) % K
+    c = Comparisons(a=np.r_[a, same], b=np.r_[b, same], outcome=np.r_[outcome, np.ones(30, dtype=int)],
+                    covariates=np.column_stack([np.r_[z, rng.normal(size=30)], np.r_[z, rng.normal(size=30)],
+                                                np.r_[np.zeros(N), np.ones(30)]]),
+                    covariate_names=("len", "len2", "self"), systems=tuple(f"s{i}" for i in range(K)))
+    with pytest.warns(FitWarning, match="'len2' is a linear combination of 'len'"):
+        model = BradleyTerry(standardize=True).fit(c)
+    alone = fit(battles, [z], ("len",))[0]
+    assert model.aliased_ == ("len2",) and np.isnan(model.coef_[["len2", "self"]]).all()
+    assert model.coef_["len"] == pytest.approx(alone.coef_["len"], rel=1e-6)
+    assert model.coef_std_["len"] == pytest.approx(alone.coef_std_["len"], rel=1e-6)
+
 def test_aliased_columns_by_hand():
     """Four comparisons of two systems, W = 1: L = [[4, −4], [−4, 4]], L⁺ = L/64; column z = (1, 2,
     3, 4) has FᵀWF = 30 and B = (10, −10), so S = 30 − BᵀL⁺B = 30 − 25 = 5 = Σ(z − z̄)²: kept. A

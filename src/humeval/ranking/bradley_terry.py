@@ -373,7 +373,8 @@ class _PairModel(PreferenceModel):
     def _design(self, c: Comparisons):
         """The covariates used: (names, (n, p) matrix or None, per-column scale). ``covariates``
         is True (every covariate of the table), False/None (none) or names. With ``standardize``
-        each column is divided by its weighted root mean square (not centred: z = 0 must stay
+        each column is divided by its weighted root mean square over the comparisons the fit uses
+        (not a system with itself; not centred: z = 0 must stay
         "no difference in style", and centring would act as a first-position advantage), so the
         coefficients are per RMS unit, as FastChat's style coefficients are per standard
         deviation. A column that is zero everywhere carries no information, and one the data
@@ -398,7 +399,7 @@ class _PairModel(PreferenceModel):
             col = int(np.nonzero(bad.any(axis=0))[0][0])
             raise ValueError(f"covariate {wanted[col]!r} has {int(bad[:, col].sum())} missing or infinite values "
                              f"(first at comparison {int(np.nonzero(bad[:, col])[0][0])}): fill or drop them")
-        w = c.weight
+        w = np.where(c.a != c.b, c.weight, 0.0)  # the rows the fit uses (pair_cells leaves self-comparisons out)
         rms = np.sqrt(np.sum(w[:, None] * Z ** 2, axis=0) / max(np.sum(w), 1e-300))
         scale = np.where(rms > 0, rms, 1.0) if self.standardize else np.ones(len(wanted))
         self._live, self._rms = rms > 0, np.where(rms > 0, rms, 1.0)

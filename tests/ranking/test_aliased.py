@@ -146,3 +146,20 @@ def test_estimable_covariates_are_neither_aliased_nor_separated():
         std = model.coef_std_ / model.covariate_scale_
         for name, value in truth.items():
             assert per_unit[name] == pytest.approx(value, abs=4 * std[name]), (standardize, name)
+
+
+def test_the_warning_names_what_the_column_really_combines(battles):
+    """z + 1 with a position effect is 'len' plus the position effect (the warning said 'len'
+    only). A feature constant per pair on a chain of 200 systems (each pair a potential
+    difference) is the systems' identities alone; an earlier column equal to it up to 1e-4 noise,
+    kept (2e-8 of its information left), was named as part of it, by the rounding of S."""
+    z = battles[3]
+    said = fit(battles, [z, z + 1], ("len", "mix"), position_effect=True)[1]
+    assert said[0].startswith("'mix' is a linear combination of the position effect and 'len':")
+    rng = np.random.default_rng(2)
+    n = 200
+    a = np.repeat(np.arange(n - 1), 20)
+    b, x = a + 1, rng.normal(size=len(a))
+    pair = rng.normal(size=n)[a]
+    w = rng.exponential(size=len(a)) * np.where(a < n // 2, 1e3, 1.0)
+    assert aliased_columns(np.c_[x, pair + 1e-4 * rng.normal(size=len(a)), pair], a, b, w, n) == [(2, [], True)]

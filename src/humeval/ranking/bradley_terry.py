@@ -163,7 +163,7 @@ def aliased_text(names, aliases) -> str:
     """The warning for covariates left out as aliased (``separation.aliased_columns``)."""
     parts = []
     for j, others, systems in aliases:
-        of = [repr(names[k]) for k in others] + (["the systems' identities (a feature constant per system is "
+        of = [repr(names[k]) if k >= 0 else "the position effect" for k in others] + (["the systems' identities (a feature constant per system is "
                                                   "absorbed by their scores)"] if systems else [])
         parts.append(f"{names[j]!r} is a linear combination of {' and '.join(of) or 'the position effect'}")
     return (f"{'; '.join(parts)}: the data cannot tell {'its coefficient' if len(aliases) == 1 else 'their coefficients'}"

@@ -125,8 +125,9 @@ ALIAS_SYSTEMS = 2000  # above this many systems the abilities' part is left out 
 def aliased_columns(Z: np.ndarray, a: np.ndarray, b: np.ndarray, weight: np.ndarray, n_systems: int,
                     position: bool = False) -> list[tuple[int, list[int], bool]]:
     """The columns of ``Z`` (comparisons × k covariates, a − b) whose coefficients the data cannot
-    tell apart from the others': (column, the earlier kept columns it combines, whether the
-    systems' abilities take part), in column order, as R's ``glm`` marks aliased coefficients.
+    tell apart from the others': (column, the earlier kept columns it combines (−1: the position
+    effect; none when the systems' identities alone make it), whether the systems' abilities take
+    part), in column order, as R's ``glm`` marks aliased coefficients.
 
     With x = θ_a − θ_b (+ h) + Zβ, the information about β left once the abilities (and the
     position effect h, with ``position``) are estimated too is the Schur complement
@@ -158,12 +159,12 @@ def aliased_columns(Z: np.ndarray, a: np.ndarray, b: np.ndarray, weight: np.ndar
         if with_systems > ALIASED * gram[j, j]:
             kept.append(j)
             continue
-        others = [k - offset for k in kept if k >= offset]
         alone = _residual(gram, kept, j) <= ALIASED * gram[j, j]  # explained by the columns without the systems
-        if others and kept:
-            x = np.linalg.lstsq(S[np.ix_(kept, kept)], S[kept, j], rcond=None)[0][offset:]
-            others = [k for k, coef in zip(others, x) if abs(coef) * np.sqrt(gram[k + offset, k + offset]) >
-                      1e-6 * np.sqrt(gram[j, j])]
+        others = []
+        if kept and _residual(S, [], j) > ALIASED * gram[j, j]:  # not the systems' identities alone
+            x = np.linalg.lstsq(S[np.ix_(kept, kept)], S[kept, j], rcond=None)[0]
+            others = [k - offset if k >= offset else -1 for k, coef in zip(kept, x)
+                      if abs(coef) * np.sqrt(gram[k, k]) > 1e-6 * np.sqrt(gram[j, j])]
         out.append((j - offset, others, not alone))
     return out
 

@@ -163,3 +163,24 @@ def test_the_warning_names_what_the_column_really_combines(battles):
     pair = rng.normal(size=n)[a]
     w = rng.exponential(size=len(a)) * np.where(a < n // 2, 1e3, 1.0)
     assert aliased_columns(np.c_[x, pair + 1e-4 * rng.normal(size=len(a)), pair], a, b, w, n) == [(2, [], True)]
+
+
+def test_many_systems_still_absorb_a_feature_constant_per_system(battles, monkeypatch):
+    """Above ALIAS_SYSTEMS (2,000) the check left the abilities out, so a feature constant per
+    system was kept there (the split the check exists to stop). Now a sparse solve with one system
+    per connected part held at 0 gives the dense pseudo-inverse's answer: checked with the limit
+    set to 0, on two separate groups of systems, an unused one and a zero-weight row."""
+    import humeval.ranking.separation as separation
+    a, b, z = battles[0], battles[1], battles[3]
+    a2, b2 = np.r_[a, a + K, [2 * K]], np.r_[b, b + K, [0]]  # a second group, a system in a weight-0 row only
+    w = np.r_[np.ones(2 * N), 0.0]
+    level = np.random.default_rng(7).normal(size=2 * K + 2)
+    Z = np.c_[np.r_[z, z[::-1], 1.0], level[a2] - level[b2], np.r_[2 * z, 2 * z[::-1], 5.0]]
+    dense = aliased_columns(Z, a2, b2, w, 2 * K + 2)
+    assert dense == [(1, [], True), (2, [0], False)]
+    monkeypatch.setattr(separation, "ALIAS_SYSTEMS", 0)
+    assert aliased_columns(Z, a2, b2, w, 2 * K + 2) == dense
+    assert aliased_columns(Z, a2, b2, w, 2 * K + 2, position=True) == dense
+    zz = np.array([1.0, 2, 3, 4])  # the by-hand case: S = 5 for z, kept
+    assert aliased_columns(np.c_[zz, np.ones(4)], np.zeros(4, dtype=np.int64), np.ones(4, dtype=np.int64),
+                           np.ones(4), 2) == [(1, [], True)]

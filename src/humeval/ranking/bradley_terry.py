@@ -163,8 +163,8 @@ def aliased_text(names, aliases) -> str:
     """The warning for covariates left out as aliased (``separation.aliased_columns``)."""
     parts = []
     for j, others, systems in aliases:
-        of = [repr(names[k]) if k >= 0 else "the position effect" for k in others] + (["the systems' identities (a feature constant per system is "
-                                                  "absorbed by their scores)"] if systems else [])
+        of = [repr(names[k]) if k >= 0 else "the position effect" for k in others]
+        of += ["the systems' identities (a feature constant per system is absorbed by their scores)"] if systems else []
         parts.append(f"{names[j]!r} is a linear combination of {' and '.join(of) or 'the position effect'}")
     return (f"{'; '.join(parts)}: the data cannot tell {'its coefficient' if len(aliases) == 1 else 'their coefficients'}"
             f" apart, so {'it is' if len(aliases) == 1 else 'they are'} left out of the fit (coefficient NaN), as R's "

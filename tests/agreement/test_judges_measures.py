@@ -77,6 +77,16 @@ def test_the_declared_scale_decides_whether_scores_are_labels():
     assert "exact-match kappa" in rating_agreement(coarse)["inter"].method
 
 
+
+def test_a_declared_scale_the_scores_leave_is_not_believed():
+    """Scores 0-100 (40 distinct whole numbers) declared "1-5", a mislabelled file: the
+    declaration made them labels (exact-match kappas on a slider); the scores seen decide, as
+    ``scale_points`` does."""
+    from humeval.agreement.scales import is_categorical
+    scores = np.arange(0.0, 100.0, 2.5).round()
+    assert not is_categorical(scores, "1-5") and not is_categorical(scores)
+    assert is_categorical(np.array([1.0, 3, 5]), "1-5") and is_categorical(np.array([0.0, 1]), "0-1")
+
 def test_judges_command_says_exact_agreement_does_not_apply(tmp_path):
     path = tmp_path / "z.csv"
     shared_items("z").to_pandas().to_csv(path, index=False)

@@ -172,3 +172,17 @@ def test_a_fit_stopped_while_still_moving_says_so():
     with warnings.catch_warnings():
         warnings.simplefilter("error", FitWarning)
         BradleyTerry().fit(c)
+
+
+def test_a_fit_that_met_its_own_tolerance_is_not_called_unconverged():
+    """tol = 1e-3: Newton stops after 5 steps, the last moving 1.4e-4 (< tol, converged by the
+    user's own rule); it was reported as 'did not converge after 5 Newton iterations (max_iter)'."""
+    from humeval.ranking import BradleyTerry
+    from humeval.ranking.base import FitWarning
+    from humeval.simulate import simulate_competition
+    c = simulate_competition(n_systems=6, n_judgments=600, design="pairs", random_state=3).comparisons
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FitWarning)
+        loose = BradleyTerry(tol=1e-3).fit(c)
+    assert loose.scores_.to_numpy() == pytest.approx(BradleyTerry().fit(c).scores_.to_numpy(), abs=1e-3)

@@ -41,13 +41,16 @@ def declared_points(scale: str | None) -> np.ndarray | None:
 def is_categorical(scores: np.ndarray, scale: str | None = None) -> bool:
     """Whether ``scores`` are labels on a scale of a few points (exact agreement and kappas apply)
     rather than continuous (interval alpha, repeat correlation). All scores must be whole numbers;
-    then a declared scale "a-b" (``Ratings.scale``) decides, at most ``CATEGORICAL_MAX`` points
-    (a DA file on "0-100" stays continuous even when its raters used a few values only); z-scores
-    ("z") are continuous; otherwise at most ``CATEGORICAL_MAX`` distinct values seen."""
+    then a declared scale "a-b" (``Ratings.scale``) that holds every score decides, at most
+    ``CATEGORICAL_MAX`` points (a DA file on "0-100" stays continuous even when its raters used a
+    few values only); z-scores ("z") are continuous; otherwise at most ``CATEGORICAL_MAX``
+    distinct values seen."""
     values = np.unique(scores[~np.isnan(scores)])
     if not np.all(values == np.round(values)) or str(scale or "").strip() == "z":
         return False
     points = declared_points(scale)
+    if points is not None and not np.isin(values, points).all():
+        points = None  # scores off the declared scale (a mislabelled file): the scores seen decide, as scale_points
     return len(values if points is None else points) <= CATEGORICAL_MAX
 
 

@@ -86,6 +86,13 @@ COEF_L2 = 1.0  # the prior precision per RMS unit put on the fixed effects of se
 UNCONVERGED = 1e-6  # a last Newton step larger than this is no rounding noise (1.1e-10 seen at a million battles' weight)
 
 
+def stalled(stats: dict) -> bool:
+    """Whether ``newton_ascent`` stopped at ``max_iter`` with its last step still moving a
+    parameter by more than ``UNCONVERGED`` (a fit that met its own ``tol`` has converged, however
+    large the user set it)."""
+    return not stats.get("converged", True) and stats.get("moved", 0.0) > UNCONVERGED
+
+
 class SeparationWarning(FitWarning):
     """The covariates (or the position effect) separate the outcomes: their maximum-likelihood
     coefficients are infinite, so the fit put a N(0, 1) prior per RMS unit on them."""
@@ -156,8 +163,8 @@ def aliased_text(names, aliases) -> str:
     """The warning for covariates left out as aliased (``separation.aliased_columns``)."""
     parts = []
     for j, others, systems in aliases:
-        of = [repr(names[k]) for k in others] + (["the systems' identities (a feature constant per system is "
-                                                  "absorbed by their scores)"] if systems else [])
+        of = [repr(names[k]) if k >= 0 else "the position effect" for k in others]
+        of += ["the systems' identities (a feature constant per system is absorbed by their scores)"] if systems else []
         parts.append(f"{names[j]!r} is a linear combination of {' and '.join(of) or 'the position effect'}")
     return (f"{'; '.join(parts)}: the data cannot tell {'its coefficient' if len(aliases) == 1 else 'their coefficients'}"
             f" apart, so {'it is' if len(aliases) == 1 else 'they are'} left out of the fit (coefficient NaN), as R's "
@@ -305,7 +312,7 @@ class _PairModel(PreferenceModel):
         stats = {}
         theta, phi, tie = self._solve_full(a, b, counts, X, n, rated, None, stats)
         self.separated_ = self._runaway(rated_rows(rated, a, b), counts, X, theta, phi, tie, unit,
-                                        stalled=stats.get("moved", 0.0) > UNCONVERGED)
+                                        stalled=stalled(stats))
         import warnings
         if self.separated_ and self.coef_l2 is None:
             self._phi_prec = COEF_L2 * unit ** 2
@@ -318,7 +325,7 @@ class _PairModel(PreferenceModel):
                           f"infinite, so the fit puts a N(0, 1) prior per RMS unit on the coefficients; too few "
                           f"judgments to estimate them: read their signs, not their sizes", SeparationWarning,
                           stacklevel=3)
-        if stats.get("moved", 0.0) > UNCONVERGED:  # a direction the likelihood keeps rising in that no test named
+        if stalled(stats):  # a direction the likelihood keeps rising in that no test named
             warnings.warn(f"the fit did not converge: after {stats['iterations']} Newton iterations (max_iter) a step "
                           f"still moved a parameter by {stats['moved']:.2g}, as where the data separate the outcomes "
                           f"(an estimate without a finite maximum); the scores and their errors are not reliable: "
@@ -366,7 +373,8 @@ class _PairModel(PreferenceModel):
     def _design(self, c: Comparisons):
         """The covariates used: (names, (n, p) matrix or None, per-column scale). ``covariates``
         is True (every covariate of the table), False/None (none) or names. With ``standardize``
-        each column is divided by its weighted root mean square (not centred: z = 0 must stay
+        each column is divided by its weighted root mean square over the comparisons the fit uses
+        (not a system with itself; not centred: z = 0 must stay
         "no difference in style", and centring would act as a first-position advantage), so the
         coefficients are per RMS unit, as FastChat's style coefficients are per standard
         deviation. A column that is zero everywhere carries no information, and one the data
@@ -391,7 +399,7 @@ class _PairModel(PreferenceModel):
             col = int(np.nonzero(bad.any(axis=0))[0][0])
             raise ValueError(f"covariate {wanted[col]!r} has {int(bad[:, col].sum())} missing or infinite values "
                              f"(first at comparison {int(np.nonzero(bad[:, col])[0][0])}): fill or drop them")
-        w = c.weight
+        w = np.where(c.a != c.b, c.weight, 0.0)  # the rows the fit uses (pair_cells leaves self-comparisons out)
         rms = np.sqrt(np.sum(w[:, None] * Z ** 2, axis=0) / max(np.sum(w), 1e-300))
         scale = np.where(rms > 0, rms, 1.0) if self.standardize else np.ones(len(wanted))
         self._live, self._rms = rms > 0, np.where(rms > 0, rms, 1.0)

@@ -119,14 +119,15 @@ def _pairs(a, b, m):
 
 
 ALIASED = 1e-10  # a column with less than this share of its information left after the others is aliased
-ALIAS_SYSTEMS = 2000  # above this many systems the abilities' part is left out of the check (an n × n pseudo-inverse)
+ALIAS_SYSTEMS = 2000  # up to this many systems L⁺ is a dense pseudo-inverse; above, a sparse grounded solve
 
 
 def aliased_columns(Z: np.ndarray, a: np.ndarray, b: np.ndarray, weight: np.ndarray, n_systems: int,
                     position: bool = False) -> list[tuple[int, list[int], bool]]:
     """The columns of ``Z`` (comparisons × k covariates, a − b) whose coefficients the data cannot
-    tell apart from the others': (column, the earlier kept columns it combines, whether the
-    systems' abilities take part), in column order, as R's ``glm`` marks aliased coefficients.
+    tell apart from the others': (column, the earlier kept columns it combines (−1: the position
+    effect; none when the systems' identities alone make it), whether the systems' abilities take
+    part), in column order, as R's ``glm`` marks aliased coefficients.
 
     With x = θ_a − θ_b (+ h) + Zβ, the information about β left once the abilities (and the
     position effect h, with ``position``) are estimated too is the Schur complement
@@ -136,20 +137,21 @@ def aliased_columns(Z: np.ndarray, a: np.ndarray, b: np.ndarray, weight: np.ndar
     of its own FᵀWF_jj is a combination of them (and of the systems' identities: a feature
     constant per system is absorbed by the scores); it is not kept. Its coefficient would
     otherwise come out split arbitrarily among the columns, each with a standard error as if
-    estimable. Above ``ALIAS_SYSTEMS`` systems the abilities are left out (S = FᵀWF)."""
+    estimable. L⁺B is a dense pseudo-inverse up to ``ALIAS_SYSTEMS`` systems, a sparse solve
+    with one system per connected part held at 0 above (``_grounded_solve``)."""
     Z = np.asarray(Z, dtype=float)
     w = np.asarray(weight, dtype=float)
     F = np.column_stack(([np.ones(len(w))] if position else []) + [Z])
     offset = 1 if position else 0
     gram = F.T @ (w[:, None] * F)
-    S = gram
-    if n_systems <= ALIAS_SYSTEMS:
-        n = n_systems
+    n = n_systems
+    B = np.stack([np.bincount(a, w * F[:, j], n) - np.bincount(b, w * F[:, j], n) for j in range(F.shape[1])], axis=1)
+    if n <= ALIAS_SYSTEMS:
         L = (np.bincount(a * n + b, w, n * n) + np.bincount(b * n + a, w, n * n)).reshape(n, n)
         L = np.diag(L.sum(axis=1)) - L
-        B = np.stack([np.bincount(a, w * F[:, j], n) - np.bincount(b, w * F[:, j], n) for j in range(F.shape[1])],
-                     axis=1)
         S = gram - B.T @ np.linalg.pinv(L, hermitian=True) @ B
+    else:
+        S = gram - B.T @ _grounded_solve(a, b, w, n, B)
     out, kept = [], list(range(offset))
     for j in range(offset, F.shape[1]):
         if gram[j, j] <= 0:
@@ -158,14 +160,35 @@ def aliased_columns(Z: np.ndarray, a: np.ndarray, b: np.ndarray, weight: np.ndar
         if with_systems > ALIASED * gram[j, j]:
             kept.append(j)
             continue
-        others = [k - offset for k in kept if k >= offset]
         alone = _residual(gram, kept, j) <= ALIASED * gram[j, j]  # explained by the columns without the systems
-        if others and kept:
-            x = np.linalg.lstsq(S[np.ix_(kept, kept)], S[kept, j], rcond=None)[0][offset:]
-            others = [k for k, coef in zip(others, x) if abs(coef) * np.sqrt(gram[k + offset, k + offset]) >
-                      1e-6 * np.sqrt(gram[j, j])]
+        others = []
+        if kept and _residual(S, [], j) > ALIASED * gram[j, j]:  # not the systems' identities alone
+            x = np.linalg.lstsq(S[np.ix_(kept, kept)], S[kept, j], rcond=None)[0]
+            others = [k - offset if k >= offset else -1 for k, coef in zip(kept, x)
+                      if abs(coef) * np.sqrt(gram[k, k]) > 1e-6 * np.sqrt(gram[j, j])]
         out.append((j - offset, others, not alone))
     return out
+
+
+def _grounded_solve(a, b, w, n, B) -> np.ndarray:
+    """L⁺B for the weighted graph Laplacian L of the rows a–b (weights ``w``) without forming an
+    n × n matrix: the columns of B sum to 0 over each connected part of the graph (each row adds
+    w·F to a and takes it from b), so any solution of L X = B has BᵀX = BᵀL⁺B; one system per part
+    is held at 0 (grounded), which leaves a sparse, positive definite system (sparse LU)."""
+    from scipy.sparse import coo_matrix, diags
+    from scipy.sparse.csgraph import connected_components
+    from scipy.sparse.linalg import splu
+    used = (a != b) & (w > 0)
+    a, b, w = a[used], b[used], w[used]
+    A = coo_matrix((np.r_[w, w], (np.r_[a, b], np.r_[b, a])), shape=(n, n)).tocsr()
+    L = (diags(np.asarray(A.sum(axis=1)).ravel()) - A).tocsc()
+    _, labels = connected_components(A, directed=False)
+    free = np.ones(n, dtype=bool)
+    free[np.unique(labels, return_index=True)[1]] = False  # the first system of each part
+    X = np.zeros(B.shape)
+    if free.any():
+        X[free] = splu(L[free][:, free].tocsc()).solve(np.ascontiguousarray(B[free]))
+    return X
 
 
 def _residual(S: np.ndarray, kept: list[int], j: int) -> float:

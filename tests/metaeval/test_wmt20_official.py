@@ -144,6 +144,23 @@ def test_darr_pairs_by_hand():
     assert kendall_like(pairs, metric) == pytest.approx(-1.0)
 
 
+def test_a_metric_missing_an_output_says_how_many_darr_pairs_its_tau_counts():
+    """The same two pairs; a metric without a score for (s2, A) counts one pair, and says so (its τ
+    was computed over fewer pairs than the note's count without a word)."""
+    from humeval.metaeval.table import agreement_table
+    raw = pd.Series([90.0, 70, 64, 10, 35], index=pd.MultiIndex.from_tuples(
+        [("s1", "A"), ("s1", "B"), ("s1", "C"), ("s2", "A"), ("s2", "B")], names=["item", "system"]))
+    full = pd.Series([1.0, 0.5, 0.2, 1.0, 0.1], index=raw.index)
+    gappy = full.drop(("s2", "A"))
+    table, notes = agreement_table("seg", raw, {"full": full, "gappy": gappy}, tie_accuracy=False, williams=False,
+                                   darr=raw)
+    rows = table.set_index("metric") if "metric" in table.columns else table
+    assert rows.loc["full", "darr pairs"] == 2 and rows.loc["gappy", "darr pairs"] == 1
+    assert rows.loc["full", "kendall_like"] == pytest.approx(0.0) and rows.loc["gappy", "kendall_like"] == 1.0
+    assert "gappy: scores 1 of the 2 DArr pairs (its τ is over those; the others lack its score of one output)" in notes
+    assert not any(n.startswith("full:") for n in notes)
+
+
 def test_darr_needs_segment_scores(tmp_path):
     _, _, da, scores = _files(tmp_path)
     result = CliRunner().invoke(cli, ["metric", "correlate", str(scores), "--human", str(da), "--darr"])

@@ -56,6 +56,12 @@ def kendall(x, y, variant: str = "b") -> float:
     return float(stats.kendalltau(x, y, variant=variant).statistic) if len(x) > 1 else float("nan")
 
 
+def scored_pairs(comparisons: Comparisons, scores: pd.Series) -> int:
+    """How many of the non-tied comparisons ``kendall_like`` counts: those whose two outputs both
+    have a metric score (the others are left out of τ)."""
+    return len(_human_pairs(comparisons, scores)[0])
+
+
 def _human_pairs(comparisons: Comparisons, scores: pd.Series):
     """Metric scores of the preferred and the dispreferred output of every non-tied comparison;
     ``scores`` is indexed by (item, system) names. Comparisons without a metric score are left out."""

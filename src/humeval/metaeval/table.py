@@ -12,7 +12,7 @@ from humeval.data.readers.wmt_metrics import read_da_scores, read_metric_scores
 from humeval.errors import InputError
 from humeval.data.tables import Comparisons
 from humeval.metaeval.correlation import (bootstrap_interval, kendall, kendall_like, pairwise_accuracy, pearson,
-                                          williams_test)
+                                          scored_pairs, williams_test)
 from humeval.metaeval.grouped import correlation, to_matrix
 from humeval.metaeval.significance import compare_metrics
 from humeval.metaeval.ties import pairwise_confidence_error, tie_calibrated_accuracy
@@ -181,6 +181,10 @@ def agreement_table(level, human, kept: dict, exclude_systems=(), n_boot: int = 
                "kendall": correlation(gold, m, kendall, average_by)}
         if darr is not None:
             row["kendall_like"] = kendall_like(pairs, kept[name], metric_ties="penalize")
+            row["darr pairs"] = scored_pairs(pairs, kept[name])
+            if row["darr pairs"] < len(pairs):  # a pair whose output the metric did not score is left out of its τ
+                notes.append(f"{name}: scores {row['darr pairs']:,} of the {len(pairs):,} DArr pairs (its τ is over "
+                             "those; the others lack its score of one output)")
         if level == "sys":
             row["pairwise accuracy"] = pairwise_accuracy(kept[name].reindex(systems), human.reindex(systems))
         if tie_accuracy:

@@ -311,8 +311,7 @@ class _PairModel(PreferenceModel):
         self._phi_prec = (0.0 if self.coef_l2 is None else float(self.coef_l2)) * unit ** 2
         stats = {}
         theta, phi, tie = self._solve_full(a, b, counts, X, n, rated, None, stats)
-        self.separated_ = self._runaway(rated_rows(rated, a, b), counts, X, theta, phi, tie, unit,
-                                        stalled=stalled(stats))
+        self.separated_ = self._runaway((rated, a, b), counts, X, theta, phi, tie, unit, stalled=stalled(stats))
         import warnings
         if self.separated_ and self.coef_l2 is None:
             self._phi_prec = COEF_L2 * unit ** 2
@@ -340,9 +339,9 @@ class _PairModel(PreferenceModel):
             coef_std[self._live] = std[n + self._extra_h:n + self._extra_h + int(self._live.sum())]
             self.coef_std_ = pd.Series(coef_std, index=pd.Index(names, name="covariate"), name="std")
 
-    def _runaway(self, rows: RatedRows, counts, X, theta, phi, tie, unit, stalled: bool = False) -> tuple[str, ...]:
+    def _runaway(self, cells, counts, X, theta, phi, tie, unit, stalled: bool = False) -> tuple[str, ...]:
         """Names of the fixed effects without a finite estimate, given the fit (θ over all
-        systems, φ, log tie) on ``rows`` and each fixed effect's RMS unit. Separated data may show
+        systems, φ, log tie) on ``cells`` = (rated, a, b) and each fixed effect's RMS unit. Separated data may show
         as a fit that ran beyond ``SEPARATED`` logits per RMS unit (in the link's units:
         ``per_logit``) in some coefficient, stopped with the objective still rising outwards in
         one, or flat outwards where the coefficient moves some comparison ``SEPARATED`` logits
@@ -355,6 +354,7 @@ class _PairModel(PreferenceModel):
             n for n, live in zip(self.covariate_names_, self._live) if live]
         if not names:
             return ()
+        rows = rated_rows(*cells)  # (rated, a, b): built only when there are fixed effects
         beyond = ~(np.abs(phi) * unit <= SEPARATED * self.link.per_logit)
         counts = counts[rows.keep]
         F = self._fixed(None if X is None else X[rows.keep], len(rows.la))
